@@ -1,0 +1,157 @@
+// Package vault owns the notes on disk. It is the only code in cortex that
+// opens, reads, writes, moves or trashes files under the vault directory, and
+// every such operation goes through an os.Root so that nothing outside the
+// vault (and no symbolic link) can ever be reached. It must never remove note
+// bytes: deletes move notes to .trash/, and every change of existing text is
+// checked against the version the caller read.
+package vault
+
+import (
+	"log/slog"
+	"time"
+)
+
+// Error codes. They are stable: tools, tests and models rely on them.
+const (
+	CodeInvalidPath      = "invalid_path"
+	CodeProtectedPath    = "protected_path"
+	CodeNotFound         = "not_found"
+	CodeNoteExists       = "note_exists"
+	CodeNoteChanged      = "note_changed"
+	CodeVersionRequired  = "version_required"
+	CodeWriteTooLarge    = "write_too_large"
+	CodeNoteTooLarge     = "note_too_large"
+	CodeDiskLow          = "disk_low"
+	CodeSectionNotFound  = "section_not_found"
+	CodeSectionAmbiguous = "section_ambiguous"
+	CodeNoMatch          = "no_match"
+	CodeMultipleMatches  = "multiple_matches"
+	CodeBadFrontmatter   = "invalid_frontmatter"
+	CodeInvalidArgument  = "invalid_argument"
+	CodeNotANote         = "not_a_note"
+	CodeInternal         = "internal"
+)
+
+// Error is what every exported vault method returns on failure. Message is one
+// sentence telling the caller what to do next; it never contains a host path
+// or note content.
+type Error struct {
+	Code    string
+	Message string
+	// Version is the note's current version for CodeNoteChanged.
+	Version string
+	// Count is the number of matches for CodeMultipleMatches.
+	Count int
+	// Candidates lists the matching headings for CodeSectionAmbiguous.
+	Candidates []string
+	// Err is the underlying cause, for logs only.
+	Err error
+}
+
+func (e *Error) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Options configures a Vault. Zero values mean the defaults noted.
+type Options struct {
+	Dir string
+	// Denied are extra vault-relative paths (files or folders) that tools may
+	// neither read nor write, on top of .git/, .obsidian/ and .cortex/.
+	Denied []string
+	// Instructions is the vault-relative path of the instructions file
+	// (default "AGENTS.md"); it is readable but never writable by tools.
+	Instructions string
+	// MinFree is the free-space floor in bytes below which every write is
+	// refused with disk_low (default 1 GiB).
+	MinFree uint64
+	// FreeSpace reports free bytes on the filesystem holding dir (default:
+	// statfs). Tests inject it.
+	FreeSpace func(dir string) (uint64, error)
+	// MaxWrite is the largest content a single write may carry (default 1 MiB).
+	MaxWrite int
+	// MaxNote is the largest note that is read (default 8 MiB).
+	MaxNote int64
+	Now     func() time.Time
+	Logger  *slog.Logger
+}
+
+// Note is a note as read.
+type Note struct {
+	Path     string // vault-relative, with '/'
+	Title    string // frontmatter title, else first H1, else base name without .md
+	Content  string // the whole file
+	Version  string // short hash of Content
+	Modified time.Time
+	Size     int64
+	// Frontmatter is the parsed YAML block (nil when absent or malformed).
+	Frontmatter map[string]any
+	// FrontmatterError describes malformed frontmatter; the note stays readable.
+	FrontmatterError string
+	Tags             []string // frontmatter tags plus inline #tags, without '#', deduplicated
+	Aliases          []string
+	// Conflicts lists Syncthing conflict copies of this note (vault-relative).
+	Conflicts []string
+}
+
+// Entry is one item of a listing.
+type Entry struct {
+	Path     string
+	IsDir    bool
+	Size     int64
+	Modified time.Time
+}
+
+// WriteResult describes a completed write.
+type WriteResult struct {
+	Path       string
+	OldVersion string // "" when the note did not exist
+	Version    string
+}
+
+// MoveResult describes a completed move.
+type MoveResult struct {
+	From, To   string
+	Version    string
+	// Linking lists notes that still link to the old path (when links were
+	// not updated) or that were rewritten (when they were).
+	Linking []string
+	// Rewritten holds one WriteResult per note whose links were rewritten.
+	Rewritten []WriteResult
+}
+
+// Query is a search request.
+type Query struct {
+	Text   string
+	Folder string
+	Tag    string
+	Limit  int
+}
+
+// Hit is one search result.
+type Hit struct {
+	Path     string
+	Title    string
+	Snippet  string
+	Modified time.Time
+	Score    float64
+}
+
+// Link is one link found in a note.
+type Link struct {
+	Source string // the note containing the link
+	Target string // the resolved note path, "" when unresolved
+	Raw    string // the link target as written
+	Line   int
+}
+
+// Links describes the links around one note.
+type Links struct {
+	Outgoing   []Link
+	Backlinks  []Link
+	Unresolved []Link
+}
+
+// Stats is a summary for `cortex admin status`.
+type Stats struct {
+	Notes     int
+	FreeBytes uint64
+}
