@@ -1,0 +1,112 @@
+package config
+
+import (
+	"errors"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestParseDefaultsAndPrecedence(t *testing.T) {
+	dir := t.TempDir()
+	vault, state := filepath.Join(dir, "v"), filepath.Join(dir, "s")
+	c, err := Parse([]string{"--vault", vault, "--listen", "127.0.0.1:9000"},
+		env(map[string]string{"CORTEX_VAULT": "/nonexistent/ignored", "CORTEX_STATE": state, "CORTEX_LISTEN": "127.0.0.1:1"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Vault != vault || c.State != state {
+		t.Errorf("vault/state = %q %q", c.Vault, c.State)
+	}
+	if c.Listen != "127.0.0.1:9000" {
+		t.Errorf("flag should win over env: listen = %q", c.Listen)
+	}
+	if c.PublicURL != "http://127.0.0.1:9000" {
+		t.Errorf("public url = %q", c.PublicURL)
+	}
+	if c.MinFreeBytes != 1<<30 || c.RatePerMinute != 120 || c.MaxSessions != 16 || c.JournalDays != 90 || c.Instructions != "AGENTS.md" {
+		t.Errorf("defaults: %+v", c)
+	}
+}
+
+func TestParseRefuses(t *testing.T) {
+	dir := t.TempDir()
+	vault := filepath.Join(dir, "v")
+	base := []string{"--vault", vault, "--state", filepath.Join(dir, "s")}
+	tests := []struct {
+		name    string
+		args    []string
+		setting string
+	}{
+		{"state is vault", []string{"--vault", vault, "--state", vault}, "--state"},
+		{"state inside vault", []string{"--vault", vault, "--state", filepath.Join(vault, "x")}, "--state"},
+		{"vault inside state", []string{"--state", dir, "--vault", filepath.Join(dir, "v")}, "--vault"},
+		{"bad listen", append(base, "--listen", "nonsense"), "--listen"},
+		{"off beyond loopback", append(base, "--listen", "0.0.0.0:80"), "--listen"},
+		{"bad tls", append(base, "--tls", "maybe"), "--tls"},
+		{"url with path", append(base, "--public-url", "https://a.example/x"), "--public-url"},
+		{"url ftp", append(base, "--public-url", "ftp://a.example"), "--public-url"},
+		{"acme needs https", append(base, "--tls", "acme", "--public-url", "http://a.example"), "--public-url"},
+		{"rate zero", append(base, "--rate-limit", "0"), "--rate-limit"},
+		{"rate huge", append(base, "--rate-limit", "99999999"), "--rate-limit"},
+		{"sessions text", append(base, "--max-sessions", "many"), "--max-sessions"},
+		{"idle tiny", append(base, "--session-idle", "1s"), "--session-idle"},
+		{"instructions escape", append(base, "--instructions", "../x.md"), "--instructions"},
+		{"deny escape", append(base, "--deny", "a,../b"), "--deny"},
+		{"trusted junk", append(base, "--trusted-proxies", "10.0.0.0/8,nope"), "--trusted-proxies"},
+		{"log format", append(base, "--log-format", "xml"), "--log-format"},
+		{"stray arg", append(base, "extra"), "serve"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse(tt.args, env(nil), io.Discard)
+			var ce *Error
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want *Error", err)
+			}
+			if ce.Setting != tt.setting || ce.Hint == "" || !strings.Contains(err.Error(), "hint: ") {
+				t.Errorf("err = %v (setting %q)", err, ce.Setting)
+			}
+		})
+	}
+}
+
+func TestCanonicalURL(t *testing.T) {
+	tests := map[string]string{
+		"HTTPS://Notes.Example.COM/":    "https://notes.example.com",
+		"https://notes.example.com:443": "https://notes.example.com",
+		"http://127.0.0.1:80":           "http://127.0.0.1",
+		"http://[::1]:8080":             "http://[::1]:8080",
+		"https://a.example:8443":        "https://a.example:8443",
+	}
+	for in, want := range tests {
+		got, err := CanonicalURL(in)
+		if err != nil || got != want {
+			t.Errorf("CanonicalURL(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "notes.example.com", "https://", "https://u:p@a.example", "https://a.example?x=1", "https://a.example:99999"} {
+		if got, err := CanonicalURL(bad); err == nil {
+			t.Errorf("CanonicalURL(%q) = %q, want error", bad, got)
+		}
+	}
+}
+
+func TestParseTrustedProxiesAndDeny(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Parse([]string{"--vault", filepath.Join(dir, "v"), "--state", filepath.Join(dir, "s"),
+		"--tls", "proxy", "--listen", "0.0.0.0:8080", "--public-url", "https://n.example",
+		"--trusted-proxies", "10.1.2.3, 192.168.0.0/16", "--deny", "/Private/, diary.md"}, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.TrustedProxies) != 2 || c.TrustedProxies[0].String() != "10.1.2.3/32" {
+		t.Errorf("trusted = %v", c.TrustedProxies)
+	}
+	if strings.Join(c.Deny, "|") != "Private|diary.md" {
+		t.Errorf("deny = %v", c.Deny)
+	}
+}
