@@ -1,0 +1,137 @@
+package e2e
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/cortex-mcp/cortex/"
+
+// fileCalls are the functions that open, create, change or list files.
+var fileCalls = map[string]bool{
+	"os.Open": true, "os.OpenFile": true, "os.ReadFile": true, "os.WriteFile": true, "os.Create": true,
+	"os.CreateTemp": true, "os.Remove": true, "os.RemoveAll": true, "os.Rename": true, "os.OpenRoot": true,
+	"os.OpenInRoot": true, "os.ReadDir": true, "os.Truncate": true, "os.Link": true, "os.Symlink": true,
+	"os.Chmod": true, "os.Chtimes": true, "os.DirFS": true, "filepath.WalkDir": true, "filepath.Walk": true,
+	"filepath.Glob": true, "os.CopyFS": true,
+}
+
+// fileUsers may touch files and why. Everything else must ask a package
+// that owns the files it needs; in particular only the vault touches notes.
+var fileUsers = map[string]string{
+	"internal/vault":  "owns the notes",
+	"internal/store":  "owns the state database file in the state folder",
+	"internal/config": "creates the vault and state folders at start",
+	"internal/certs":  "keeps the ACME certificate cache in the state folder",
+}
+
+type goFile struct {
+	pkg  string // repo-relative dir
+	path string
+	ast  *ast.File
+}
+
+func repoFiles(t *testing.T) []goFile {
+	t.Helper()
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []goFile
+	fset := token.NewFileSet()
+	for _, top := range []string{"cmd", "internal"} {
+		err := filepath.WalkDir(filepath.Join(root, top), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.IsDir() && d.Name() == "testdata" {
+				return filepath.SkipDir
+			}
+			if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+				return nil
+			}
+			f, err := parser.ParseFile(fset, p, nil, parser.SkipObjectResolution)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(root, filepath.Dir(p))
+			files = append(files, goFile{pkg: filepath.ToSlash(rel), path: p, ast: f})
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(files) == 0 {
+		t.Fatal("no Go files found")
+	}
+	return files
+}
+
+func within(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
+
+func TestOnlyTheVaultTouchesFiles(t *testing.T) {
+	for _, f := range repoFiles(t) {
+		allowed := false
+		for dir := range fileUsers {
+			if within(f.pkg, dir) {
+				allowed = true
+			}
+		}
+		if allowed {
+			continue
+		}
+		ast.Inspect(f.ast, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			id, ok := sel.X.(*ast.Ident)
+			if ok && fileCalls[id.Name+"."+sel.Sel.Name] {
+				t.Errorf("%s uses %s.%s: only %v may touch files", f.path, id.Name, sel.Sel.Name, keys(fileUsers))
+			}
+			return true
+		})
+	}
+}
+
+func TestVaultAndStoreImportNoOtherInternalPackage(t *testing.T) {
+	for _, f := range repoFiles(t) {
+		for _, owner := range []string{"internal/vault", "internal/store"} {
+			if !within(f.pkg, owner) {
+				continue
+			}
+			for _, imp := range f.ast.Imports {
+				p, _ := strconv.Unquote(imp.Path.Value)
+				if strings.HasPrefix(p, module) && !within(strings.TrimPrefix(p, module), owner) {
+					t.Errorf("%s imports %s; %s must import no other internal package", f.path, p, owner)
+				}
+			}
+		}
+	}
+}
+
+func TestNothingImportsCmdOrTests(t *testing.T) {
+	for _, f := range repoFiles(t) {
+		for _, imp := range f.ast.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, module+"cmd") || strings.HasPrefix(p, module+"internal/e2e") {
+				t.Errorf("%s imports %s", f.path, p)
+			}
+		}
+	}
+}
+
+func keys(m map[string]string) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
