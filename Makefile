@@ -59,3 +59,8 @@ fuzz:
 
 clean:
 	rm -rf bin .tools
+
+## bench: the benchmark harness (synthetic 1k/10k/50k vaults, the real binary over HTTP); not part of test
+bench:
+	CORTEX_BENCH=1 $(GO) test -run '^TestBench$$' -v -count=1 -timeout 120m ./internal/bench
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./internal/vault/...

@@ -1,0 +1,251 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// server is one running cortex under measurement.
+type server struct {
+	cmd     *exec.Cmd
+	url     string
+	token   string
+	started time.Time
+	serving time.Duration // exec → first 200 from /healthz
+	mu      sync.Mutex
+	lines   []string
+	ready   chan time.Time // closed-over: receives when the index reports ready
+}
+
+func buildCortex(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "cortex")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/cortex-mcp/cortex/cmd/cortex")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func startServer(t *testing.T, bin, vault string) *server {
+	t.Helper()
+	state := filepath.Join(t.TempDir(), "state")
+	tok, err := exec.Command(bin, "admin", "token", "create", "bench", "--state", state).Output()
+	if err != nil {
+		t.Fatalf("token: %v", err)
+	}
+	s := &server{token: strings.TrimSpace(string(tok)), ready: make(chan time.Time, 1)}
+	s.cmd = exec.Command(bin, "serve", "--vault", vault, "--state", state, "--listen", "127.0.0.1:0",
+		"--rate-limit", "100000", "--min-free-mb", "0", "--log-level", "info")
+	stderr, err := s.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	urlc := make(chan string, 1)
+	s.started = time.Now()
+	if err := s.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			s.mu.Lock()
+			if len(s.lines) < 1000 {
+				s.lines = append(s.lines, line)
+			}
+			s.mu.Unlock()
+			if u, ok := strings.CutPrefix(line, "listening on "); ok {
+				urlc <- u
+			}
+			if strings.Contains(line, "index ready") {
+				select {
+				case s.ready <- time.Now():
+				default:
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = s.cmd.Process.Signal(os.Interrupt)
+		_ = s.cmd.Wait()
+	})
+	select {
+	case s.url = <-urlc:
+	case <-time.After(60 * time.Second):
+		t.Fatalf("cortex did not start: %v", s.lines)
+	}
+	// Time to serve: poll /healthz as fast as the loop allows (measurement).
+	for {
+		resp, err := http.Get(s.url + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				s.serving = time.Since(s.started)
+				break
+			}
+		}
+		if time.Since(s.started) > time.Minute {
+			t.Fatal("healthz never answered")
+		}
+	}
+	return s
+}
+
+// procStat returns CPU time (user+system) and current and peak RSS in bytes.
+func (s *server) procStat() (cpu time.Duration, rss, peak int64) {
+	pid := s.cmd.Process.Pid
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+		ut, _ := strconv.ParseInt(f[11], 10, 64)
+		st, _ := strconv.ParseInt(f[12], 10, 64)
+		cpu = time.Duration(ut+st) * (time.Second / 100) // USER_HZ is 100 on Linux
+	}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			f := strings.Fields(line)
+			if len(f) >= 2 {
+				n, _ := strconv.ParseInt(f[1], 10, 64)
+				switch f[0] {
+				case "VmRSS:":
+					rss = n << 10
+				case "VmHWM:":
+					peak = n << 10
+				}
+			}
+		}
+	}
+	return
+}
+
+type opResult struct {
+	p50, p99 time.Duration
+	perSec   float64
+	cpuPer   time.Duration
+	errors   int
+}
+
+// run drives op with `inflight` workers for d and measures it.
+func (s *server) run(ctx context.Context, inflight int, d time.Duration, op func(ctx context.Context, c *client, worker, i int) error) (opResult, error) {
+	clients := make([]*client, inflight)
+	for w := range clients {
+		clients[w] = newClient(s.url, s.token, 1)
+		if err := clients[w].initialize(ctx); err != nil {
+			return opResult{}, err
+		}
+	}
+	cpu0, _, _ := s.procStat()
+	var mu sync.Mutex
+	var lat []time.Duration
+	var errs int
+	var firstErr error
+	start := time.Now()
+	deadline := start.Add(d)
+	var wg sync.WaitGroup
+	for w := range inflight {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			for i := 0; time.Now().Before(deadline); i++ {
+				t0 := time.Now()
+				err := op(ctx, clients[w], w, i)
+				mine = append(mine, time.Since(t0))
+				if err != nil {
+					mu.Lock()
+					errs++
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+				}
+			}
+			mu.Lock()
+			lat = append(lat, mine...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	cpu1, _, _ := s.procStat()
+	if len(lat) == 0 {
+		return opResult{}, fmt.Errorf("no calls completed")
+	}
+	if errs > len(lat)/100 {
+		return opResult{}, fmt.Errorf("%d of %d calls failed, first: %v", errs, len(lat), firstErr)
+	}
+	slices.Sort(lat)
+	return opResult{
+		p50:    lat[len(lat)/2],
+		p99:    lat[len(lat)*99/100],
+		perSec: float64(len(lat)) / elapsed.Seconds(),
+		cpuPer: (cpu1 - cpu0) / time.Duration(len(lat)),
+		errors: errs,
+	}, nil
+}
+
+var searchQueries = []string{"garden", "tomato onion", "budget review", `"weekly goals"`, "cancion", "corazón",
+	"会議", "项目预算", "datab", "kitchen coffee morning", "tag:music", "server backup"}
+
+func ops(paths []string, folders []string) map[string]func(ctx context.Context, c *client, w, i int) error {
+	return map[string]func(ctx context.Context, c *client, w, i int) error{
+		"fetch": func(ctx context.Context, c *client, w, i int) error {
+			return c.tool(ctx, "fetch", map[string]any{"id": paths[(w*7919+i*104729)%len(paths)]}, nil)
+		},
+		"search": func(ctx context.Context, c *client, w, i int) error {
+			return c.tool(ctx, "search", map[string]any{"query": searchQueries[(w+i)%len(searchQueries)]}, nil)
+		},
+		"list": func(ctx context.Context, c *client, w, i int) error {
+			return c.tool(ctx, "list", map[string]any{"folder": folders[(w*31+i)%len(folders)]}, nil)
+		},
+		"create_note": func(ctx context.Context, c *client, w, i int) error {
+			return c.tool(ctx, "create_note", map[string]any{"path": fmt.Sprintf("bench/create-%d-%d-%d.md", time.Now().UnixNano(), w, i),
+				"content": "# Created\n\nA note written by the benchmark.\n"}, nil)
+		},
+	}
+}
+
+// editOp edits one note per worker, carrying the version from call to call.
+func editOp(versions []string) func(ctx context.Context, c *client, w, i int) error {
+	return func(ctx context.Context, c *client, w, i int) error {
+		var out struct {
+			Version string `json:"version"`
+		}
+		err := c.tool(ctx, "edit_note", map[string]any{"id": fmt.Sprintf("bench/edit-%d.md", w), "version": versions[w],
+			"old_text": fmt.Sprintf("counter %d\n", i), "new_text": fmt.Sprintf("counter %d\n", i+1)}, &out)
+		if err == nil {
+			versions[w] = out.Version
+		}
+		return err
+	}
+}
+
+func folderList(paths []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		d := filepath.ToSlash(filepath.Dir(p))
+		if !seen[d] {
+			seen[d] = true
+			out = append(out, d)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 1)) }
