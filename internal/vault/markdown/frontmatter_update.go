@@ -1,0 +1,167 @@
+package markdown
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// UpdateFrontmatter sets and removes top-level frontmatter keys. Values are
+// what encoding/json decodes into any (string, float64, bool, nil, []any,
+// map[string]any). Other keys keep their order and comments; new keys are
+// appended in sorted order; a key that is set keeps its position and its
+// line comment. When the note has no block one is created at the top. The
+// body (content from the old bodyStart on) is kept byte for byte, and CRLF
+// notes keep CRLF line ends in the block.
+//
+// Removing every key leaves an empty block ("---\n---\n") rather than
+// deleting it, so that a body starting with "---" never turns into
+// frontmatter. With nothing to set or remove, content is returned as is.
+// Malformed existing frontmatter gives a *FrontmatterError and no change.
+func UpdateFrontmatter(content string, set map[string]any, remove []string) (string, error) {
+	for k := range set {
+		if strings.TrimSpace(k) == "" {
+			return "", errors.New("frontmatter keys must not be empty")
+		}
+	}
+	for _, k := range remove {
+		if strings.TrimSpace(k) == "" {
+			return "", errors.New("frontmatter keys must not be empty")
+		}
+		if _, ok := set[k]; ok {
+			return "", fmt.Errorf("frontmatter key %q is both set and removed; choose one", k)
+		}
+	}
+	text, bodyStart, ok := Split(content)
+	if len(set) == 0 && len(remove) == 0 {
+		if ok {
+			if _, err := parseYAML(text); err != nil {
+				return "", err
+			}
+		}
+		return content, nil
+	}
+	var root *yaml.Node
+	if ok {
+		var err error
+		if root, err = parseYAML(text); err != nil {
+			return "", err
+		}
+	}
+	keep := "" // comment-only text of a block without keys, kept verbatim
+	if root == nil {
+		root = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
+		if ok && strings.TrimSpace(text) != "" {
+			keep = strings.ReplaceAll(text, "\r\n", "\n")
+			if !strings.HasSuffix(keep, "\n") {
+				keep += "\n"
+			}
+		}
+	}
+	root.Style &^= yaml.FlowStyle
+	for _, k := range remove {
+		removeKey(root, k)
+	}
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		v, err := valueNode(set[k])
+		if err != nil {
+			return "", fmt.Errorf("frontmatter value for %q cannot be written as YAML; use strings, numbers, booleans, null, lists or objects", k)
+		}
+		setKey(root, k, v)
+	}
+
+	var yml string
+	if len(root.Content) > 0 {
+		var buf bytes.Buffer
+		enc := yaml.NewEncoder(&buf)
+		enc.SetIndent(2)
+		if err := enc.Encode(root); err != nil {
+			return "", fmt.Errorf("frontmatter cannot be written as YAML")
+		}
+		if err := enc.Close(); err != nil {
+			return "", fmt.Errorf("frontmatter cannot be written as YAML")
+		}
+		yml = buf.String()
+	}
+	yml = keep + yml
+
+	nl, closing := "\n", "---"
+	if i := strings.IndexByte(content, '\n'); i > 0 && content[i-1] == '\r' {
+		nl = "\r\n"
+	}
+	if ok && strings.TrimRight(lastLine(content[:bodyStart]), " \t\r") == "..." {
+		closing = "..."
+	}
+	if nl != "\n" {
+		yml = strings.ReplaceAll(yml, "\n", nl)
+	}
+	var b strings.Builder
+	b.Grow(len(yml) + len(content) - bodyStart + 16)
+	b.WriteString("---" + nl)
+	b.WriteString(yml)
+	b.WriteString(closing + nl)
+	b.WriteString(content[bodyStart:])
+	return b.String(), nil
+}
+
+// lastLine returns the last line of s, which ends with the closing fence
+// line (with or without its line break).
+func lastLine(s string) string {
+	s = strings.TrimSuffix(s, "\n")
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+func removeKey(m *yaml.Node, key string) {
+	c := m.Content
+	out := c[:0]
+	for i := 0; i+1 < len(c); i += 2 {
+		if c[i].Kind == yaml.ScalarNode && c[i].Value == key {
+			continue
+		}
+		out = append(out, c[i], c[i+1])
+	}
+	m.Content = out
+}
+
+func setKey(m *yaml.Node, key string, v *yaml.Node) {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if k.Kind == yaml.ScalarNode && k.Value == key {
+			old := m.Content[i+1]
+			v.LineComment = old.LineComment
+			v.HeadComment = old.HeadComment
+			v.FootComment = old.FootComment
+			m.Content[i+1] = v
+			return
+		}
+	}
+	m.Content = append(m.Content,
+		&yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
+}
+
+// valueNode encodes a JSON-like value. The YAML library panics on types it
+// cannot marshal (channels, functions), so that is turned into an error.
+func valueNode(v any) (n *yaml.Node, err error) {
+	defer func() {
+		if recover() != nil {
+			n, err = nil, errors.New("unsupported value")
+		}
+	}()
+	n = new(yaml.Node)
+	if err := n.Encode(v); err != nil {
+		return nil, err
+	}
+	return n, nil
+}

@@ -1,0 +1,110 @@
+package markdown
+
+import (
+	"strings"
+	"testing"
+)
+
+func FuzzFrontmatter(f *testing.F) {
+	for _, s := range []string{
+		"", "---\n---\n", "---\ntitle: x\ntags: [a, b]\n---\nbody\n", "---\r\na: 1\r\n...\r\nbody",
+		"---\na: [\n---\n", "---\n- x\n---\n", "---\n# c\n---\n", "---\na: &x [1]\nb: *x\n---", "no frontmatter",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		yml, body, ok := Split(content)
+		if body < 0 || body > len(content) || ok != (body > 0) || !ok && yml != "" {
+			t.Fatalf("Split = %q, %d, %v", yml, body, ok)
+		}
+		if ok && !strings.HasPrefix(content, "---") {
+			t.Fatalf("block without opening fence")
+		}
+		fm, perr := ParseFrontmatter(content)
+		if perr != nil && fm.Map != nil {
+			t.Fatalf("map returned with error")
+		}
+		out, err := UpdateFrontmatter(content, map[string]any{"k": "v", "n": 1.5, "l": []any{"x", nil}}, []string{"tags"})
+		if err != nil {
+			if perr == nil && ok {
+				// Only structural problems the decoder accepts may differ.
+				if _, e := parseYAML(yml); e == nil {
+					t.Fatalf("update failed on valid frontmatter: %v", err)
+				}
+			}
+			return
+		}
+		_, nbody, nok := Split(out)
+		if !nok {
+			t.Fatalf("no block after update: %q", out)
+		}
+		if out[nbody:] != content[body:] {
+			t.Fatalf("body changed:\n%q\n%q", out[nbody:], content[body:])
+		}
+		if perr == nil {
+			nfm, err := ParseFrontmatter(out)
+			if err != nil {
+				t.Fatalf("updated frontmatter does not parse: %v\n%q", err, out)
+			}
+			if nfm.Map["k"] != "v" || nfm.Map["n"] != 1.5 || nfm.Map["tags"] != nil {
+				t.Fatalf("values not set: %#v", nfm.Map)
+			}
+		}
+	})
+}
+
+func FuzzSections(f *testing.F) {
+	f.Add("# A\nx\n## B\ny\n# C\n", "B")
+	f.Add("---\n# no\n---\n```\n# no\n```\n## Plan\n", "## Plan")
+	f.Add("#\n# #\n#######\n   # x #", "#")
+	f.Fuzz(func(t *testing.T, content, heading string) {
+		for _, h := range Headings(content) {
+			if h.Start < 0 || h.Start >= len(content) || strings.TrimLeft(content[h.Start:], " ")[0] != '#' || h.Level < 1 || h.Level > 6 {
+				t.Fatalf("bad heading %+v", h)
+			}
+		}
+		s, b, e, err := FindSection(content, heading)
+		if err == nil && !(0 <= s && s < b && b <= e && e <= len(content)) {
+			t.Fatalf("FindSection = %d, %d, %d", s, b, e)
+		}
+	})
+}
+
+func FuzzLinks(f *testing.F) {
+	for _, s := range []string{
+		"[[a]] [[b|c]] ![[d#e|f]] [t](x.md) [u](<a b.md>) [v](p%20q.md#h \"t\")",
+		"`[[x]]` ``[[y]]`` [[z\\|w]] \\[[n]]", "---\na: \"[[fm]]\"\n---\n```\n[[c]]\n```\n[[ok]]",
+		"[a [b] c](d(e).md) ![i](x.png) [m](mailto:x) [[", "[x](<a>b.md>) [y](a.md 'x) [z](a.md (t))",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		links := Links(content)
+		var paths []string
+		prev := 0
+		for _, l := range links {
+			if l.Start < prev || l.End <= l.Start || l.End > len(content) {
+				t.Fatalf("bad bounds %+v", l)
+			}
+			prev = l.End
+			if c := content[l.Start]; c != '[' && c != '!' {
+				t.Fatalf("link starts with %q", c)
+			}
+			if l.Target == "" {
+				t.Fatalf("empty target %+v", l)
+			}
+			paths = append(paths, strings.TrimSuffix(l.Target, ".md")+".md")
+		}
+		if len(paths) == 0 {
+			return
+		}
+		r := NewResolver(paths)
+		out, n := RewriteLinks(content, "src/note.md", paths[0], "moved/new name.md", r)
+		if n == 0 && out != content {
+			t.Fatalf("content changed without rewrites")
+		}
+		if n > len(links) {
+			t.Fatalf("rewrote %d of %d links", n, len(links))
+		}
+	})
+}

@@ -1,0 +1,117 @@
+package markdown
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Heading is one ATX heading ("# x" to "###### x").
+type Heading struct {
+	Level int
+	Text  string // trimmed, without the closing '#' sequence
+	Line  int    // 1-based
+	Start int    // byte offset of the heading line
+}
+
+// ErrSectionNotFound means no heading matches.
+var ErrSectionNotFound = errors.New("section not found")
+
+// AmbiguousError means several headings match; Candidates lists them as
+// "## Plan (line 12)".
+type AmbiguousError struct{ Candidates []string }
+
+func (e *AmbiguousError) Error() string {
+	return fmt.Sprintf("%d headings match; name the section with its level or rename one", len(e.Candidates))
+}
+
+// Headings returns the ATX headings of the body, outside fenced code blocks
+// and the frontmatter. Setext headings (underlined with === or ---) are not
+// recognised: cortex writes and addresses ATX headings only.
+func Headings(content string) []Heading {
+	var hs []Heading
+	forBodyLines(content, func(l line) bool {
+		if level, text, ok := parseHeading(content[l.start:l.end]); ok {
+			hs = append(hs, Heading{Level: level, Text: text, Line: l.num, Start: l.start})
+		}
+		return true
+	})
+	return hs
+}
+
+// parseHeading recognises an ATX heading line.
+func parseHeading(s string) (level int, text string, ok bool) {
+	i := 0
+	for i < len(s) && i < 3 && s[i] == ' ' {
+		i++
+	}
+	j := i
+	for j < len(s) && s[j] == '#' {
+		j++
+	}
+	level = j - i
+	if level < 1 || level > 6 || j < len(s) && s[j] != ' ' && s[j] != '\t' {
+		return 0, "", false
+	}
+	text = strings.TrimSpace(s[j:])
+	// A closing sequence of '#' counts only after a space (or alone).
+	if k := strings.TrimRight(text, "#"); len(k) < len(text) {
+		if k == "" {
+			text = ""
+		} else if c := k[len(k)-1]; c == ' ' || c == '\t' {
+			text = strings.TrimSpace(k)
+		}
+	}
+	return level, text, true
+}
+
+// FindSection locates the section under a heading: the heading line plus
+// everything up to the next heading of the same or a higher level, or the
+// end of the note. heading is compared case-sensitively with the heading
+// text after trimming; it may carry the leading '#'s followed by a space
+// ("## Plan"), and then the level must match too.
+//
+// start is the offset of the heading line, bodyStart the offset just after
+// it, end the offset where the section stops.
+func FindSection(content, heading string) (start, bodyStart, end int, err error) {
+	want := strings.TrimSpace(heading)
+	wantLevel := 0
+	if lv, text, ok := parseHeading(want); ok && text != "" {
+		wantLevel, want = lv, text
+	}
+	if want == "" {
+		return 0, 0, 0, ErrSectionNotFound
+	}
+	hs := Headings(content)
+	found := -1
+	var matches []string
+	for i, h := range hs {
+		if h.Text != want || wantLevel != 0 && h.Level != wantLevel {
+			continue
+		}
+		if found < 0 {
+			found = i
+		}
+		matches = append(matches, fmt.Sprintf("%s %s (line %d)", strings.Repeat("#", h.Level), h.Text, h.Line))
+	}
+	switch {
+	case found < 0:
+		return 0, 0, 0, ErrSectionNotFound
+	case len(matches) > 1:
+		return 0, 0, 0, &AmbiguousError{Candidates: matches}
+	}
+	h := hs[found]
+	start = h.Start
+	bodyStart = len(content)
+	if i := strings.IndexByte(content[start:], '\n'); i >= 0 {
+		bodyStart = start + i + 1
+	}
+	end = len(content)
+	for _, n := range hs[found+1:] {
+		if n.Level <= h.Level {
+			end = n.Start
+			break
+		}
+	}
+	return start, bodyStart, end, nil
+}
