@@ -109,8 +109,8 @@ type WriteResult struct {
 
 // MoveResult describes a completed move.
 type MoveResult struct {
-	From, To   string
-	Version    string
+	From, To string
+	Version  string
 	// Linking lists notes that still link to the old path (when links were
 	// not updated) or that were rewritten (when they were).
 	Linking []string

@@ -1,0 +1,293 @@
+package vault
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+)
+
+// versionOf is the short hash that identifies one content of a note.
+func versionOf(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:6])
+}
+
+// lstatPath checks every component of p through the root and refuses a
+// symbolic link at any of them, since os.Root itself follows links that
+// stay inside the vault. It returns the info of p and of its folder.
+func (v *Vault) lstatPath(p string) (fi, parent fs.FileInfo, e *Error) {
+	if parent, e = v.lstatDir(path.Dir(p)); e != nil {
+		return nil, nil, e
+	}
+	fi, err := v.root.Lstat(p)
+	if err != nil {
+		return nil, nil, fsErr("lstat", err)
+	}
+	if fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, nil, newErr(CodeInvalidPath, "This path is a symbolic link, which cortex never follows; use the real path.", nil)
+	}
+	return fi, parent, nil
+}
+
+// lstatDir checks that dir ("." for the root) is an existing folder reached
+// without symbolic links.
+func (v *Vault) lstatDir(dir string) (fs.FileInfo, *Error) {
+	if dir == "." {
+		fi, err := v.root.Lstat(".")
+		if err != nil {
+			return nil, fsErr("lstat", err)
+		}
+		return fi, nil
+	}
+	var fi fs.FileInfo
+	for i := 0; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		var err error
+		if fi, err = v.root.Lstat(dir[:i]); err != nil {
+			return nil, fsErr("lstat", err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, newErr(CodeInvalidPath, "A folder in this path is a symbolic link, which cortex never follows; use the real path.", nil)
+		}
+		if !fi.IsDir() {
+			return nil, newErr(CodeNotFound, "A part of this path is a file, not a folder; check the path.", nil)
+		}
+	}
+	return fi, nil
+}
+
+// checkNewPath prepares the creation of a note at p: existing folders on
+// the way must be real folders, and p itself must not exist.
+func (v *Vault) checkNewPath(p string) *Error {
+	dir := path.Dir(p)
+	for i := 0; dir != "." && i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		fi, err := v.root.Lstat(dir[:i])
+		if errors.Is(err, fs.ErrNotExist) {
+			break // the rest is created
+		}
+		if err != nil {
+			return fsErr("lstat", err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return newErr(CodeInvalidPath, "A folder in this path is a symbolic link, which cortex never follows; use the real path.", nil)
+		}
+		if !fi.IsDir() {
+			return newErr(CodeInvalidPath, "A part of this path is a file, not a folder; choose another path.", nil)
+		}
+	}
+	_, err := v.root.Lstat(p)
+	switch {
+	case err == nil:
+		return newErr(CodeNoteExists, "", nil)
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	default:
+		return fsErr("lstat", err)
+	}
+}
+
+// readNote reads the note at p (already validated) in one pass. It returns
+// the bytes, the info of the open file and the info of its folder.
+func (v *Vault) readNote(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Error) {
+	for range 3 {
+		fi, parent, e := v.lstatPath(p)
+		if e != nil {
+			return nil, nil, nil, e
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, nil, nil, newErr(CodeNotANote, "This path is a folder or a special file, not a note; list it instead.", nil)
+		}
+		if fi.Size() > v.maxNote {
+			return nil, nil, nil, newErr(CodeNoteTooLarge, "", nil)
+		}
+		f, err := v.root.Open(p)
+		if err != nil {
+			return nil, nil, nil, fsErr("open", err)
+		}
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, nil, nil, fsErr("stat", err)
+		}
+		if !os.SameFile(fi, st) {
+			// Replaced between the check and the open (a sync tool's
+			// rename, or a link swapped in): look again.
+			f.Close()
+			continue
+		}
+		data, e := readAllSized(f, st.Size(), v.maxNote)
+		f.Close()
+		if e != nil {
+			return nil, nil, nil, e
+		}
+		return data, st, parent, nil
+	}
+	return nil, nil, nil, newErr(CodeInternal, "The note kept changing while being read; try again in a moment.", nil)
+}
+
+// readAllSized reads f to the end with a single allocation when its size
+// did not change since stat, refusing more than limit bytes.
+func readAllSized(f *os.File, size, limit int64) ([]byte, *Error) {
+	buf := make([]byte, 0, size+1) // +1 so that EOF is seen without growing
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if int64(len(buf)) > limit {
+			return nil, newErr(CodeNoteTooLarge, "", nil)
+		}
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, fsErr("read", err)
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+}
+
+// writeSpec describes one atomic write.
+type writeSpec struct {
+	path string
+	data []byte
+	// prev is the info of the note being replaced, as read under the lock;
+	// nil when a new note is created.
+	prev fs.FileInfo
+}
+
+// writeAtomic writes a note so that readers see either the old or the new
+// content, never a mix, and a crash leaves at worst a hidden temp file:
+// temp file in the same folder, fsync, rename (or link for a new note so
+// that nothing that appeared meanwhile is overwritten), fsync of the folder.
+func (v *Vault) writeAtomic(w writeSpec) *Error {
+	dir := path.Dir(w.path)
+	if dir != "." {
+		if err := v.root.MkdirAll(dir, 0o755); err != nil {
+			return fsErr("mkdir", err)
+		}
+	}
+	perm := fs.FileMode(0o644)
+	if w.prev != nil {
+		perm = w.prev.Mode().Perm()
+	}
+	tmp := path.Join(dir, tmpPrefix+rand.Text())
+	f, err := v.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return fsErr("create temp", err)
+	}
+	_, err = f.Write(w.data)
+	if err == nil && w.prev != nil {
+		err = f.Chmod(perm) // the umask may have narrowed it
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		v.removeTemp(tmp)
+		return fsErr("write temp", err)
+	}
+	if e := v.commitTemp(tmp, w); e != nil {
+		v.removeTemp(tmp)
+		return e
+	}
+	v.syncDir(dir)
+	return nil
+}
+
+// commitTemp puts the written temp file in place of w.path.
+func (v *Vault) commitTemp(tmp string, w writeSpec) *Error {
+	if w.prev != nil {
+		// Last look before replacing: a sync tool or editor may have
+		// written the note after it was read under the lock.
+		cur, err := v.root.Lstat(w.path)
+		if err != nil {
+			return fsErr("lstat", err)
+		}
+		if !sameState(w.prev, cur) {
+			return v.changedErr(w.path)
+		}
+		if err := v.root.Rename(tmp, w.path); err != nil {
+			return fsErr("rename", err)
+		}
+		return nil
+	}
+	if e := v.linkNoReplace(tmp, w.path); e != nil {
+		return e
+	}
+	v.removeTemp(tmp)
+	return nil
+}
+
+// linkNoReplace makes newname name the file oldname, failing with
+// note_exists if newname exists. Hard links make this atomic; on file
+// systems without them it falls back to a checked rename.
+func (v *Vault) linkNoReplace(oldname, newname string) *Error {
+	err := v.root.Link(oldname, newname)
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, fs.ErrExist) {
+		return newErr(CodeNoteExists, "", err)
+	}
+	if _, lerr := v.root.Lstat(newname); lerr == nil {
+		return newErr(CodeNoteExists, "", nil)
+	}
+	v.log.Debug("vault: hard link unavailable, renaming", "err", err)
+	if err := v.root.Rename(oldname, newname); err != nil {
+		return fsErr("rename", err)
+	}
+	return nil
+}
+
+// changedErr reports that the note at p changed, with its current version.
+func (v *Vault) changedErr(p string) *Error {
+	data, _, _, e := v.readNote(p)
+	if e != nil {
+		return errVersion("")
+	}
+	return errVersion(versionOf(data))
+}
+
+// sameState reports whether two infos describe the same file unchanged.
+func sameState(a, b fs.FileInfo) bool {
+	return os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
+}
+
+func (v *Vault) removeTemp(tmp string) {
+	if err := v.root.Remove(tmp); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		v.log.Warn("vault: temp file not removed", "err", err)
+	}
+}
+
+// syncDir makes a rename in dir durable. A failure is logged, not returned:
+// the note is already in place.
+func (v *Vault) syncDir(dir string) {
+	f, err := v.root.Open(dir)
+	if err == nil {
+		err = f.Sync()
+		f.Close()
+	}
+	if err != nil && !isUnsupportedSync(err) {
+		v.log.Warn("vault: folder sync failed", "err", fmt.Errorf("sync: %w", err))
+	}
+}
+
+func isUnsupportedSync(err error) bool {
+	return strings.Contains(err.Error(), "invalid argument")
+}

@@ -1,0 +1,77 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
+)
+
+// defaultMessages holds, per code, the one sentence that tells the caller
+// what to do next. Call sites may give a more precise sentence.
+var defaultMessages = map[string]string{
+	CodeInvalidPath:      "Use a vault-relative path with '/' separators and no '..', '.', empty segments, backslashes, control characters or symbolic links.",
+	CodeProtectedPath:    "This path is protected; choose a note outside the protected folders.",
+	CodeNotFound:         "No note exists at this path; list the folder or search to find the right path.",
+	CodeNoteExists:       "A note already exists at this path; read and edit it, or choose another path.",
+	CodeNoteChanged:      "The note changed since you read it; read it again and redo your change against the current version.",
+	CodeVersionRequired:  "Read the note first and pass the version you read with this change.",
+	CodeWriteTooLarge:    "The text is too large for one write; send it in smaller parts.",
+	CodeNoteTooLarge:     "The note is too large to handle; split it into smaller notes outside cortex.",
+	CodeDiskLow:          "The disk is nearly full, so writes are paused; ask the owner to free some space.",
+	CodeSectionNotFound:  "No heading matches this section; read the note to see its headings.",
+	CodeSectionAmbiguous: "Several headings match this section; pass one of the candidate headings in full.",
+	CodeNoMatch:          "The old text was not found; read the note again and copy the exact text to replace.",
+	CodeMultipleMatches:  "The old text occurs more than once; include more surrounding text to make it unique, or replace all occurrences.",
+	CodeBadFrontmatter:   "The note's frontmatter is not valid YAML; fix it with an edit first.",
+	CodeInvalidArgument:  "Check the arguments and try again.",
+	CodeNotANote:         "Only Markdown notes (names ending in .md) can be read or written.",
+	CodeInternal:         "Something went wrong on the server; try again later or tell the owner.",
+}
+
+// newErr builds an *Error; an empty msg means the code's default sentence.
+func newErr(code, msg string, cause error) *Error {
+	if msg == "" {
+		msg = defaultMessages[code]
+	}
+	return &Error{Code: code, Message: msg, Err: cause}
+}
+
+// errVersion reports a stale version together with the current one.
+func errVersion(current string) *Error {
+	e := newErr(CodeNoteChanged, "", nil)
+	e.Version = current
+	return e
+}
+
+// fsErr maps an error from the file system to an *Error. op names the
+// operation for the logged cause; it never reaches the caller's message.
+func fsErr(op string, err error) *Error {
+	var ve *Error
+	if errors.As(err, &ve) {
+		return ve
+	}
+	cause := fmt.Errorf("vault %s: %w", op, err)
+	switch {
+	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+		return newErr(CodeNotFound, "", cause)
+	case errors.Is(err, fs.ErrExist):
+		return newErr(CodeNoteExists, "", cause)
+	case errors.Is(err, syscall.ELOOP), errors.Is(err, syscall.ENAMETOOLONG), isEscapeErr(err):
+		return newErr(CodeInvalidPath, "", cause)
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
+		return newErr(CodeDiskLow, "", cause)
+	case errors.Is(err, fs.ErrPermission):
+		return newErr(CodeInternal, "The server may not access this file; tell the owner to check its permissions.", cause)
+	}
+	return newErr(CodeInternal, "", cause)
+}
+
+// isEscapeErr reports the error os.Root returns for a name that leaves it.
+func isEscapeErr(err error) bool {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err != nil && pe.Err.Error() == "path escapes from parent"
+	}
+	return false
+}

@@ -1,0 +1,184 @@
+package vault
+
+import (
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+const (
+	maxPathLen    = 1024
+	maxSegmentLen = 255
+
+	// trashDir receives deleted notes. It is readable; moving a note out of
+	// it restores the note.
+	trashDir = ".trash"
+	// tmpPrefix starts the name of every temporary file cortex writes. Such
+	// names are hidden and never end in .md, so they are never notes.
+	tmpPrefix = ".cortex-tmp-"
+)
+
+// alwaysProtected are folders no tool may read, write or list, whatever the
+// configuration says.
+var alwaysProtected = []string{".git", ".obsidian", ".cortex"}
+
+// checkPath validates a vault-relative path as given by a caller. It refuses
+// everything that could name something other than one plain entry below the
+// vault: absolute paths, '..' and '.' segments, empty segments, backslashes,
+// control characters, invalid UTF-8 and overlong names.
+func checkPath(p string) *Error {
+	bad := func() *Error { return newErr(CodeInvalidPath, "", nil) }
+	if p == "" || len(p) > maxPathLen || !utf8.ValidString(p) || p[0] == '/' {
+		return bad()
+	}
+	for _, r := range p {
+		if r == '\\' || unicode.IsControl(r) {
+			return bad()
+		}
+	}
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "" || seg == "." || seg == ".." || len(seg) > maxSegmentLen {
+			return bad()
+		}
+	}
+	return nil
+}
+
+// checkFolder validates a folder argument: "" and "/" mean the vault root,
+// and one trailing '/' is accepted. It returns the cleaned folder.
+func checkFolder(p string) (string, *Error) {
+	if p == "" || p == "/" {
+		return "", nil
+	}
+	p = strings.TrimSuffix(p, "/")
+	if e := checkPath(p); e != nil {
+		return "", e
+	}
+	return p, nil
+}
+
+// foldKey is the form in which paths are compared with protected prefixes
+// and used as lock keys: lower case, with trailing dots and spaces of each
+// segment dropped, because vaults synced from macOS or Windows live on
+// file systems that treat such names as the same entry.
+func foldKey(p string) string {
+	p = strings.ToLower(p)
+	if !strings.ContainsAny(p, ". ") {
+		return p
+	}
+	segs := strings.Split(p, "/")
+	for i, s := range segs {
+		if t := strings.TrimRight(s, ". "); t != "" {
+			segs[i] = t
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// hasPrefixKey reports whether the folded key equals prefix or lies below it.
+func hasPrefixKey(key, prefix string) bool {
+	return key == prefix || (strings.HasPrefix(key, prefix) && key[len(prefix)] == '/')
+}
+
+// isProtected reports whether a valid path may be neither read nor written.
+func (v *Vault) isProtected(p string) bool {
+	key := foldKey(p)
+	for _, pre := range v.protected {
+		if hasPrefixKey(key, pre) {
+			return true
+		}
+	}
+	return false
+}
+
+// isInstructions reports whether p is the instructions file.
+func (v *Vault) isInstructions(p string) bool {
+	return foldKey(p) == v.instrKey
+}
+
+// inTrash reports whether p lies inside the trash folder.
+func inTrash(p string) bool {
+	return hasPrefixKey(foldKey(p), trashDir)
+}
+
+// checkReadable validates a note path for reading. Conflict copies are
+// readable (and may be deleted) so that a conflict can be resolved.
+func (v *Vault) checkReadable(p string) *Error {
+	if e := checkPath(p); e != nil {
+		return e
+	}
+	if v.isProtected(p) {
+		return newErr(CodeProtectedPath, "", nil)
+	}
+	if name := path.Base(p); !isNoteName(name) && !isConflictCopy(name) {
+		return newErr(CodeNotANote, "", nil)
+	}
+	return nil
+}
+
+// checkRemovable validates the source of a move or delete: any readable
+// note except the instructions file.
+func (v *Vault) checkRemovable(p string) *Error {
+	if e := v.checkReadable(p); e != nil {
+		return e
+	}
+	if v.isInstructions(p) {
+		return newErr(CodeProtectedPath, "The instructions file is read-only here; ask the owner to change it.", nil)
+	}
+	return nil
+}
+
+// checkWritable validates a note path for any change of its text or as the
+// target of a move: the instructions file and the trash are readable but
+// never written through the tools (notes leave the trash only by a move).
+func (v *Vault) checkWritable(p string) *Error {
+	if e := v.checkRemovable(p); e != nil {
+		return e
+	}
+	if !isNoteName(path.Base(p)) {
+		return newErr(CodeNotANote, "Conflict copies can be read or deleted but not written; merge their text into the note instead.", nil)
+	}
+	if inTrash(p) {
+		return newErr(CodeProtectedPath, "Notes in .trash/ cannot be changed; move the note out of .trash/ first to restore it.", nil)
+	}
+	return nil
+}
+
+// isNoteName reports whether a base name is a note: it ends in .md, has a
+// name before that, and is none of the temporary or conflict files that
+// Syncthing or cortex itself leave beside notes.
+func isNoteName(name string) bool {
+	if len(name) <= 3 || !strings.EqualFold(name[len(name)-3:], ".md") {
+		return false
+	}
+	return !isTempName(name) && !isConflictName(name)
+}
+
+// isTempName reports temporary files of cortex and Syncthing.
+func isTempName(name string) bool {
+	if strings.HasPrefix(name, tmpPrefix) {
+		return true
+	}
+	return strings.HasSuffix(name, ".tmp") &&
+		(strings.HasPrefix(name, ".syncthing.") || strings.HasPrefix(name, "~syncthing~"))
+}
+
+// isConflictName reports a Syncthing conflict copy.
+func isConflictName(name string) bool {
+	return strings.Contains(name, ".sync-conflict-")
+}
+
+// isConflictCopy reports a Syncthing conflict copy of a note.
+func isConflictCopy(name string) bool {
+	return isConflictName(name) && strings.EqualFold(path.Ext(name), ".md") && !isTempName(name)
+}
+
+// conflictOf reports whether name is a conflict copy of the note named base
+// in the same folder ("Foo.md" → "Foo.sync-conflict-20240102-030405-ABCDEFG.md").
+func conflictOf(name, base string) bool {
+	stem := base[:len(base)-3]
+	return len(name) > len(stem) && strings.HasPrefix(name, stem) &&
+		strings.HasPrefix(name[len(stem):], ".sync-conflict-") &&
+		strings.EqualFold(path.Ext(name), ".md")
+}

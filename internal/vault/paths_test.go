@@ -1,0 +1,158 @@
+package vault
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestCheckPath(t *testing.T) {
+	tests := []struct {
+		path string
+		ok   bool
+	}{
+		{"a.md", true},
+		{"folder/sub/note.md", true},
+		{"with space/é ü.md", true},
+		{".trash/a.md", true},
+		{"", false},
+		{"/abs.md", false},
+		{"../up.md", false},
+		{"a/../b.md", false},
+		{"./a.md", false},
+		{"a/./b.md", false},
+		{"a//b.md", false},
+		{"a/", false},
+		{"a\\b.md", false},
+		{"a\x00.md", false},
+		{"a\nb.md", false},
+		{"a\tb.md", false},
+		{"a\x7f.md", false},
+		{"a\u0085.md", false},
+		{"bad\xff.md", false},
+		{strings.Repeat("a", 256) + ".md", false},
+		{strings.Repeat("a", 252) + ".md", true},
+		{strings.Repeat("abcdefgh/", 113) + "x.md", true},
+		{strings.Repeat("abcdefgh/", 114) + "x.md", false},
+	}
+	for _, tt := range tests {
+		if got := checkPath(tt.path) == nil; got != tt.ok {
+			t.Errorf("checkPath(%q) ok = %v, want %v", tt.path, got, tt.ok)
+		}
+	}
+}
+
+func TestCheckFolder(t *testing.T) {
+	for in, want := range map[string]string{"": "", "/": "", "a": "a", "a/b/": "a/b"} {
+		got, e := checkFolder(in)
+		if e != nil || got != want {
+			t.Errorf("checkFolder(%q) = %q, %v; want %q", in, got, e, want)
+		}
+	}
+	for _, in := range []string{"a//", "../a", "/a", "a/./b"} {
+		if _, e := checkFolder(in); e == nil {
+			t.Errorf("checkFolder(%q) accepted", in)
+		}
+	}
+}
+
+func TestAccessRules(t *testing.T) {
+	v, _ := newTestVault(t, nil, func(o *Options) {
+		o.Denied = []string{"Private/", "secret.md"}
+		o.Instructions = "AGENTS.md"
+	})
+	tests := []struct {
+		path        string
+		read, write string // expected codes, "" = allowed
+	}{
+		{"a.md", "", ""},
+		{"sub/a.md", "", ""},
+		{".git/config.md", CodeProtectedPath, CodeProtectedPath},
+		{".GIT/x.md", CodeProtectedPath, CodeProtectedPath},
+		{".Obsidian/workspace.md", CodeProtectedPath, CodeProtectedPath},
+		{".cortex/state.md", CodeProtectedPath, CodeProtectedPath},
+		{".cortex", CodeProtectedPath, CodeProtectedPath},
+		{".git./x.md", CodeProtectedPath, CodeProtectedPath},
+		{".gitignore.md", "", ""},
+		{".cortexx/a.md", "", ""},
+		{"private/plan.md", CodeProtectedPath, CodeProtectedPath},
+		{"Private/deep/plan.md", CodeProtectedPath, CodeProtectedPath},
+		{"Private.md", "", ""},
+		{"SECRET.md", CodeProtectedPath, CodeProtectedPath},
+		{"AGENTS.md", "", CodeProtectedPath},
+		{"agents.md", "", CodeProtectedPath},
+		{".trash/a.md", "", CodeProtectedPath},
+		{".Trash/a.md", "", CodeProtectedPath},
+		{"a.txt", CodeNotANote, CodeNotANote},
+		{"a", CodeNotANote, CodeNotANote},
+		{".md", CodeNotANote, CodeNotANote},
+		{"A.MD", "", ""},
+		{".cortex-tmp-xyz", CodeNotANote, CodeNotANote},
+		{".syncthing.a.md.tmp", CodeNotANote, CodeNotANote},
+		{"~syncthing~a.md.tmp", CodeNotANote, CodeNotANote},
+		{"a.sync-conflict-20240102-030405-ABCDEFG.md", "", CodeNotANote},
+		{"../a.md", CodeInvalidPath, CodeInvalidPath},
+	}
+	for _, tt := range tests {
+		if got := codeOf(v.checkReadable(tt.path)); got != tt.read {
+			t.Errorf("checkReadable(%q) = %q, want %q", tt.path, got, tt.read)
+		}
+		if got := codeOf(v.checkWritable(tt.path)); got != tt.write {
+			t.Errorf("checkWritable(%q) = %q, want %q", tt.path, got, tt.write)
+		}
+	}
+}
+
+func codeOf(e *Error) string {
+	if e == nil {
+		return ""
+	}
+	return e.Code
+}
+
+func TestConflictOf(t *testing.T) {
+	tests := []struct {
+		name, base string
+		want       bool
+	}{
+		{"Foo.sync-conflict-20240102-030405-ABCDEFG.md", "Foo.md", true},
+		{"foo.sync-conflict-20240102-030405-ABCDEFG.md", "Foo.md", false},
+		{"Foo bar.sync-conflict-20240102-030405-ABCDEFG.md", "Foo.md", false},
+		{"Foo.sync-conflict-20240102-030405-ABCDEFG.txt", "Foo.md", false},
+		{"Foo.md", "Foo.md", false},
+	}
+	for _, tt := range tests {
+		if got := conflictOf(tt.name, tt.base); got != tt.want {
+			t.Errorf("conflictOf(%q, %q) = %v", tt.name, tt.base, got)
+		}
+	}
+}
+
+// FuzzCheckPath checks that every accepted path is one that cannot leave
+// the vault or smuggle odd bytes to the file system.
+func FuzzCheckPath(f *testing.F) {
+	for _, s := range []string{"a.md", "a/b.md", "../x", "a\\b", "", "/", "é.md", "a\x00b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		if checkPath(p) != nil {
+			return
+		}
+		if !utf8.ValidString(p) || len(p) > maxPathLen || strings.HasPrefix(p, "/") ||
+			strings.ContainsAny(p, "\\\x00") {
+			t.Fatalf("accepted %q", p)
+		}
+		for _, seg := range strings.Split(p, "/") {
+			if seg == "" || seg == "." || seg == ".." || len(seg) > maxSegmentLen {
+				t.Fatalf("accepted %q with segment %q", p, seg)
+			}
+		}
+		for _, r := range p {
+			if r < 0x20 || r == 0x7f {
+				t.Fatalf("accepted control character in %q", p)
+			}
+		}
+		_ = foldKey(p)
+		_, _ = checkFolder(p)
+	})
+}

@@ -1,0 +1,207 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+)
+
+// maxTrashSuffix bounds the " (n)" suffixes tried for a trashed note.
+const maxTrashSuffix = 1000
+
+// Delete moves the note to .trash/ under the same path, adding " (2)",
+// " (3)", ... before .md when that name is taken. No byte is removed.
+// WriteResult.Path is where the note went.
+func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, error) {
+	if e := v.checkRemovable(p); e != nil {
+		return WriteResult{}, e
+	}
+	if inTrash(p) {
+		return WriteResult{}, newErr(CodeProtectedPath, "This note is already in .trash/; nothing in .trash/ is removed by cortex.", nil)
+	}
+	if version == "" {
+		return WriteResult{}, newErr(CodeVersionRequired, "", nil)
+	}
+	if e := v.checkFree(); e != nil {
+		return WriteResult{}, e
+	}
+	unlock, e := v.locks.lock(ctx, p)
+	if e != nil {
+		return WriteResult{}, e
+	}
+	defer unlock()
+	data, fi, _, e := v.readNote(p)
+	if e != nil {
+		return WriteResult{}, e
+	}
+	cur := versionOf(data)
+	if version != cur {
+		return WriteResult{}, errVersion(cur)
+	}
+	for i := 1; i <= maxTrashSuffix; i++ {
+		target := trashName(p, i)
+		e := v.checkNewPath(target)
+		if e != nil && e.Code == CodeNoteExists {
+			continue
+		}
+		if e != nil {
+			return WriteResult{}, e
+		}
+		e = v.relink(p, target, fi)
+		if e != nil && e.Code == CodeNoteExists {
+			continue
+		}
+		if e != nil {
+			return WriteResult{}, e
+		}
+		return WriteResult{Path: target, OldVersion: cur, Version: cur}, nil
+	}
+	return WriteResult{}, newErr(CodeNoteExists, "The trash already holds too many notes of this name; ask the owner to empty .trash/.", nil)
+}
+
+// trashName is the trash path for p, with a " (n)" suffix from n = 2 on.
+func trashName(p string, n int) string {
+	if n > 1 {
+		ext := path.Ext(p)
+		p = fmt.Sprintf("%s (%d)%s", strings.TrimSuffix(p, ext), n, ext)
+	}
+	return trashDir + "/" + p
+}
+
+// relink moves the file at from (whose info, read under the lock, is fi) to
+// the new path to without ever replacing anything at to: a hard link at
+// the new name, then removal of the old name. The file keeps its inode,
+// mode and modification time.
+func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
+	cur, err := v.root.Lstat(from)
+	if err != nil {
+		return fsErr("lstat", err)
+	}
+	if !sameState(fi, cur) {
+		return v.changedErr(from)
+	}
+	if dir := path.Dir(to); dir != "." {
+		if err := v.root.MkdirAll(dir, 0o755); err != nil {
+			return fsErr("mkdir", err)
+		}
+	}
+	if e := v.linkNoReplace(from, to); e != nil {
+		if e.Code == CodeNoteExists && foldKey(from) == foldKey(to) {
+			// Only the case differs, on a file system that ignores case:
+			// to is from itself, and a rename changes the spelling.
+			if tfi, err := v.root.Lstat(to); err == nil && os.SameFile(tfi, cur) {
+				if err := v.root.Rename(from, to); err != nil {
+					return fsErr("rename", err)
+				}
+				v.syncDir(path.Dir(to))
+				return nil
+			}
+		}
+		return e
+	}
+	if err := v.root.Remove(from); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// Both names now hold the note; nothing is lost.
+		v.log.Warn("vault: old name kept after move", "err", err)
+	}
+	v.syncDir(path.Dir(to))
+	if path.Dir(from) != path.Dir(to) {
+		v.syncDir(path.Dir(from))
+	}
+	return nil
+}
+
+// Move renames a note; to must not exist. Moving a note out of .trash/
+// restores it. The notes linking to from are reported; with updateLinks
+// their links are rewritten, each as its own versioned write.
+func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks bool) (MoveResult, error) {
+	if e := v.checkRemovable(from); e != nil {
+		return MoveResult{}, e
+	}
+	if e := v.checkWritable(to); e != nil {
+		return MoveResult{}, e
+	}
+	if from == to {
+		return MoveResult{}, newErr(CodeInvalidArgument, "The new path is the same as the old one; give a different path.", nil)
+	}
+	if version == "" {
+		return MoveResult{}, newErr(CodeVersionRequired, "", nil)
+	}
+	if e := v.checkFree(); e != nil {
+		return MoveResult{}, e
+	}
+	// Links are resolved against the notes as they are before the move, so
+	// that links to from still resolve to it.
+	linking, resolver, e := v.notesLinkingTo(ctx, from)
+	if e != nil {
+		return MoveResult{}, e
+	}
+	res, e := v.moveLocked(ctx, from, to, version)
+	if e != nil {
+		return MoveResult{}, e
+	}
+	res.Linking = []string{}
+	for _, src := range linking {
+		if src == from {
+			src = to
+		}
+		res.Linking = append(res.Linking, src)
+		if !updateLinks {
+			continue
+		}
+		wr, e := v.rewriteLinks(ctx, src, from, to, resolver)
+		if e != nil {
+			v.log.Warn("vault: links not rewritten after move", "note", src, "err", e)
+			continue
+		}
+		if wr.Version != wr.OldVersion {
+			res.Rewritten = append(res.Rewritten, wr)
+		}
+	}
+	return res, nil
+}
+
+func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveResult, *Error) {
+	unlock, e := v.locks.lock(ctx, from, to)
+	if e != nil {
+		return MoveResult{}, e
+	}
+	defer unlock()
+	data, fi, _, e := v.readNote(from)
+	if e != nil {
+		return MoveResult{}, e
+	}
+	cur := versionOf(data)
+	if version != cur {
+		return MoveResult{}, errVersion(cur)
+	}
+	if e := v.checkNewPath(to); e != nil && !(e.Code == CodeNoteExists && foldKey(from) == foldKey(to)) {
+		return MoveResult{}, e
+	}
+	if e := v.relink(from, to, fi); e != nil {
+		return MoveResult{}, e
+	}
+	return MoveResult{From: from, To: to, Version: cur}, nil
+}
+
+// rewriteLinks points the links of note src at to instead of from, as a
+// versioned write under src's lock.
+func (v *Vault) rewriteLinks(ctx context.Context, src, from, to string, r *markdown.Resolver) (WriteResult, *Error) {
+	source := src
+	if src == to {
+		source = from
+	}
+	wr, err := v.modify(ctx, src, "", false, nil, func(cur string) (string, *Error) {
+		next, _ := markdown.RewriteLinks(cur, source, from, to, r)
+		return next, nil
+	})
+	if err != nil {
+		return WriteResult{}, err.(*Error)
+	}
+	return wr, nil
+}

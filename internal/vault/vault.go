@@ -1,0 +1,220 @@
+package vault
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	defaultInstructions = "AGENTS.md"
+	defaultMinFree      = 1 << 30
+	defaultMaxWrite     = 1 << 20
+	defaultMaxNote      = 8 << 20
+)
+
+// Vault is an open vault directory. It is safe for concurrent use.
+type Vault struct {
+	root      *os.Root
+	dir       string
+	protected []string // folded keys of protected prefixes
+	instr     string   // instructions file, vault-relative
+	instrKey  string
+	minFree   uint64
+	freeSpace func(dir string) (uint64, error)
+	maxWrite  int
+	maxNote   int64
+	now       func() time.Time
+	log       *slog.Logger
+
+	locks     lockTable
+	conflicts conflictCache
+}
+
+// Open opens the vault at opts.Dir, applies the defaults and removes
+// temporary files left behind by an interrupted write.
+func Open(opts Options) (*Vault, error) {
+	if opts.Dir == "" {
+		return nil, newErr(CodeInvalidArgument, "Set the vault directory in the configuration.", nil)
+	}
+	fi, err := os.Stat(opts.Dir)
+	if err != nil {
+		return nil, newErr(CodeInvalidArgument, "The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open: %w", err))
+	}
+	if !fi.IsDir() {
+		return nil, newErr(CodeInvalidArgument, "The vault path is not a directory; point it at the folder holding the notes.", nil)
+	}
+	v := &Vault{
+		dir:       opts.Dir,
+		instr:     opts.Instructions,
+		minFree:   opts.MinFree,
+		freeSpace: opts.FreeSpace,
+		maxWrite:  opts.MaxWrite,
+		maxNote:   opts.MaxNote,
+		now:       opts.Now,
+		log:       opts.Logger,
+	}
+	if v.instr == "" {
+		v.instr = defaultInstructions
+	}
+	if checkPath(v.instr) != nil {
+		return nil, newErr(CodeInvalidArgument, "The instructions file must be a vault-relative path such as AGENTS.md.", nil)
+	}
+	v.instrKey = foldKey(v.instr)
+	if v.minFree == 0 {
+		v.minFree = defaultMinFree
+	}
+	if v.freeSpace == nil {
+		v.freeSpace = statfsFree
+	}
+	if v.maxWrite <= 0 {
+		v.maxWrite = defaultMaxWrite
+	}
+	if v.maxNote <= 0 {
+		v.maxNote = defaultMaxNote
+	}
+	if v.now == nil {
+		v.now = time.Now
+	}
+	if v.log == nil {
+		v.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	for _, p := range alwaysProtected {
+		v.protected = append(v.protected, foldKey(p))
+	}
+	for _, d := range opts.Denied {
+		d = strings.TrimSuffix(d, "/")
+		if checkPath(d) != nil {
+			return nil, newErr(CodeInvalidArgument, "Every denied path must be vault-relative, such as Private/ or diary.md.", nil)
+		}
+		v.protected = append(v.protected, foldKey(d))
+	}
+	if v.isProtected(v.instr) {
+		return nil, newErr(CodeInvalidArgument, "The instructions file lies in a protected folder; choose another path for it.", nil)
+	}
+	root, err := os.OpenRoot(opts.Dir)
+	if err != nil {
+		return nil, newErr(CodeInvalidArgument, "The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open root: %w", err))
+	}
+	v.root = root
+	v.removeStrayTemps()
+	return v, nil
+}
+
+// Close releases the vault directory.
+func (v *Vault) Close() error {
+	if err := v.root.Close(); err != nil {
+		return fsErr("close", err)
+	}
+	return nil
+}
+
+// checkFree refuses writes once free space falls below the floor, so that a
+// full disk can never truncate a note half way.
+func (v *Vault) checkFree() *Error {
+	free, err := v.freeSpace(v.dir)
+	if err != nil {
+		return newErr(CodeInternal, "Free disk space could not be checked, so the write was refused; try again later or tell the owner.", fmt.Errorf("vault free space: %w", err))
+	}
+	if free < v.minFree {
+		return newErr(CodeDiskLow, "", nil)
+	}
+	return nil
+}
+
+// checkWriteSize refuses text larger than one write may carry.
+func (v *Vault) checkWriteSize(texts ...string) *Error {
+	n := 0
+	for _, t := range texts {
+		n += len(t)
+	}
+	if n > v.maxWrite {
+		return newErr(CodeWriteTooLarge, "", nil)
+	}
+	return nil
+}
+
+// checkResultSize refuses a write whose resulting note would be too large
+// to read back.
+func (v *Vault) checkResultSize(n int) *Error {
+	if int64(n) > v.maxNote {
+		return newErr(CodeNoteTooLarge, "The note would grow beyond the largest size cortex reads; write the text into a new note instead.", nil)
+	}
+	return nil
+}
+
+// ctxErr turns a cancelled context into an *Error.
+func ctxErr(ctx context.Context) *Error {
+	if err := ctx.Err(); err != nil {
+		return newErr(CodeInternal, "The request was cancelled before it finished; try again.", err)
+	}
+	return nil
+}
+
+// lockTable holds one lock per note, so that read-check-write sequences on
+// the same note never interleave. Keys are folded paths: on case-insensitive
+// file systems two spellings name the same file.
+type lockTable struct {
+	mu sync.Mutex
+	m  map[string]*noteLock
+}
+
+type noteLock struct {
+	ch   chan struct{}
+	refs int
+}
+
+// lock takes the locks of all paths in a fixed order (so two multi-note
+// operations cannot deadlock) and returns the function releasing them.
+func (t *lockTable) lock(ctx context.Context, paths ...string) (func(), *Error) {
+	keys := make([]string, len(paths))
+	for i, p := range paths {
+		keys[i] = foldKey(p)
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = make(map[string]*noteLock)
+	}
+	held := make([]*noteLock, len(keys))
+	for i, k := range keys {
+		l := t.m[k]
+		if l == nil {
+			l = &noteLock{ch: make(chan struct{}, 1)}
+			t.m[k] = l
+		}
+		l.refs++
+		held[i] = l
+	}
+	t.mu.Unlock()
+
+	release := func(n int) {
+		for i := range n {
+			<-held[i].ch
+		}
+		t.mu.Lock()
+		for i, k := range keys {
+			if held[i].refs--; held[i].refs == 0 {
+				delete(t.m, k)
+			}
+		}
+		t.mu.Unlock()
+	}
+	for i, l := range held {
+		select {
+		case l.ch <- struct{}{}:
+		case <-ctx.Done():
+			release(i)
+			return nil, ctxErr(ctx)
+		}
+	}
+	return func() { release(len(held)) }, nil
+}

@@ -1,0 +1,233 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+)
+
+// Create writes a new note; it never replaces an existing one.
+func (v *Vault) Create(ctx context.Context, p, content string) (WriteResult, error) {
+	if e := v.checkWritable(p); e != nil {
+		return WriteResult{}, e
+	}
+	if e := v.checkWriteSize(content); e != nil {
+		return WriteResult{}, e
+	}
+	if e := v.checkResultSize(len(content)); e != nil {
+		return WriteResult{}, e
+	}
+	if e := v.checkFree(); e != nil {
+		return WriteResult{}, e
+	}
+	unlock, e := v.locks.lock(ctx, p)
+	if e != nil {
+		return WriteResult{}, e
+	}
+	defer unlock()
+	if e := v.checkNewPath(p); e != nil {
+		return WriteResult{}, e
+	}
+	data := []byte(content)
+	if e := v.writeAtomic(writeSpec{path: p, data: data}); e != nil {
+		return WriteResult{}, e
+	}
+	return WriteResult{Path: p, Version: versionOf(data)}, nil
+}
+
+// Append adds text at the end of the note, or at the end of one section of
+// it. It needs no version: it changes no existing text.
+func (v *Vault) Append(ctx context.Context, p, text, section string) (WriteResult, error) {
+	if text == "" {
+		return WriteResult{}, newErr(CodeInvalidArgument, "Give the text to append.", nil)
+	}
+	return v.modify(ctx, p, "", false, []string{text}, func(cur string) (string, *Error) {
+		text := withEOL(cur, text)
+		if !strings.HasSuffix(text, "\n") {
+			text += eol(cur)
+		}
+		at := len(cur)
+		if section != "" {
+			_, bodyStart, end, err := markdown.FindSection(cur, section)
+			if err != nil {
+				return "", sectionErr(err)
+			}
+			at = endOfText(cur, bodyStart, end)
+		}
+		if at > 0 && cur[at-1] != '\n' {
+			text = eol(cur) + text
+		}
+		return cur[:at] + text + cur[at:], nil
+	})
+}
+
+// Edit replaces oldText with newText: exactly one occurrence, or all of
+// them with replaceAll.
+func (v *Vault) Edit(ctx context.Context, p, version, oldText, newText string, replaceAll bool) (WriteResult, error) {
+	if oldText == "" {
+		return WriteResult{}, newErr(CodeInvalidArgument, "Give the exact text to replace; it must not be empty.", nil)
+	}
+	return v.modify(ctx, p, version, true, []string{newText}, func(cur string) (string, *Error) {
+		n := strings.Count(cur, oldText)
+		if n == 0 && strings.Contains(cur, "\r\n") && strings.Contains(oldText, "\n") {
+			// The note uses CRLF line ends; callers usually send LF.
+			if o := toCRLF(oldText); strings.Count(cur, o) > 0 {
+				oldText, newText = o, toCRLF(newText)
+				n = strings.Count(cur, oldText)
+			}
+		}
+		switch {
+		case n == 0:
+			return "", newErr(CodeNoMatch, "", nil)
+		case n > 1 && !replaceAll:
+			e := newErr(CodeMultipleMatches, fmt.Sprintf("The old text occurs %d times; include more surrounding text to make it unique, or replace all occurrences.", n), nil)
+			e.Count = n
+			return "", e
+		}
+		return strings.ReplaceAll(cur, oldText, newText), nil
+	})
+}
+
+// ReplaceSection replaces the body of the section under heading and keeps
+// the heading line itself.
+func (v *Vault) ReplaceSection(ctx context.Context, p, version, heading, content string) (WriteResult, error) {
+	if strings.TrimSpace(heading) == "" {
+		return WriteResult{}, newErr(CodeInvalidArgument, "Name the heading of the section to replace.", nil)
+	}
+	return v.modify(ctx, p, version, true, []string{content}, func(cur string) (string, *Error) {
+		_, bodyStart, end, err := markdown.FindSection(cur, heading)
+		if err != nil {
+			return "", sectionErr(err)
+		}
+		body := withEOL(cur, content)
+		if body != "" && !strings.HasSuffix(body, "\n") {
+			body += eol(cur)
+		}
+		// Keep the blank line that separated the section from the next one.
+		if end < len(cur) && strings.HasSuffix(cur[bodyStart:end], "\n\n") && !strings.HasSuffix(body, "\n\n") {
+			body += eol(cur)
+		}
+		if bodyStart == len(cur) && bodyStart > 0 && cur[bodyStart-1] != '\n' && body != "" {
+			body = eol(cur) + body
+		}
+		return cur[:bodyStart] + body + cur[end:], nil
+	})
+}
+
+// UpdateFrontmatter sets and removes top-level frontmatter keys, keeping
+// the rest of the note byte for byte.
+func (v *Vault) UpdateFrontmatter(ctx context.Context, p, version string, set map[string]any, remove []string) (WriteResult, error) {
+	if len(set) == 0 && len(remove) == 0 {
+		return WriteResult{}, newErr(CodeInvalidArgument, "Give at least one frontmatter key to set or remove.", nil)
+	}
+	return v.modify(ctx, p, version, true, nil, func(cur string) (string, *Error) {
+		next, err := markdown.UpdateFrontmatter(cur, set, remove)
+		if err != nil {
+			var fe *markdown.FrontmatterError
+			if errors.As(err, &fe) {
+				return "", newErr(CodeBadFrontmatter, "The note's frontmatter is not valid YAML; fix it with an edit first.", err)
+			}
+			return "", newErr(CodeInvalidArgument, "The frontmatter change was refused; use non-empty keys and plain JSON values.", err)
+		}
+		if e := v.checkWriteSize(next[:max(0, len(next)-len(cur))]); e != nil {
+			return "", e
+		}
+		return next, nil
+	})
+}
+
+// modify runs read-check-write on an existing note under its lock, so that
+// of two changes made from the same version exactly one wins. change gets
+// the current content and returns the new one; texts are what the caller
+// sent, checked against the write limit before any disk access.
+func (v *Vault) modify(ctx context.Context, p, version string, needVersion bool, texts []string, change func(cur string) (string, *Error)) (WriteResult, error) {
+	if e := v.checkWritable(p); e != nil {
+		return WriteResult{}, e
+	}
+	if needVersion && version == "" {
+		return WriteResult{}, newErr(CodeVersionRequired, "", nil)
+	}
+	if e := v.checkWriteSize(texts...); e != nil {
+		return WriteResult{}, e
+	}
+	if e := v.checkFree(); e != nil {
+		return WriteResult{}, e
+	}
+	unlock, e := v.locks.lock(ctx, p)
+	if e != nil {
+		return WriteResult{}, e
+	}
+	defer unlock()
+	data, fi, _, e := v.readNote(p)
+	if e != nil {
+		return WriteResult{}, e
+	}
+	cur := versionOf(data)
+	if needVersion && version != cur {
+		return WriteResult{}, errVersion(cur)
+	}
+	next, e := change(string(data))
+	if e != nil {
+		return WriteResult{}, e
+	}
+	if next == string(data) {
+		return WriteResult{Path: p, OldVersion: cur, Version: cur}, nil
+	}
+	if e := v.checkResultSize(len(next)); e != nil {
+		return WriteResult{}, e
+	}
+	out := []byte(next)
+	if e := v.writeAtomic(writeSpec{path: p, data: out, prev: fi}); e != nil {
+		return WriteResult{}, e
+	}
+	return WriteResult{Path: p, OldVersion: cur, Version: versionOf(out)}, nil
+}
+
+// sectionErr maps the markdown package's section errors.
+func sectionErr(err error) *Error {
+	var amb *markdown.AmbiguousError
+	if errors.As(err, &amb) {
+		e := newErr(CodeSectionAmbiguous, "", err)
+		e.Candidates = amb.Candidates
+		return e
+	}
+	return newErr(CodeSectionNotFound, "", err)
+}
+
+// endOfText is where text appended to the section [bodyStart, end) goes:
+// after its last non-blank line, so that blank lines before the next
+// heading stay in place.
+func endOfText(cur string, bodyStart, end int) int {
+	t := strings.TrimRight(cur[bodyStart:end], " \t\r\n")
+	if t == "" {
+		return bodyStart
+	}
+	at := bodyStart + len(t)
+	if i := strings.IndexByte(cur[at:end], '\n'); i >= 0 {
+		return at + i + 1
+	}
+	return end
+}
+
+// eol is the line end the note uses.
+func eol(cur string) string {
+	if i := strings.IndexByte(cur, '\n'); i > 0 && cur[i-1] == '\r' {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// withEOL gives text the note's line ends.
+func withEOL(cur, text string) string {
+	if eol(cur) == "\r\n" {
+		return toCRLF(text)
+	}
+	return text
+}
+
+func toCRLF(s string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(s, "\r\n", "\n"), "\n", "\r\n")
+}
