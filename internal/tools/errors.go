@@ -1,0 +1,165 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+// toolError is the structured error of a failed tool call. Message is one
+// sentence telling the model what to do next.
+type toolError struct {
+	Code           string   `json:"code" jsonschema:"stable error code, e.g. note_changed"`
+	Message        string   `json:"message" jsonschema:"what to do next"`
+	CurrentVersion string   `json:"current_version,omitempty" jsonschema:"the note's current version (note_changed)"`
+	Count          int      `json:"count,omitempty" jsonschema:"how many places old_text matched (multiple_matches)"`
+	Candidates     []string `json:"candidates,omitempty" jsonschema:"headings that matched (section_ambiguous)"`
+}
+
+// errorOutput is the structured content of an error result.
+type errorOutput struct {
+	Error *toolError `json:"error"`
+}
+
+// text is the error as the model reads it in the text content:
+// "code: sentence", plus the details it needs to retry.
+func (e *toolError) text() string {
+	var b strings.Builder
+	b.WriteString(e.Code)
+	b.WriteString(": ")
+	b.WriteString(e.Message)
+	if e.CurrentVersion != "" {
+		fmt.Fprintf(&b, " (current_version: %s)", e.CurrentVersion)
+	}
+	if len(e.Candidates) > 0 {
+		fmt.Fprintf(&b, " (candidates: %q)", e.Candidates)
+	}
+	return b.String()
+}
+
+// invalidArgument reports a bad argument; msg says how to fix it.
+func invalidArgument(msg string) error {
+	return &vault.Error{Code: vault.CodeInvalidArgument, Message: msg}
+}
+
+// toolMessages are the sentences for vault codes, phrased in terms of this
+// server's tools and arguments. Codes missing here, and the codes listed in
+// vaultWorded, use the vault's own (more specific) sentence.
+var toolMessages = map[string]string{
+	vault.CodeInvalidPath:      "the path is not valid; use a vault-relative path with '/' between folders, like projects/plan.md",
+	vault.CodeProtectedPath:    "this path is protected and cannot be used through cortex; choose a note outside the protected folders",
+	vault.CodeNotFound:         "nothing exists at this path; use search or list to find the right id",
+	vault.CodeNoteExists:       "a note already exists at this path; fetch it and change it with an edit tool, or choose another path",
+	vault.CodeNoteChanged:      "the note changed since you read it; fetch it again and retry with the new version",
+	vault.CodeVersionRequired:  "this change needs the note's version; fetch the note and pass its metadata.version as version",
+	vault.CodeWriteTooLarge:    "the text is too large for one write; send it in smaller parts, for example several append calls",
+	vault.CodeNoteTooLarge:     "the note is too large to handle through cortex; ask the owner to split it",
+	vault.CodeDiskLow:          "the server is low on disk space, so writes are paused; tell the owner and do not retry now",
+	vault.CodeSectionNotFound:  "no heading matches this section; fetch the note to see its headings and pass one exactly",
+	vault.CodeSectionAmbiguous: "several headings match this section; retry with one of the candidates exactly as written",
+	vault.CodeNoMatch:          "old_text was not found in the note; fetch the note again and copy the exact text, including spaces and line breaks",
+	vault.CodeMultipleMatches:  "old_text occurs %d times; include more surrounding text so it occurs once, or set replace_all to change every occurrence",
+	vault.CodeBadFrontmatter:   "the note's frontmatter is not valid YAML; repair it with edit_note before using update_frontmatter",
+	vault.CodeNotANote:         "only Markdown notes (paths ending in .md) can be used here",
+	vault.CodeInvalidArgument:  "check the arguments against the tool's input schema and try again",
+}
+
+// vaultWorded are codes whose vault message names the precise problem
+// (which argument, which limit) and is better than a generic sentence.
+var vaultWorded = map[string]bool{
+	vault.CodeInvalidArgument: true,
+	vault.CodeBadFrontmatter:  true,
+	vault.CodeWriteTooLarge:   true,
+}
+
+const internalMessage = "something went wrong on the server; try again later, and tell the owner if it keeps happening"
+
+// toolError maps any error to what the client sees, and logs what the
+// client must not see. Unknown errors become "internal".
+func (s *server) toolError(c call, err error) *toolError {
+	var ve *vault.Error
+	if !errors.As(err, &ve) || ve.Code == vault.CodeInternal || ve.Code == "" {
+		s.log.Error("tool failed", "tool", c.tool, "app", c.app, "err", err)
+		return &toolError{Code: vault.CodeInternal, Message: internalMessage}
+	}
+	msg, ok := toolMessages[ve.Code]
+	if !ok || (vaultWorded[ve.Code] && ve.Message != "") {
+		msg = sentence(ve.Message)
+	}
+	if ve.Code == vault.CodeMultipleMatches {
+		if ve.Count > 1 {
+			msg = fmt.Sprintf(msg, ve.Count)
+		} else {
+			msg = strings.Replace(msg, "occurs %d times", "occurs more than once", 1)
+		}
+	}
+	if msg == "" {
+		msg = toolMessages[vault.CodeInvalidArgument]
+	}
+	if ve.Err != nil {
+		s.log.Debug("tool refused", "tool", c.tool, "app", c.app, "code", ve.Code, "err", ve.Err)
+	}
+	return &toolError{
+		Code:           ve.Code,
+		Message:        msg,
+		CurrentVersion: ve.Version,
+		Count:          ve.Count,
+		Candidates:     ve.Candidates,
+	}
+}
+
+// sentence fits a vault message to the "code: sentence" form: first letter
+// lowercased, final period dropped.
+func sentence(m string) string {
+	m = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m), "."))
+	if m != "" && m[0] >= 'A' && m[0] <= 'Z' {
+		m = strings.ToLower(m[:1]) + m[1:]
+	}
+	return m
+}
+
+// errorCode is the journal's result code for err ("ok" when nil).
+func errorCode(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	var ve *vault.Error
+	if errors.As(err, &ve) && ve.Code != "" {
+		return ve.Code
+	}
+	return vault.CodeInternal
+}
+
+// outputSchema infers the schema of Out and lets it also describe an error
+// result: the "error" property is added, and the required success fields
+// become one alternative of an anyOf whose other alternative requires
+// "error".
+func outputSchema[Out any]() *jsonschema.Schema {
+	sch, err := jsonschema.For[Out](nil)
+	if err != nil {
+		// Out types are fixed at compile time; a failure is a programming
+		// error caught by every test.
+		panic(fmt.Sprintf("tools: output schema: %v", err))
+	}
+	errSch, err := jsonschema.For[toolError](nil)
+	if err != nil {
+		panic(fmt.Sprintf("tools: error schema: %v", err))
+	}
+	errSch.Description = "present instead of the other fields when the call failed"
+	if sch.Properties == nil {
+		sch.Properties = map[string]*jsonschema.Schema{}
+	}
+	sch.Properties["error"] = errSch
+	if len(sch.Required) > 0 {
+		sch.AnyOf = []*jsonschema.Schema{
+			{Required: sch.Required},
+			{Required: []string{"error"}},
+		}
+		sch.Required = nil
+	}
+	return sch
+}

@@ -1,0 +1,165 @@
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+// TestVaultErrorsReachTheModel drives every vault error code through a real
+// tool call and checks the result a model sees.
+func TestVaultErrorsReachTheModel(t *testing.T) {
+	e := newEnv(t, func(o *vault.Options) {
+		o.Denied = []string{"Private"}
+		o.MaxWrite = 1000
+		o.MaxNote = 2000
+	})
+	e.write("a.md", "# A\n\none two two\n\n## Dup\n\nx\n\n## Dup\n\ny\n")
+	e.write("bad.md", "---\ntags: [unclosed\n---\nText.\n")
+	e.write("big.md", strings.Repeat("word ", 1000))
+	e.write("file.txt", "plain")
+	e.write("Private/secret.md", "secret")
+	v := e.version("a.md")
+
+	tests := []struct {
+		code string
+		tool string
+		args map[string]any
+	}{
+		{"invalid_path", "fetch", map[string]any{"id": "../outside.md"}},
+		{"invalid_path", "fetch", map[string]any{"id": "/etc/passwd"}},
+		{"protected_path", "fetch", map[string]any{"id": "Private/secret.md"}},
+		{"protected_path", "create_note", map[string]any{"path": ".git/x.md", "content": "x"}},
+		{"not_found", "fetch", map[string]any{"id": "missing.md"}},
+		{"not_found", "delete_note", map[string]any{"id": "missing.md", "version": "abc"}},
+		{"note_exists", "create_note", map[string]any{"path": "a.md", "content": "x"}},
+		{"note_exists", "move_note", map[string]any{"id": "a.md", "to": "bad.md", "version": v}},
+		{"note_changed", "edit_note", map[string]any{"id": "a.md", "version": "old", "old_text": "one", "new_text": "1"}},
+		{"version_required", "replace_section", map[string]any{"id": "a.md", "version": "", "heading": "A", "content": "x"}},
+		{"write_too_large", "append", map[string]any{"id": "a.md", "text": strings.Repeat("x", 1001)}},
+		{"note_too_large", "fetch", map[string]any{"id": "big.md"}},
+		{"section_not_found", "append", map[string]any{"id": "a.md", "text": "x", "section": "Nope"}},
+		{"section_ambiguous", "replace_section", map[string]any{"id": "a.md", "version": v, "heading": "Dup", "content": "z"}},
+		{"no_match", "edit_note", map[string]any{"id": "a.md", "version": v, "old_text": "three", "new_text": "3"}},
+		{"multiple_matches", "edit_note", map[string]any{"id": "a.md", "version": v, "old_text": "two", "new_text": "2"}},
+		{"invalid_frontmatter", "update_frontmatter", map[string]any{"id": "bad.md", "version": e.version("bad.md"), "set": map[string]any{"k": "v"}}},
+		{"invalid_argument", "update_frontmatter", map[string]any{"id": "a.md", "version": v}},
+		{"invalid_argument", "move_note", map[string]any{"id": "a.md", "to": "", "version": v}},
+		{"not_a_note", "fetch", map[string]any{"id": "file.txt"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code+"/"+tt.tool, func(t *testing.T) {
+			e.t = t
+			te := e.fail(tt.tool, tt.args, tt.code)
+			switch tt.code {
+			case "note_changed":
+				if te.CurrentVersion != v {
+					t.Errorf("current_version = %q, want %q", te.CurrentVersion, v)
+				}
+				r := e.call(tt.tool, tt.args)
+				if !strings.Contains(r.text, "fetch it again") || !strings.Contains(r.text, v) {
+					t.Errorf("text = %q", r.text)
+				}
+			case "multiple_matches":
+				if te.Count != 2 || !strings.Contains(te.Message, "2 times") {
+					t.Errorf("error = %+v", te)
+				}
+			case "section_ambiguous":
+				if len(te.Candidates) != 2 {
+					t.Errorf("candidates = %v", te.Candidates)
+				}
+			}
+		})
+	}
+	e.t = t
+	if body := e.read("a.md"); !strings.Contains(body, "one two two") {
+		t.Errorf("a refused write changed a.md:\n%s", body)
+	}
+	low := newEnv(t, func(o *vault.Options) { o.FreeSpace = func(string) (uint64, error) { return 0, nil } })
+	low.fail("create_note", map[string]any{"path": "x.md", "content": "x"}, "disk_low")
+}
+
+func TestSchemaValidationIsAToolError(t *testing.T) {
+	e := newEnv(t)
+	r := e.cs
+	res, err := r.CallTool(t.Context(), &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{"id": 5}})
+	if err != nil || !res.IsError {
+		t.Fatalf("wrong argument type: %v %+v", err, res)
+	}
+	res, err = r.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}})
+	if err != nil || !res.IsError {
+		t.Fatalf("missing argument: %v %+v", err, res)
+	}
+}
+
+func TestInternalErrorsAreGeneric(t *testing.T) {
+	var logs strings.Builder
+	s := &server{log: slog.New(slog.NewTextHandler(&logs, nil))}
+	c := call{tool: "fetch", app: "phone"}
+	for _, err := range []error{
+		errors.New("open /srv/vault/diary.md: permission denied"),
+		fmt.Errorf("wrapped: %w", &vault.Error{Code: vault.CodeInternal, Message: "The server may not access /srv/x", Err: errors.New("eacces")}),
+	} {
+		te := s.toolError(c, err)
+		if te.Code != "internal" || te.Message != internalMessage || strings.Contains(te.text(), "/srv") {
+			t.Errorf("toolError(%v) = %+v", err, te)
+		}
+	}
+	if !strings.Contains(logs.String(), "diary.md") || !strings.Contains(logs.String(), "tool=fetch") {
+		t.Errorf("detail not logged: %s", logs.String())
+	}
+	if got := errorCode(errors.New("x")); got != "internal" {
+		t.Errorf("errorCode = %q", got)
+	}
+}
+
+func TestErrorText(t *testing.T) {
+	s := &server{log: slog.New(slog.DiscardHandler)}
+	tests := []struct {
+		err  *vault.Error
+		want string
+	}{
+		{&vault.Error{Code: vault.CodeNoteChanged, Message: "The note changed.", Version: "v2"},
+			"note_changed: the note changed since you read it; fetch it again and retry with the new version (current_version: v2)"},
+		{&vault.Error{Code: vault.CodeInvalidArgument, Message: "Pass a limit below 10."}, "invalid_argument: pass a limit below 10"},
+		{&vault.Error{Code: vault.CodeMultipleMatches, Count: 1}, "multiple_matches: old_text occurs more than once;"},
+		{&vault.Error{Code: "brand_new", Message: "Do the new thing."}, "brand_new: do the new thing"},
+		{&vault.Error{Code: vault.CodeSectionAmbiguous, Candidates: []string{"## A (line 1)"}}, `(candidates: ["## A (line 1)"])`},
+	}
+	for _, tt := range tests {
+		got := s.toolError(call{}, tt.err).text()
+		if !strings.HasPrefix(got, tt.want) && !strings.HasSuffix(got, tt.want) {
+			t.Errorf("text(%+v) = %q, want %q", tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestAppName(t *testing.T) {
+	s := &server{app: "fallback"}
+	req := func(ti *auth.TokenInfo) *mcp.CallToolRequest {
+		return &mcp.CallToolRequest{Extra: &mcp.RequestExtra{TokenInfo: ti}}
+	}
+	tests := []struct {
+		req  *mcp.CallToolRequest
+		want string
+	}{
+		{nil, "fallback"},
+		{&mcp.CallToolRequest{}, "fallback"},
+		{req(nil), "fallback"},
+		{req(&auth.TokenInfo{UserID: "laptop"}), "laptop"},
+		{req(&auth.TokenInfo{UserID: "u", Extra: map[string]any{"app": "phone"}}), "phone"},
+		{req(&auth.TokenInfo{Extra: map[string]any{"app": 7}}), "fallback"},
+	}
+	for _, tt := range tests {
+		if got := s.appFor(tt.req); got != tt.want {
+			t.Errorf("appFor = %q, want %q", got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,147 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cortex-mcp/cortex/internal/vault"
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+)
+
+// Paging of fetch, in characters (Unicode code points).
+const (
+	defaultFetchChars = 20000
+	maxFetchChars     = 100000
+)
+
+type fetchIn struct {
+	ID       string `json:"id" jsonschema:"the note's path, as returned by search, list or recent"`
+	Section  string `json:"section,omitempty" jsonschema:"return only the section under this heading, e.g. Plan or ## Plan"`
+	Offset   int    `json:"offset,omitempty" jsonschema:"character to start at; pass metadata.next_offset to read the next page"`
+	MaxChars int    `json:"max_chars,omitempty" jsonschema:"most characters to return: default 20000, at most 100000"`
+}
+
+type fetchMeta struct {
+	Version          string         `json:"version" jsonschema:"pass this as version to any tool that changes the note"`
+	Modified         string         `json:"modified" jsonschema:"RFC 3339"`
+	Tags             []string       `json:"tags"`
+	Frontmatter      map[string]any `json:"frontmatter,omitempty"`
+	LastWriter       string         `json:"last_writer" jsonschema:"the app that wrote this version through cortex, or external"`
+	Conflict         []string       `json:"conflict,omitempty" jsonschema:"sync conflict copies of this note; tell the owner"`
+	FrontmatterError string         `json:"frontmatter_error,omitempty" jsonschema:"why the frontmatter could not be parsed"`
+	Size             int            `json:"size" jsonschema:"length in characters of the whole note, or of the section when one was asked for"`
+	Offset           int            `json:"offset" jsonschema:"character at which text starts"`
+	NextOffset       *int           `json:"next_offset,omitempty" jsonschema:"present when more text follows; pass it as offset"`
+	Truncated        bool           `json:"truncated" jsonschema:"true when text is not the whole rest of the note"`
+}
+
+type fetchOut struct {
+	ID       string    `json:"id"`
+	Title    string    `json:"title"`
+	Text     string    `json:"text"`
+	URL      string    `json:"url"`
+	Metadata fetchMeta `json:"metadata"`
+}
+
+func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error) {
+	if in.ID == "" {
+		return fetchOut{}, invalidArgument("id is empty; pass a note path from search, list or recent")
+	}
+	if in.Offset < 0 {
+		return fetchOut{}, invalidArgument("offset must not be negative; leave it out to start at the beginning")
+	}
+	limit, err := clampLimit("max_chars", in.MaxChars, defaultFetchChars, maxFetchChars)
+	if err != nil {
+		return fetchOut{}, err
+	}
+	n, err := s.vault.Read(ctx, in.ID)
+	if err != nil {
+		return fetchOut{}, err
+	}
+	text := n.Content
+	if in.Section != "" {
+		if text, err = section(text, in.Section); err != nil {
+			return fetchOut{}, err
+		}
+	}
+	chunk, size, next, err := page(text, in.Offset, limit)
+	if err != nil {
+		return fetchOut{}, err
+	}
+	tags := n.Tags
+	if tags == nil {
+		tags = []string{}
+	}
+	out := fetchOut{
+		ID:    n.Path,
+		Title: n.Title,
+		Text:  chunk,
+		URL:   s.noteURL(n.Path),
+		Metadata: fetchMeta{
+			Version:          n.Version,
+			Modified:         timestamp(n.Modified),
+			Tags:             tags,
+			Frontmatter:      n.Frontmatter,
+			LastWriter:       s.lastWriters(ctx, map[string]string{n.Path: n.Version})[n.Path],
+			Conflict:         n.Conflicts,
+			FrontmatterError: n.FrontmatterError,
+			Size:             size,
+			Offset:           in.Offset,
+			Truncated:        next > 0,
+		},
+	}
+	if next > 0 {
+		out.Metadata.NextOffset = &next
+	}
+	return out, nil
+}
+
+// section cuts the text under one heading, heading line included.
+func section(content, heading string) (string, error) {
+	start, _, end, err := markdown.FindSection(content, heading)
+	var amb *markdown.AmbiguousError
+	switch {
+	case errors.As(err, &amb):
+		return "", &vault.Error{Code: vault.CodeSectionAmbiguous, Candidates: amb.Candidates}
+	case errors.Is(err, markdown.ErrSectionNotFound):
+		return "", &vault.Error{Code: vault.CodeSectionNotFound}
+	case err != nil:
+		return "", fmt.Errorf("find section: %w", err)
+	}
+	return content[start:end], nil
+}
+
+// page returns at most limit characters of text from character offset on,
+// cut after a line break when one falls in the second half of the page so
+// that pages end on whole lines where they can. size is the length of text
+// in characters; next is the offset of the following page, 0 when this page
+// reaches the end.
+func page(text string, offset, limit int) (chunk string, size, next int, err error) {
+	size = utf8.RuneCountInString(text)
+	if offset > size {
+		return "", size, 0, invalidArgument(fmt.Sprintf("offset is past the end of the text (%d characters); use a smaller offset or leave it out", size))
+	}
+	rest := text[byteIndex(text, offset):]
+	if size-offset <= limit {
+		return rest, size, 0, nil
+	}
+	chunk = rest[:byteIndex(rest, limit)]
+	if i := strings.LastIndexByte(chunk, '\n'); i >= len(chunk)/2 {
+		chunk = chunk[:i+1]
+	}
+	return chunk, size, offset + utf8.RuneCountInString(chunk), nil
+}
+
+// byteIndex is the byte offset of character n in s (len(s) past the end).
+func byteIndex(s string, n int) int {
+	for i := range s {
+		if n == 0 {
+			return i
+		}
+		n--
+	}
+	return len(s)
+}

@@ -1,0 +1,280 @@
+package tools
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+// Limits of the read tools.
+const (
+	defaultSearchLimit = 10
+	maxSearchLimit     = 50
+	listPageSize       = 500
+	defaultRecentDays  = 7
+	maxRecentDays      = 365
+	defaultRecentLimit = 20
+	maxRecentLimit     = 200
+)
+
+type searchIn struct {
+	Query  string `json:"query" jsonschema:"words to look for in note titles, paths and text"`
+	Folder string `json:"folder,omitempty" jsonschema:"only search notes in this folder (vault-relative), e.g. projects"`
+	Tag    string `json:"tag,omitempty" jsonschema:"only search notes with this tag, without '#'"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"most results to return: default 10, at most 50"`
+}
+
+type searchResult struct {
+	ID       string `json:"id" jsonschema:"the note's path; pass it to fetch"`
+	Title    string `json:"title"`
+	URL      string `json:"url" jsonschema:"link to the note for the user"`
+	Snippet  string `json:"snippet" jsonschema:"text around the match"`
+	Modified string `json:"modified" jsonschema:"last modification, RFC 3339"`
+}
+
+type searchOut struct {
+	Results []searchResult `json:"results"`
+}
+
+type listIn struct {
+	Folder    string `json:"folder,omitempty" jsonschema:"vault-relative folder to list; empty for the top of the vault"`
+	Recursive bool   `json:"recursive,omitempty" jsonschema:"also list everything inside subfolders"`
+	Cursor    string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page, to continue"`
+}
+
+type listEntry struct {
+	Path     string `json:"path"`
+	Type     string `json:"type" jsonschema:"note or folder"`
+	Size     int64  `json:"size" jsonschema:"bytes (0 for folders)"`
+	Modified string `json:"modified" jsonschema:"RFC 3339"`
+}
+
+type listOut struct {
+	Entries    []listEntry `json:"entries"`
+	NextCursor string      `json:"next_cursor,omitempty" jsonschema:"present when there are more entries; pass it as cursor"`
+}
+
+type linksIn struct {
+	ID string `json:"id" jsonschema:"the note's path, as returned by search or list"`
+}
+
+type outgoingLink struct {
+	Path string `json:"path,omitempty" jsonschema:"the linked note, absent when the link resolves to no note"`
+	Raw  string `json:"raw" jsonschema:"the link target as written"`
+	Line int    `json:"line"`
+}
+
+type backlink struct {
+	Path string `json:"path" jsonschema:"the note that links here"`
+	Line int    `json:"line" jsonschema:"line of the link in that note"`
+}
+
+type unresolvedLink struct {
+	Raw  string `json:"raw"`
+	Line int    `json:"line"`
+}
+
+type linksOut struct {
+	ID         string           `json:"id"`
+	Outgoing   []outgoingLink   `json:"outgoing"`
+	Backlinks  []backlink       `json:"backlinks"`
+	Unresolved []unresolvedLink `json:"unresolved"`
+}
+
+type recentIn struct {
+	Days  int `json:"days,omitempty" jsonschema:"how many days back to look: default 7, at most 365"`
+	Limit int `json:"limit,omitempty" jsonschema:"most notes to return: default 20, at most 200"`
+}
+
+type recentNote struct {
+	ID        string `json:"id"`
+	Title     string `json:"title,omitempty"`
+	Modified  string `json:"modified" jsonschema:"RFC 3339"`
+	ChangedBy string `json:"changed_by" jsonschema:"the app that made the latest change through cortex, or external"`
+}
+
+type recentOut struct {
+	Notes []recentNote `json:"notes"`
+}
+
+func (s *server) addReadTools(srv *mcp.Server) {
+	addTool(s, srv, &mcp.Tool{
+		Name: "search",
+		Description: "Search the owner's notes by words, optionally within a folder or tag. " +
+			"Returns note ids (paths) with a snippet; read a note with fetch.",
+		Annotations: readOnly("Search notes"),
+	}, s.search)
+	addTool(s, srv, &mcp.Tool{
+		Name: "fetch",
+		Description: "Read one note by id (its path). Returns the text and metadata; metadata.version is " +
+			"needed by every edit. Long notes come in pages: call again with offset = metadata.next_offset. " +
+			"section returns only the part under one heading.",
+		Annotations: readOnly("Read note"),
+	}, s.fetch)
+	addTool(s, srv, &mcp.Tool{
+		Name: "list",
+		Description: "List the notes and folders in a folder (the top of the vault by default). " +
+			"Up to 500 entries a page; pass next_cursor as cursor for more.",
+		Annotations: readOnly("List folder"),
+	}, s.list)
+	addTool(s, srv, &mcp.Tool{
+		Name: "links",
+		Description: "Show a note's links: notes it links to, notes that link to it (backlinks), " +
+			"and links that point to no existing note.",
+		Annotations: readOnly("Note links"),
+	}, s.links)
+	addTool(s, srv, &mcp.Tool{
+		Name: "recent",
+		Description: "List notes changed in the last days, newest first, with the app that changed each " +
+			`("external" for changes made outside cortex, e.g. by the owner in an editor).`,
+		Annotations: readOnly("Recent changes"),
+	}, s.recent)
+}
+
+func (s *server) search(ctx context.Context, _ call, in searchIn) (searchOut, error) {
+	q := strings.TrimSpace(in.Query)
+	if q == "" {
+		return searchOut{}, invalidArgument("query is empty; pass the words to search for")
+	}
+	limit, err := clampLimit("limit", in.Limit, defaultSearchLimit, maxSearchLimit)
+	if err != nil {
+		return searchOut{}, err
+	}
+	hits, err := s.vault.Search(ctx, vault.Query{Text: q, Folder: in.Folder, Tag: strings.TrimPrefix(in.Tag, "#"), Limit: limit})
+	if err != nil {
+		return searchOut{}, err
+	}
+	out := searchOut{Results: make([]searchResult, 0, len(hits))}
+	for _, h := range hits {
+		out.Results = append(out.Results, searchResult{
+			ID:       h.Path,
+			Title:    h.Title,
+			URL:      s.noteURL(h.Path),
+			Snippet:  h.Snippet,
+			Modified: timestamp(h.Modified),
+		})
+	}
+	return out, nil
+}
+
+// clampLimit applies a default to 0, caps at most, and refuses negatives.
+func clampLimit(name string, v, def, most int) (int, error) {
+	switch {
+	case v < 0:
+		return 0, invalidArgument(name + " must not be negative; leave it out for the default")
+	case v == 0:
+		return def, nil
+	}
+	return min(v, most), nil
+}
+
+func (s *server) list(ctx context.Context, _ call, in listIn) (listOut, error) {
+	var after string
+	if in.Cursor != "" {
+		b, err := base64.RawURLEncoding.DecodeString(in.Cursor)
+		if err != nil || len(b) == 0 || !utf8.Valid(b) {
+			return listOut{}, invalidArgument("cursor is not one this tool returned; pass next_cursor exactly, or leave cursor out to start again")
+		}
+		after = string(b)
+	}
+	entries, err := s.vault.List(ctx, in.Folder, in.Recursive)
+	if err != nil {
+		return listOut{}, err
+	}
+	slices.SortFunc(entries, func(a, b vault.Entry) int { return strings.Compare(a.Path, b.Path) })
+	start := 0
+	if after != "" {
+		start, _ = slices.BinarySearchFunc(entries, after, func(e vault.Entry, t string) int { return strings.Compare(e.Path, t) })
+		if start < len(entries) && entries[start].Path == after {
+			start++
+		}
+	}
+	page := entries[start:]
+	out := listOut{Entries: make([]listEntry, 0, min(len(page), listPageSize))}
+	if len(page) > listPageSize {
+		page = page[:listPageSize]
+		out.NextCursor = base64.RawURLEncoding.EncodeToString([]byte(page[len(page)-1].Path))
+	}
+	for _, e := range page {
+		le := listEntry{Path: e.Path, Type: "note", Size: e.Size, Modified: timestamp(e.Modified)}
+		if e.IsDir {
+			le.Type, le.Size = "folder", 0
+		}
+		out.Entries = append(out.Entries, le)
+	}
+	return out, nil
+}
+
+func (s *server) links(ctx context.Context, _ call, in linksIn) (linksOut, error) {
+	if in.ID == "" {
+		return linksOut{}, invalidArgument("id is empty; pass a note path from search or list")
+	}
+	l, err := s.vault.Links(ctx, in.ID)
+	if err != nil {
+		return linksOut{}, err
+	}
+	out := linksOut{
+		ID:         in.ID,
+		Outgoing:   make([]outgoingLink, 0, len(l.Outgoing)),
+		Backlinks:  make([]backlink, 0, len(l.Backlinks)),
+		Unresolved: make([]unresolvedLink, 0, len(l.Unresolved)),
+	}
+	for _, k := range l.Outgoing {
+		out.Outgoing = append(out.Outgoing, outgoingLink{Path: k.Target, Raw: k.Raw, Line: k.Line})
+	}
+	for _, k := range l.Backlinks {
+		out.Backlinks = append(out.Backlinks, backlink{Path: k.Source, Line: k.Line})
+	}
+	for _, k := range l.Unresolved {
+		out.Unresolved = append(out.Unresolved, unresolvedLink{Raw: k.Raw, Line: k.Line})
+	}
+	return out, nil
+}
+
+func (s *server) recent(ctx context.Context, _ call, in recentIn) (recentOut, error) {
+	days, err := clampLimit("days", in.Days, defaultRecentDays, maxRecentDays)
+	if err != nil {
+		return recentOut{}, err
+	}
+	limit, err := clampLimit("limit", in.Limit, defaultRecentLimit, maxRecentLimit)
+	if err != nil {
+		return recentOut{}, err
+	}
+	changed, err := s.vault.Changed(ctx, s.now().Add(-time.Duration(days)*24*time.Hour))
+	if err != nil {
+		return recentOut{}, err
+	}
+	out := recentOut{Notes: make([]recentNote, 0, min(len(changed), limit))}
+	versions := make(map[string]string, limit)
+	for _, e := range changed {
+		if len(out.Notes) == limit {
+			break
+		}
+		if e.IsDir {
+			continue
+		}
+		n, err := s.vault.Read(ctx, e.Path)
+		if err != nil {
+			var ve *vault.Error
+			if errors.As(err, &ve) && ve.Code != vault.CodeInternal {
+				continue // gone or unreadable since it was listed
+			}
+			return recentOut{}, err
+		}
+		versions[n.Path] = n.Version
+		out.Notes = append(out.Notes, recentNote{ID: n.Path, Title: n.Title, Modified: timestamp(n.Modified)})
+	}
+	writers := s.lastWriters(ctx, versions)
+	for i := range out.Notes {
+		out.Notes[i].ChangedBy = writers[out.Notes[i].ID]
+	}
+	return out, nil
+}

@@ -1,0 +1,206 @@
+// Package tools defines cortex's twelve MCP tools: their input and output
+// types, descriptions, annotations, and the mapping of vault errors to tool
+// results a model can act on. It builds one *mcp.Server per session.
+//
+// It owns no I/O of its own: notes are reached only through internal/vault,
+// and write attempts are recorded through the Journal interface. It must
+// never return a stack trace, a host path or a Go error string to a client,
+// and never log note contents.
+package tools
+
+import (
+	"context"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+// Journal records write attempts and tells who last wrote a note. It is
+// satisfied by *store.Store.
+type Journal interface {
+	RecordWrite(ctx context.Context, e store.JournalEntry) error
+	// LastWrites returns the latest successful entry for each path that has
+	// one.
+	LastWrites(ctx context.Context, paths []string) (map[string]store.JournalEntry, error)
+}
+
+// Deps are what the tools need. Vault is required; a nil Journal means
+// writes are not journaled and every writer shows as "external".
+type Deps struct {
+	Vault   *vault.Vault
+	Journal Journal
+	// PublicURL is the server's external base URL without a trailing slash,
+	// e.g. http://127.0.0.1:8080; note URLs are built on it.
+	PublicURL string
+	Logger    *slog.Logger
+	Now       func() time.Time
+	// Version is the server version reported in the MCP handshake.
+	Version string
+	// App names the writer when a request carries no token information.
+	App string
+}
+
+// externalWriter is the changed_by / last_writer value for changes that
+// cortex did not journal (an editor, a sync tool, a script).
+const externalWriter = "external"
+
+// server holds one session's dependencies, with defaults filled in.
+type server struct {
+	vault   *vault.Vault
+	journal Journal
+	baseURL string
+	log     *slog.Logger
+	now     func() time.Time
+	app     string
+}
+
+// NewServer builds the MCP server for one new session. instructions is the
+// content of the vault's instructions file, read by the caller for each
+// session so that the owner's edits reach new sessions; "" sends none.
+func NewServer(d Deps, instructions string) *mcp.Server {
+	s := &server{
+		vault:   d.Vault,
+		journal: d.Journal,
+		baseURL: strings.TrimRight(d.PublicURL, "/"),
+		log:     d.Logger,
+		now:     d.Now,
+		app:     d.App,
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.app == "" {
+		s.app = "unknown"
+	}
+	version := d.Version
+	if version == "" {
+		version = "dev"
+	}
+	srv := mcp.NewServer(&mcp.Implementation{
+		Name:    "cortex",
+		Title:   "cortex notes",
+		Version: version,
+	}, &mcp.ServerOptions{
+		Instructions: instructions,
+		// Tools only: no logging capability, and the tool list never
+		// changes within a session.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+	})
+	s.addReadTools(srv)
+	s.addWriteTools(srv)
+	return srv
+}
+
+// call is what a handler knows about the request besides its arguments.
+type call struct {
+	tool string
+	app  string
+}
+
+// handler is a tool body: it returns the typed output or an error, which
+// addTool turns into an IsError result with a structured error.
+type handler[In, Out any] func(ctx context.Context, c call, in In) (Out, error)
+
+// annotations used by the tools; every tool works on the owner's vault
+// only, so none is open-world.
+func readOnly(title string) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)}
+}
+
+func writes(title string, destructive, idempotent bool) *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{Title: title, DestructiveHint: new(destructive), IdempotentHint: idempotent, OpenWorldHint: new(false)}
+}
+
+// addTool registers a typed tool. Its output schema is the one inferred
+// from Out, widened so that a result may instead be {"error": {...}}: the
+// SDK validates structured content against the output schema, and clients
+// may too, so error results must conform.
+func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In, Out]) {
+	t.OutputSchema = outputSchema[Out]()
+	if t.Annotations != nil && t.Title == "" {
+		t.Title = t.Annotations.Title
+	}
+	mcp.AddTool(srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+		c := call{tool: t.Name, app: s.appFor(req)}
+		out, err := h(ctx, c, in)
+		if err != nil {
+			te := s.toolError(c, err)
+			res := &mcp.CallToolResult{
+				IsError: true,
+				Content: []mcp.Content{&mcp.TextContent{Text: te.text()}},
+			}
+			return res, errorOutput{Error: te}, nil
+		}
+		return nil, out, nil
+	})
+}
+
+// appFor names the writer: the token's app name when the HTTP layer put
+// one in the token info, else its user ID, else the configured fallback.
+func (s *server) appFor(req *mcp.CallToolRequest) string {
+	if req != nil && req.Extra != nil && req.Extra.TokenInfo != nil {
+		ti := req.Extra.TokenInfo
+		if name, ok := ti.Extra["app"].(string); ok && name != "" {
+			return name
+		}
+		if ti.UserID != "" {
+			return ti.UserID
+		}
+	}
+	return s.app
+}
+
+// noteURL is the link to a note in cortex's web view, each path segment
+// escaped.
+func (s *server) noteURL(p string) string {
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		segs[i] = url.PathEscape(seg)
+	}
+	return s.baseURL + "/notes/" + strings.Join(segs, "/")
+}
+
+// timestamp formats a modification time for output.
+func timestamp(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// lastWriters maps each path to the app whose journaled write produced the
+// given current version, or "external". A failing journal is logged and
+// treated as knowing nothing: who wrote a note is not worth failing a read.
+func (s *server) lastWriters(ctx context.Context, versions map[string]string) map[string]string {
+	out := make(map[string]string, len(versions))
+	for p := range versions {
+		out[p] = externalWriter
+	}
+	if s.journal == nil || len(versions) == 0 {
+		return out
+	}
+	paths := make([]string, 0, len(versions))
+	for p := range versions {
+		paths = append(paths, p)
+	}
+	last, err := s.journal.LastWrites(ctx, paths)
+	if err != nil {
+		s.log.Warn("journal lookup failed", "err", err, "paths", len(paths))
+		return out
+	}
+	for p, v := range versions {
+		if e, ok := last[p]; ok && v != "" && e.NewVersion == v {
+			out[p] = e.App
+		}
+	}
+	return out
+}

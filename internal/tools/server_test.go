@@ -1,0 +1,99 @@
+package tools
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
+
+var wantTools = map[string]struct{ readOnly, destructive, idempotent bool }{
+	"search":             {true, false, false},
+	"fetch":              {true, false, false},
+	"list":               {true, false, false},
+	"links":              {true, false, false},
+	"recent":             {true, false, false},
+	"create_note":        {false, false, true},
+	"append":             {false, false, false},
+	"edit_note":          {false, true, true},
+	"replace_section":    {false, true, true},
+	"update_frontmatter": {false, true, true},
+	"move_note":          {false, true, true},
+	"delete_note":        {false, true, true},
+}
+
+func TestToolList(t *testing.T) {
+	e := newEnv(t)
+	res, err := e.cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Tools) != len(wantTools) {
+		t.Fatalf("%d tools, want %d", len(res.Tools), len(wantTools))
+	}
+	for _, tool := range res.Tools {
+		want, ok := wantTools[tool.Name]
+		a := tool.Annotations
+		if !ok || a == nil || tool.Title == "" || tool.Description == "" || tool.InputSchema == nil || tool.OutputSchema == nil {
+			t.Errorf("tool %s incomplete: %+v", tool.Name, tool)
+			continue
+		}
+		if a.ReadOnlyHint != want.readOnly || a.DestructiveHint == nil || *a.DestructiveHint != want.destructive ||
+			a.IdempotentHint != want.idempotent || a.OpenWorldHint == nil || *a.OpenWorldHint || a.Title != tool.Title {
+			t.Errorf("tool %s annotations = %+v", tool.Name, a)
+		}
+		if len(tool.Description) > 300 {
+			t.Errorf("tool %s description is %d bytes long", tool.Name, len(tool.Description))
+		}
+	}
+	init := e.cs.InitializeResult()
+	if init.Instructions != "Keep notes short." || init.ServerInfo.Name != "cortex" || init.ServerInfo.Version != "test" {
+		t.Errorf("initialize = %+v", init)
+	}
+
+	got, err := json.MarshalIndent(res.Tools, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = append(got, '\n')
+	golden := filepath.Join("testdata", "tools.json")
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(golden, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("tools/list differs from %s; if the change is intended, run go test ./internal/tools/ -update and review the diff", golden)
+	}
+}
+
+func TestNoInstructions(t *testing.T) {
+	srv := NewServer(Deps{}, "")
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if got := cs.InitializeResult().Instructions; got != "" {
+		t.Errorf("instructions = %q", got)
+	}
+}

@@ -1,0 +1,284 @@
+package tools
+
+import (
+	"context"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+
+type createIn struct {
+	Path    string `json:"path" jsonschema:"vault-relative path of the new note, ending in .md, e.g. projects/plan.md; missing folders are created"`
+	Content string `json:"content" jsonschema:"the whole Markdown text of the note, frontmatter included if any"`
+}
+
+type appendIn struct {
+	ID      string `json:"id" jsonschema:"the note's path"`
+	Text    string `json:"text" jsonschema:"Markdown to add"`
+	Section string `json:"section,omitempty" jsonschema:"add at the end of the section under this heading instead of the end of the note"`
+}
+
+type editIn struct {
+	ID         string `json:"id" jsonschema:"the note's path"`
+	Version    string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
+	OldText    string `json:"old_text" jsonschema:"exact text to replace, copied from the note; must occur once unless replace_all"`
+	NewText    string `json:"new_text" jsonschema:"replacement text; empty to delete old_text"`
+	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence of old_text"`
+}
+
+type replaceSectionIn struct {
+	ID      string `json:"id" jsonschema:"the note's path"`
+	Version string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
+	Heading string `json:"heading" jsonschema:"the section's heading, e.g. Plan or ## Plan"`
+	Content string `json:"content" jsonschema:"new text of the section below its heading line"`
+}
+
+type frontmatterIn struct {
+	ID      string         `json:"id" jsonschema:"the note's path"`
+	Version string         `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
+	Set     map[string]any `json:"set,omitempty" jsonschema:"keys to add or overwrite, with their values"`
+	Remove  []string       `json:"remove,omitempty" jsonschema:"keys to remove"`
+}
+
+type moveIn struct {
+	ID          string `json:"id" jsonschema:"the note's current path"`
+	To          string `json:"to" jsonschema:"the new vault-relative path, ending in .md; must not exist yet"`
+	Version     string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
+	UpdateLinks *bool  `json:"update_links,omitempty" jsonschema:"rewrite links in other notes to point to the new path (default true)"`
+}
+
+type deleteIn struct {
+	ID      string `json:"id" jsonschema:"the note's path"`
+	Version string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
+}
+
+type writeOut struct {
+	ID              string `json:"id" jsonschema:"the note's path"`
+	Version         string `json:"version" jsonschema:"the note's new version; pass it to the next change"`
+	PreviousVersion string `json:"previous_version,omitempty" jsonschema:"the version before this change"`
+}
+
+type moveOut struct {
+	ID              string     `json:"id" jsonschema:"the note's new path"`
+	From            string     `json:"from" jsonschema:"the note's old path"`
+	Version         string     `json:"version"`
+	PreviousVersion string     `json:"previous_version,omitempty"`
+	StillLinking    []string   `json:"still_linking" jsonschema:"notes that still link to the old path"`
+	Rewritten       []writeOut `json:"rewritten" jsonschema:"notes whose links were rewritten to the new path"`
+}
+
+type deleteOut struct {
+	ID              string `json:"id"`
+	TrashedTo       string `json:"trashed_to" jsonschema:"where the note now lies in the vault's trash; moving it back restores it"`
+	PreviousVersion string `json:"previous_version,omitempty"`
+}
+
+func (s *server) addWriteTools(srv *mcp.Server) {
+	addTool(s, srv, &mcp.Tool{
+		Name: "create_note",
+		Description: "Create a new note. Never overwrites: fails with note_exists if the path is taken. " +
+			"Returns the new version.",
+		Annotations: writes("Create note", false, true),
+	}, s.createNote)
+	addTool(s, srv, &mcp.Tool{
+		Name: "append",
+		Description: "Add text to the end of an existing note, or to the end of one section. " +
+			"Needs no version; nothing already written is changed.",
+		Annotations: writes("Append to note", false, false),
+	}, s.appendNote)
+	addTool(s, srv, &mcp.Tool{
+		Name: "edit_note",
+		Description: "Replace exact text in a note. old_text must occur exactly once unless replace_all is set. " +
+			"Needs the version from your latest fetch; fails with note_changed if the note changed since.",
+		Annotations: writes("Edit note", true, true),
+	}, s.editNote)
+	addTool(s, srv, &mcp.Tool{
+		Name: "replace_section",
+		Description: "Replace the text of one section (under a heading, up to the next heading of the same " +
+			"or higher level); the heading line stays. Needs the version from your latest fetch.",
+		Annotations: writes("Replace section", true, true),
+	}, s.replaceSection)
+	addTool(s, srv, &mcp.Tool{
+		Name: "update_frontmatter",
+		Description: "Set or remove keys of a note's YAML frontmatter without touching its body. " +
+			"Needs the version from your latest fetch.",
+		Annotations: writes("Update frontmatter", true, true),
+	}, s.updateFrontmatter)
+	addTool(s, srv, &mcp.Tool{
+		Name: "move_note",
+		Description: "Move or rename a note. By default links to it in other notes are rewritten; " +
+			"still_linking lists notes that still point to the old path. Needs the version from your latest fetch.",
+		Annotations: writes("Move note", true, true),
+	}, s.moveNote)
+	addTool(s, srv, &mcp.Tool{
+		Name: "delete_note",
+		Description: "Delete a note by moving it to the vault's trash; it can be restored from trashed_to, " +
+			"nothing is erased. Needs the version from your latest fetch.",
+		Annotations: writes("Delete note", true, true),
+	}, s.deleteNote)
+}
+
+// record journals one write attempt, done or refused. A failing journal is
+// logged but does not fail the call: the note itself is already written
+// (or untouched), and the caller must learn that truthfully.
+func (s *server) record(ctx context.Context, c call, path, oldVersion, newVersion string, err error) {
+	if s.journal == nil || path == "" {
+		return
+	}
+	e := store.JournalEntry{
+		Time:       s.now(),
+		App:        c.app,
+		Tool:       c.tool,
+		Path:       path,
+		OldVersion: oldVersion,
+		NewVersion: newVersion,
+		Result:     errorCode(err),
+	}
+	// Record even when the client has gone away meanwhile.
+	if jerr := s.journal.RecordWrite(context.WithoutCancel(ctx), e); jerr != nil {
+		s.log.Error("journal write failed", "tool", c.tool, "app", c.app, "result", e.Result, "err", jerr)
+	}
+}
+
+// written journals a single-note write and shapes its output.
+func (s *server) written(ctx context.Context, c call, id, version string, r vault.WriteResult, err error) (writeOut, error) {
+	if err != nil {
+		s.record(ctx, c, id, version, "", err)
+		return writeOut{}, err
+	}
+	s.record(ctx, c, r.Path, r.OldVersion, r.Version, nil)
+	return writeOut{ID: r.Path, Version: r.Version, PreviousVersion: r.OldVersion}, nil
+}
+
+// checkTarget validates the arguments every guarded write shares.
+func checkTarget(id, version string) error {
+	if strings.TrimSpace(id) == "" {
+		return invalidArgument("id is empty; pass the note's path")
+	}
+	if version == "" {
+		return &vault.Error{Code: vault.CodeVersionRequired}
+	}
+	return nil
+}
+
+func (s *server) createNote(ctx context.Context, c call, in createIn) (writeOut, error) {
+	if strings.TrimSpace(in.Path) == "" {
+		return writeOut{}, invalidArgument("path is empty; pass a vault-relative path ending in .md")
+	}
+	r, err := s.vault.Create(ctx, in.Path, in.Content)
+	return s.written(ctx, c, in.Path, "", r, err)
+}
+
+func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut, error) {
+	var err error
+	switch {
+	case strings.TrimSpace(in.ID) == "":
+		err = invalidArgument("id is empty; pass the note's path")
+	case in.Text == "":
+		err = invalidArgument("text is empty; pass the Markdown to add")
+	}
+	var r vault.WriteResult
+	if err == nil {
+		r, err = s.vault.Append(ctx, in.ID, in.Text, in.Section)
+	}
+	return s.written(ctx, c, in.ID, "", r, err)
+}
+
+func (s *server) editNote(ctx context.Context, c call, in editIn) (writeOut, error) {
+	err := checkTarget(in.ID, in.Version)
+	if err == nil && in.OldText == "" {
+		err = invalidArgument("old_text is empty; copy the exact text to replace from the note")
+	}
+	var r vault.WriteResult
+	if err == nil {
+		r, err = s.vault.Edit(ctx, in.ID, in.Version, in.OldText, in.NewText, in.ReplaceAll)
+	}
+	return s.written(ctx, c, in.ID, in.Version, r, err)
+}
+
+func (s *server) replaceSection(ctx context.Context, c call, in replaceSectionIn) (writeOut, error) {
+	err := checkTarget(in.ID, in.Version)
+	if err == nil && strings.TrimSpace(in.Heading) == "" {
+		err = invalidArgument("heading is empty; pass the heading of the section to replace")
+	}
+	var r vault.WriteResult
+	if err == nil {
+		r, err = s.vault.ReplaceSection(ctx, in.ID, in.Version, in.Heading, in.Content)
+	}
+	return s.written(ctx, c, in.ID, in.Version, r, err)
+}
+
+func (s *server) updateFrontmatter(ctx context.Context, c call, in frontmatterIn) (writeOut, error) {
+	err := checkTarget(in.ID, in.Version)
+	if err == nil && len(in.Set) == 0 && len(in.Remove) == 0 {
+		err = invalidArgument("nothing to change; pass keys to set, keys to remove, or both")
+	}
+	var r vault.WriteResult
+	if err == nil {
+		r, err = s.vault.UpdateFrontmatter(ctx, in.ID, in.Version, in.Set, in.Remove)
+	}
+	return s.written(ctx, c, in.ID, in.Version, r, err)
+}
+
+func (s *server) moveNote(ctx context.Context, c call, in moveIn) (moveOut, error) {
+	err := checkTarget(in.ID, in.Version)
+	if err == nil && strings.TrimSpace(in.To) == "" {
+		err = invalidArgument("to is empty; pass the new vault-relative path ending in .md")
+	}
+	var r vault.MoveResult
+	if err == nil {
+		r, err = s.vault.Move(ctx, in.ID, in.To, in.Version, in.UpdateLinks == nil || *in.UpdateLinks)
+	}
+	if err != nil {
+		s.record(ctx, c, in.ID, in.Version, "", err)
+		return moveOut{}, err
+	}
+	// The note leaves its old path and appears at the new one with the same
+	// text; both are journaled so that either path's history is complete.
+	s.record(ctx, c, r.From, in.Version, "", nil)
+	s.record(ctx, c, r.To, in.Version, r.Version, nil)
+	out := moveOut{
+		ID:           r.To,
+		From:         r.From,
+		Version:      r.Version,
+		StillLinking: []string{},
+		Rewritten:    make([]writeOut, 0, len(r.Rewritten)),
+	}
+	if in.Version != r.Version {
+		out.PreviousVersion = in.Version
+	}
+	done := make(map[string]bool, len(r.Rewritten))
+	for _, w := range r.Rewritten {
+		s.record(ctx, c, w.Path, w.OldVersion, w.Version, nil)
+		out.Rewritten = append(out.Rewritten, writeOut{ID: w.Path, Version: w.Version, PreviousVersion: w.OldVersion})
+		done[w.Path] = true
+	}
+	for _, p := range r.Linking {
+		if !done[p] {
+			out.StillLinking = append(out.StillLinking, p)
+		}
+	}
+	return out, nil
+}
+
+func (s *server) deleteNote(ctx context.Context, c call, in deleteIn) (deleteOut, error) {
+	err := checkTarget(in.ID, in.Version)
+	var r vault.WriteResult
+	if err == nil {
+		r, err = s.vault.Delete(ctx, in.ID, in.Version)
+	}
+	if err != nil {
+		s.record(ctx, c, in.ID, in.Version, "", err)
+		return deleteOut{}, err
+	}
+	prev := r.OldVersion
+	if prev == "" {
+		prev = in.Version
+	}
+	s.record(ctx, c, in.ID, prev, "", nil)
+	return deleteOut{ID: in.ID, TrashedTo: r.Path, PreviousVersion: prev}, nil
+}

@@ -1,0 +1,173 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+func TestWriteTools(t *testing.T) {
+	e := newEnv(t)
+	var w writeOut
+	e.ok("create_note", map[string]any{"path": "Projects/Garden.md",
+		"content": "---\ntags: [home]\n---\n# Garden\n\nPlant in May.\n\n## Plan\n\nDig.\n\n## Log\n\nStarted in May.\n"}, &w)
+	if w.ID != "Projects/Garden.md" || w.Version == "" || w.PreviousVersion != "" {
+		t.Fatalf("create = %+v", w)
+	}
+	var f fetchOut
+	e.ok("fetch", map[string]any{"id": w.ID}, &f)
+	if f.Metadata.Version != w.Version || f.Metadata.LastWriter != "tester" {
+		t.Errorf("after create: %+v", f.Metadata)
+	}
+
+	steps := []struct {
+		tool string
+		args map[string]any
+		want string // on disk afterwards
+	}{
+		{"edit_note", map[string]any{"old_text": "Plant in May", "new_text": "Plant in early May"}, "Plant in early May."},
+		{"append", map[string]any{"text": "Watered.", "section": "Log"}, "Watered."},
+		{"replace_section", map[string]any{"heading": "Plan", "content": "Dig two beds.\n"}, "Dig two beds."},
+		{"update_frontmatter", map[string]any{"set": map[string]any{"status": "active"}, "remove": []string{"tags"}}, "status: active"},
+		{"edit_note", map[string]any{"old_text": "May", "new_text": "June", "replace_all": true}, "early June.\n"},
+	}
+	version := w.Version
+	for _, s := range steps {
+		args := map[string]any{"id": w.ID}
+		for k, v := range s.args {
+			args[k] = v
+		}
+		if s.tool != "append" {
+			args["version"] = version
+		}
+		var out writeOut
+		e.ok(s.tool, args, &out)
+		if out.ID != w.ID || out.PreviousVersion != version || out.Version == version {
+			t.Errorf("%s = %+v (had %s)", s.tool, out, version)
+		}
+		version = out.Version
+		if body := e.read("Projects/Garden.md"); !strings.Contains(body, s.want) {
+			t.Errorf("after %s the note lacks %q:\n%s", s.tool, s.want, body)
+		}
+	}
+	if body := e.read("Projects/Garden.md"); strings.Contains(body, "tags:") || !strings.Contains(body, "Started in June.") {
+		t.Errorf("tags not removed:\n%s", body)
+	}
+
+	entries := e.j.all()
+	if len(entries) != 1+len(steps) {
+		t.Fatalf("journal has %d entries: %+v", len(entries), entries)
+	}
+	prev := ""
+	for i, en := range entries {
+		if en.App != "tester" || en.Path != w.ID || en.Result != store.ResultOK || en.OldVersion != prev || en.NewVersion == "" || en.Time.IsZero() {
+			t.Errorf("entry %d = %+v", i, en)
+		}
+		prev = en.NewVersion
+	}
+	if entries[0].Tool != "create_note" || entries[2].Tool != "append" || entries[len(entries)-1].NewVersion != version {
+		t.Errorf("journal = %+v", entries)
+	}
+}
+
+func TestMoveAndDelete(t *testing.T) {
+	e := newEnv(t)
+	e.ok("create_note", map[string]any{"path": "Garden.md", "content": "# Garden\n"}, nil)
+	e.ok("create_note", map[string]any{"path": "Ideas.md", "content": "See [[Garden]].\n"}, nil)
+	e.ok("create_note", map[string]any{"path": "More.md", "content": "Also [[Garden]].\n"}, nil)
+	before := len(e.j.all())
+
+	var mv moveOut
+	e.ok("move_note", map[string]any{"id": "Garden.md", "to": "Home/Garden plan.md", "version": e.version("Garden.md")}, &mv)
+	if mv.ID != "Home/Garden plan.md" || mv.From != "Garden.md" || mv.Version == "" || len(mv.Rewritten) != 2 || len(mv.StillLinking) != 0 {
+		t.Fatalf("move = %+v", mv)
+	}
+	if body := e.read("Ideas.md"); !strings.Contains(body, "Garden plan") {
+		t.Errorf("link not rewritten: %q", body)
+	}
+	moved := e.j.all()[before:]
+	paths := map[string]store.JournalEntry{}
+	for _, en := range moved {
+		if en.Tool != "move_note" || en.Result != "ok" {
+			t.Errorf("move entry %+v", en)
+		}
+		paths[en.Path] = en
+	}
+	if len(moved) != 4 || paths["Home/Garden plan.md"].NewVersion != mv.Version || paths["Garden.md"].NewVersion != "" ||
+		paths["Ideas.md"].NewVersion == "" || paths["More.md"].OldVersion == "" {
+		t.Errorf("move journal = %+v", moved)
+	}
+	var f fetchOut
+	e.ok("fetch", map[string]any{"id": "Ideas.md"}, &f)
+	if f.Metadata.LastWriter != "tester" {
+		t.Errorf("rewritten note's last_writer = %q", f.Metadata.LastWriter)
+	}
+
+	// Without link rewriting the linking notes are reported.
+	var mv2 moveOut
+	e.ok("move_note", map[string]any{"id": mv.ID, "to": "Garden.md", "version": mv.Version, "update_links": false}, &mv2)
+	if len(mv2.Rewritten) != 0 || len(mv2.StillLinking) != 2 {
+		t.Errorf("move without links = %+v", mv2)
+	}
+
+	var d deleteOut
+	e.ok("delete_note", map[string]any{"id": "Garden.md", "version": mv2.Version}, &d)
+	if d.ID != "Garden.md" || !strings.HasPrefix(d.TrashedTo, ".trash/") || d.PreviousVersion != mv2.Version {
+		t.Fatalf("delete = %+v", d)
+	}
+	if body := e.read(d.TrashedTo); body != "# Garden\n" {
+		t.Errorf("trashed note = %q", body)
+	}
+	last := e.j.all()[len(e.j.all())-1]
+	if last.Tool != "delete_note" || last.Path != "Garden.md" || last.OldVersion != mv2.Version || last.NewVersion != "" {
+		t.Errorf("delete entry = %+v", last)
+	}
+	e.fail("fetch", map[string]any{"id": "Garden.md"}, "not_found")
+}
+
+func TestRefusedWritesAreJournaled(t *testing.T) {
+	e := newEnv(t)
+	e.ok("create_note", map[string]any{"path": "a.md", "content": "one two two\n"}, nil)
+	v := e.version("a.md")
+	n := len(e.j.all())
+	e.fail("edit_note", map[string]any{"id": "a.md", "version": "stale", "old_text": "one", "new_text": "1"}, "note_changed")
+	e.fail("create_note", map[string]any{"path": "a.md", "content": "again"}, "note_exists")
+	e.fail("edit_note", map[string]any{"id": "a.md", "version": v, "old_text": "", "new_text": "1"}, "invalid_argument")
+	got := e.j.all()[n:]
+	want := []struct{ tool, old, result string }{
+		{"edit_note", "stale", "note_changed"},
+		{"create_note", "", "note_exists"},
+		{"edit_note", v, "invalid_argument"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("journal = %+v", got)
+	}
+	for i, w := range want {
+		g := got[i]
+		if g.Tool != w.tool || g.OldVersion != w.old || g.Result != w.result || g.NewVersion != "" || g.Path != "a.md" {
+			t.Errorf("entry %d = %+v, want %+v", i, g, w)
+		}
+	}
+	if e.read("a.md") != "one two two\n" {
+		t.Error("a refused write changed the note")
+	}
+}
+
+func TestJournalFailureDoesNotFailTheWrite(t *testing.T) {
+	e := newEnv(t)
+	e.j.fail = errJournalDown
+	var w writeOut
+	e.ok("create_note", map[string]any{"path": "a.md", "content": "x"}, &w)
+	if w.Version == "" || e.read("a.md") != "x" {
+		t.Errorf("create = %+v", w)
+	}
+	var f fetchOut
+	e.ok("fetch", map[string]any{"id": "a.md"}, &f)
+	if f.Metadata.LastWriter != "external" {
+		t.Errorf("last_writer = %q", f.Metadata.LastWriter)
+	}
+	if !strings.Contains(e.log.String(), "journal write failed") {
+		t.Errorf("journal failure not logged:\n%s", e.log.String())
+	}
+}
