@@ -91,8 +91,8 @@ func isFenceClose(s string, ch byte, n int) bool {
 // without a partner is literal text. Failed searches are remembered so a
 // line full of unmatched backticks stays linear.
 type codeSpans struct {
-	noClose uint64         // bit n-1 set: no closing run of length n remains
-	noLong  map[int]bool   // the same for runs longer than 64
+	noClose uint64       // bit n-1 set: no closing run of length n remains
+	noLong  map[int]bool // the same for runs longer than 64
 }
 
 // skip returns the index just after the code span (or literal run) that

@@ -76,9 +76,9 @@ func TestParseHeading(t *testing.T) {
 func TestFindSection(t *testing.T) {
 	doc := "# Top\nintro\n## Plan\nstep\n### Sub\nx\n## Next\ny\n# Second\n## Last\nz"
 	tests := []struct {
-		heading                string
+		heading               string
 		start, bodyStart, end int
-		err                    error
+		err                   error
 	}{
 		{"Top", 0, 6, 45, nil},
 		{"# Top", 0, 6, 45, nil},
