@@ -1,0 +1,20 @@
+// Package certs owns how cortex meets the network: the three TLS modes
+// ("acme", "proxy", "off"), their validation, and the listeners that serve a
+// handler in each mode.
+//
+//   - acme: cortex gets and renews its own certificate with ACME
+//     (golang.org/x/crypto/acme/autocert). :443 answers TLS (1.2 minimum,
+//     tls-alpn-01 included); :80 answers http-01 and redirects everything else
+//     to https; HTTPS responses carry HSTS. Certificates are cached in the state
+//     folder.
+//   - proxy: plain HTTP behind a reverse proxy. X-Forwarded-For, -Proto and
+//     -Host are believed only from the configured trusted proxy networks and are
+//     removed otherwise.
+//   - off: plain HTTP on a loopback address only, for development.
+//
+// TLS lives here rather than in internal/web so that the ACME code, and the
+// test that runs a real ACME server (Pebble) in-process, stay apart from the
+// routes and middleware. This package knows nothing about routes, tokens or
+// notes: it serves whatever handler it is given. It must never log request
+// contents, tokens or private keys, and it never touches the vault.
+package certs
