@@ -1,0 +1,109 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// migrationFiles holds the schema history. To change the schema add the next
+// numbered file (0002_what.sql, ...); never edit one that has shipped.
+//
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+// loadMigrations reads migrations/NNNN_name.sql from fsys and checks that
+// the versions run 1, 2, 3, ... without gaps or repeats.
+func loadMigrations(fsys fs.FS) ([]migration, error) {
+	names, err := fs.Glob(fsys, "migrations/*.sql")
+	if err != nil {
+		return nil, err
+	}
+	var migs []migration
+	for _, name := range names {
+		base := path.Base(name)
+		num, _, ok := strings.Cut(base, "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil || v <= 0 {
+			return nil, fmt.Errorf("migration %s: name must look like 0001_what.sql", base)
+		}
+		body, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return nil, err
+		}
+		migs = append(migs, migration{version: v, name: base, sql: string(body)})
+	}
+	sort.Slice(migs, func(i, j int) bool { return migs[i].version < migs[j].version })
+	for i, m := range migs {
+		if m.version != i+1 {
+			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
+		}
+	}
+	return migs, nil
+}
+
+// migrate applies every migration not yet recorded in schema_migrations,
+// each in its own immediate transaction, so two processes opening the same
+// file at once apply each migration exactly once.
+func migrate(ctx context.Context, db *sql.DB, fsys fs.FS, now func() time.Time) error {
+	migs, err := loadMigrations(fsys)
+	if err != nil {
+		return err
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY,
+		name    TEXT    NOT NULL,
+		applied INTEGER NOT NULL
+	) STRICT`); err != nil {
+		return fmt.Errorf("create schema table: %w", err)
+	}
+	var have int
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+		return fmt.Errorf("read schema version: %w", err)
+	}
+	if have > len(migs) {
+		return fmt.Errorf("%w (schema version %d, this build knows %d): upgrade cortex", ErrSchemaTooNew, have, len(migs))
+	}
+	for _, m := range migs[have:] {
+		if err := applyMigration(ctx, db, m, now()); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+func applyMigration(ctx context.Context, db *sql.DB, m migration, at time.Time) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var done int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&done); err != nil {
+		return err
+	}
+	if done > 0 { // another process got here first
+		return tx.Commit()
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, name, applied) VALUES (?, ?, ?)`,
+		m.version, m.name, nanos(at)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}

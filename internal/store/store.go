@@ -1,0 +1,166 @@
+// Package store owns cortex's state database: one SQLite file (cortex.db) in
+// the state directory, holding bearer tokens, the write journal and, later,
+// the owner's credentials and OAuth clients. All SQL of cortex lives here.
+//
+// The file is shared by a running server and by `cortex admin` commands at
+// the same time, so every connection uses WAL, a busy timeout and immediate
+// write transactions. This package imports no other cortex package, never
+// touches the vault, and never logs secrets.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// FileName is the name of the database file inside the state directory.
+const FileName = "cortex.db"
+
+// Sentinel errors. Callers match them with errors.Is.
+var (
+	ErrTokenExists         = errors.New("a live token with this name already exists")
+	ErrTokenNotFound       = errors.New("token not found")
+	ErrInvalidTokenName    = errors.New("invalid token name")
+	ErrInvalidJournalEntry = errors.New("invalid journal entry")
+	ErrSchemaTooNew        = errors.New("database was written by a newer cortex")
+)
+
+// Options configures Open. The zero value is valid.
+type Options struct {
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives operational messages; nil discards them.
+	Logger *slog.Logger
+}
+
+// Store is the open state database. It is safe for concurrent use.
+type Store struct {
+	db     *sql.DB
+	now    func() time.Time
+	log    *slog.Logger
+	verify *sql.Stmt
+
+	// touched remembers when this process last wrote last_used for a token,
+	// so that a burst of requests with a stale row writes only once.
+	mu      sync.Mutex
+	touched map[int64]time.Time
+}
+
+// Open opens (creating if needed) the database in dir and brings its schema
+// up to date. dir is created with mode 0700, or tightened to 0700 if it
+// exists; the database file gets mode 0600.
+func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
+	if dir == "" {
+		return nil, errors.New("open state database: empty state directory")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
+	if err := prepareFiles(abs); err != nil {
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
+
+	db, err := sql.Open("sqlite", dsn(filepath.Join(abs, FileName)))
+	if err != nil {
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
+	// Each connection carries its own page cache; a handful is plenty for
+	// one owner, and writers are serialised by SQLite anyway.
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+
+	s := &Store{
+		db:      db,
+		now:     opts.Now,
+		log:     opts.Logger,
+		touched: make(map[int64]time.Time),
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+
+	if err := migrate(ctx, db, migrationFiles, s.now); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
+	s.verify, err = db.PrepareContext(ctx, verifySQL)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
+	return s, nil
+}
+
+// Close releases the database. The Store must not be used afterwards.
+func (s *Store) Close() error {
+	return errors.Join(s.verify.Close(), s.db.Close())
+}
+
+// dsn builds a file: URI so that any character in the path survives, with
+// every pragma applied to each new connection by the driver.
+func dsn(path string) string {
+	q := url.Values{}
+	q.Set("_journal_mode", "WAL")
+	q.Set("_busy_timeout", "5000")
+	q.Set("_foreign_keys", "on")
+	q.Set("_synchronous", "NORMAL")
+	q.Set("_txlock", "immediate")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
+	return u.String()
+}
+
+// prepareFiles makes the directory 0700 and the database file 0600 before
+// SQLite sees them; SQLite gives its -wal and -shm files the mode of the
+// database file.
+func prepareFiles(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		return err
+	}
+	path := filepath.Join(dir, FileName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	for _, p := range []string{path, path + "-wal", path + "-shm"} {
+		if err := os.Chmod(p, 0o600); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return nil
+}
+
+// nanos and fromNanos convert between time.Time and the INTEGER unix
+// nanoseconds stored in every time column; 0 stands for the zero time.
+func nanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n).UTC()
+}

@@ -1,0 +1,188 @@
+package store
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Token is a bearer token as the owner sees it; the secret itself is never
+// stored.
+type Token struct {
+	ID       int64
+	Name     string
+	Created  time.Time
+	LastUsed time.Time // zero if never used
+}
+
+const (
+	tokenPrefix = "ctx_"
+	// secretLen is the length of "ctx_" + unpadded base64url of 32 bytes.
+	secretLen = len(tokenPrefix) + 43
+
+	// touchEvery is how stale last_used may get before a use rewrites it.
+	touchEvery = time.Minute
+	// maxTouched bounds the in-process memory of last_used writes.
+	maxTouched = 256
+)
+
+const verifySQL = `SELECT id, name, created, last_used FROM tokens WHERE hash = ? AND revoked IS NULL`
+
+// ValidTokenName reports whether name is 1–64 characters of [A-Za-z0-9._-].
+func ValidTokenName(name string) bool {
+	if len(name) == 0 || len(name) > 64 {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == '-':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+func hashSecret(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// CreateToken makes a new token called name and returns its secret, which
+// exists nowhere else afterwards: only its SHA-256 is stored.
+func (s *Store) CreateToken(ctx context.Context, name string) (string, Token, error) {
+	if !ValidTokenName(name) {
+		return "", Token{}, fmt.Errorf("%w: use 1 to 64 letters, digits, '.', '_' or '-'", ErrInvalidTokenName)
+	}
+	var raw [32]byte
+	rand.Read(raw[:]) // never fails since Go 1.24
+	secret := tokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
+
+	t := Token{Name: name, Created: fromNanos(nanos(s.now()))}
+	err := s.db.QueryRowContext(ctx,
+		`INSERT INTO tokens (name, hash, created) VALUES (?, ?, ?) RETURNING id`,
+		name, hashSecret(secret), nanos(t.Created)).Scan(&t.ID)
+	if err != nil {
+		var se *sqlite.Error
+		if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
+			return "", Token{}, fmt.Errorf("create token %q: %w", name, ErrTokenExists)
+		}
+		return "", Token{}, fmt.Errorf("create token %q: %w", name, err)
+	}
+	s.log.Info("token created", "token", name, "id", t.ID)
+	return secret, t, nil
+}
+
+// VerifyToken returns the live token whose secret this is, or
+// ErrTokenNotFound. It runs on every request: the common path is one indexed
+// SELECT; last_used is rewritten at most once a minute per token.
+func (s *Store) VerifyToken(ctx context.Context, secret string) (Token, error) {
+	// Looking up a hash leaks nothing about stored secrets through timing,
+	// so no constant-time compare is needed; malformed input never hits SQL.
+	if len(secret) != secretLen || secret[:len(tokenPrefix)] != tokenPrefix {
+		return Token{}, ErrTokenNotFound
+	}
+	var t Token
+	var created, lastUsed int64
+	err := s.verify.QueryRowContext(ctx, hashSecret(secret)).Scan(&t.ID, &t.Name, &created, &lastUsed)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Token{}, ErrTokenNotFound
+	}
+	if err != nil {
+		return Token{}, fmt.Errorf("verify token: %w", err)
+	}
+	t.Created, t.LastUsed = fromNanos(created), fromNanos(lastUsed)
+
+	now := s.now()
+	if s.shouldTouch(t.ID, t.LastUsed, now) {
+		// A failed bookkeeping write must not turn away a valid token.
+		if _, err := s.db.ExecContext(ctx, `UPDATE tokens SET last_used = ? WHERE id = ?`, nanos(now), t.ID); err != nil {
+			s.log.Warn("record token use", "token", t.Name, "err", err)
+		} else {
+			t.LastUsed = fromNanos(nanos(now))
+		}
+	}
+	return t, nil
+}
+
+// shouldTouch decides whether last_used needs writing, and if so claims the
+// write so that concurrent uses of the same token do not all write.
+func (s *Store) shouldTouch(id int64, lastUsed, now time.Time) bool {
+	if !lastUsed.IsZero() && now.Sub(lastUsed) < touchEvery && !now.Before(lastUsed) {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if prev, ok := s.touched[id]; ok && now.Sub(prev) < touchEvery && !now.Before(prev) {
+		return false
+	}
+	if len(s.touched) >= maxTouched {
+		for k, v := range s.touched {
+			if now.Sub(v) >= touchEvery || now.Before(v) {
+				delete(s.touched, k)
+			}
+		}
+		if len(s.touched) >= maxTouched {
+			clear(s.touched)
+		}
+	}
+	s.touched[id] = now
+	return true
+}
+
+// ListTokens returns the live tokens, oldest first.
+func (s *Store) ListTokens(ctx context.Context) ([]Token, error) {
+	rows, err := s.db.QueryContext(ctx,
+		`SELECT id, name, created, last_used FROM tokens WHERE revoked IS NULL ORDER BY created, id`)
+	if err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	defer rows.Close()
+	var out []Token
+	for rows.Next() {
+		var t Token
+		var created, lastUsed int64
+		if err := rows.Scan(&t.ID, &t.Name, &created, &lastUsed); err != nil {
+			return nil, fmt.Errorf("list tokens: %w", err)
+		}
+		t.Created, t.LastUsed = fromNanos(created), fromNanos(lastUsed)
+		out = append(out, t)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	return out, nil
+}
+
+// RevokeToken revokes the live token called name; its secret stops working
+// at once. The row is kept (marked revoked) and the name may be reused.
+func (s *Store) RevokeToken(ctx context.Context, name string) error {
+	if !ValidTokenName(name) {
+		return fmt.Errorf("revoke token: %w: use 1 to 64 letters, digits, '.', '_' or '-'", ErrInvalidTokenName)
+	}
+	var id int64
+	err := s.db.QueryRowContext(ctx,
+		`UPDATE tokens SET revoked = ? WHERE name = ? AND revoked IS NULL RETURNING id`,
+		nanos(s.now()), name).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("revoke token %q: %w", name, ErrTokenNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("revoke token %q: %w", name, err)
+	}
+	s.mu.Lock()
+	delete(s.touched, id)
+	s.mu.Unlock()
+	s.log.Info("token revoked", "token", name, "id", id)
+	return nil
+}
