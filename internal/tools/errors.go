@@ -1,11 +1,15 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
@@ -60,7 +64,7 @@ var toolMessages = map[string]string{
 	vault.CodeNoteTooLarge:     "the note is too large to handle through cortex; ask the owner to split it",
 	vault.CodeDiskLow:          "the server is low on disk space, so writes are paused; tell the owner and do not retry now",
 	vault.CodeSectionNotFound:  "no heading matches this section; fetch the note to see its headings and pass one exactly",
-	vault.CodeSectionAmbiguous: "several headings match this section; retry with one of the candidates exactly as written",
+	vault.CodeSectionAmbiguous: "several headings match this section; name it with its level as shown in candidates (like \"## Plan\"), or if two are identical, rename one with edit_note first",
 	vault.CodeNoMatch:          "old_text was not found in the note; fetch the note again and copy the exact text, including spaces and line breaks",
 	vault.CodeMultipleMatches:  "old_text occurs %d times; include more surrounding text so it occurs once, or set replace_all to change every occurrence",
 	vault.CodeBadFrontmatter:   "the note's frontmatter is not valid YAML; repair it with edit_note before using update_frontmatter",
@@ -134,11 +138,32 @@ func errorCode(err error) string {
 	return vault.CodeInternal
 }
 
-// outputSchema infers the schema of Out and lets it also describe an error
-// result: the "error" property is added, and the required success fields
-// become one alternative of an anyOf whose other alternative requires
-// "error".
+// Schemas are derived from fixed Go types, so they are computed once per
+// process and shared, read-only, by every session's server: building them
+// anew for each session costs milliseconds and megabytes, which a small
+// board serving clients that open many sessions should not pay. These two
+// memos are the package's only package-level values, and neither ever
+// changes what a caller observes.
+var (
+	schemaCache   = mcp.NewSchemaCache()
+	outputSchemas sync.Map // reflect.Type -> *jsonschema.Schema
+)
+
+// outputSchema returns the memoised output schema of Out.
 func outputSchema[Out any]() *jsonschema.Schema {
+	rt := reflect.TypeFor[Out]()
+	if s, ok := outputSchemas.Load(rt); ok {
+		return s.(*jsonschema.Schema)
+	}
+	s, _ := outputSchemas.LoadOrStore(rt, buildOutputSchema[Out]())
+	return s.(*jsonschema.Schema)
+}
+
+// buildOutputSchema infers the schema of Out and lets it also describe an
+// error result: the "error" property is added, and the required success
+// fields become one alternative of an anyOf whose other alternative
+// requires "error".
+func buildOutputSchema[Out any]() *jsonschema.Schema {
 	sch, err := jsonschema.For[Out](nil)
 	if err != nil {
 		// Out types are fixed at compile time; a failure is a programming
@@ -162,4 +187,33 @@ func outputSchema[Out any]() *jsonschema.Schema {
 		sch.Required = nil
 	}
 	return sch
+}
+
+// schemaErrors turns the SDK's own refusals of a tool call (arguments that
+// do not match the input schema, caught before any handler runs) into the
+// same shape as every other tool error: "invalid_argument: ..." text and a
+// structured error.
+func schemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		r, ok := res.(*mcp.CallToolResult)
+		if err != nil || method != "tools/call" || !ok || !r.IsError || r.StructuredContent != nil {
+			return res, err
+		}
+		detail := ""
+		for _, c := range r.Content {
+			if tc, ok := c.(*mcp.TextContent); ok {
+				detail += tc.Text
+			}
+		}
+		detail = strings.TrimPrefix(detail, `validating "arguments": `)
+		detail = strings.TrimPrefix(detail, "validating root: ")
+		te := &toolError{
+			Code:    vault.CodeInvalidArgument,
+			Message: "the arguments do not match the tool's input schema (" + detail + "); fix them and call again",
+		}
+		r.Content = []mcp.Content{&mcp.TextContent{Text: te.text()}}
+		r.StructuredContent = errorOutput{Error: te}
+		return r, nil
+	}
 }

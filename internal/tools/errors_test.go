@@ -88,14 +88,16 @@ func TestVaultErrorsReachTheModel(t *testing.T) {
 
 func TestSchemaValidationIsAToolError(t *testing.T) {
 	e := newEnv(t)
-	r := e.cs
-	res, err := r.CallTool(t.Context(), &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{"id": 5}})
-	if err != nil || !res.IsError {
-		t.Fatalf("wrong argument type: %v %+v", err, res)
-	}
-	res, err = r.CallTool(t.Context(), &mcp.CallToolParams{Name: "search", Arguments: map[string]any{}})
-	if err != nil || !res.IsError {
-		t.Fatalf("missing argument: %v %+v", err, res)
+	for _, args := range []map[string]any{
+		{"id": 5},
+		{},
+		{"id": "a.md", "bogus": true},
+		{"id": "a.md", "offset": 1.5},
+	} {
+		te := e.fail("fetch", args, "invalid_argument")
+		if !strings.Contains(te.Message, "input schema") {
+			t.Errorf("fetch(%v): %q", args, te.Message)
+		}
 	}
 }
 

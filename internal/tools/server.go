@@ -94,7 +94,9 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 		// Tools only: no logging capability, and the tool list never
 		// changes within a session.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		SchemaCache:  schemaCache,
 	})
+	srv.AddReceivingMiddleware(schemaErrors)
 	s.addReadTools(srv)
 	s.addWriteTools(srv)
 	return srv
@@ -113,7 +115,7 @@ type handler[In, Out any] func(ctx context.Context, c call, in In) (Out, error)
 // annotations used by the tools; every tool works on the owner's vault
 // only, so none is open-world.
 func readOnly(title string) *mcp.ToolAnnotations {
-	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, DestructiveHint: new(false), OpenWorldHint: new(false)}
+	return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, DestructiveHint: new(false), IdempotentHint: true, OpenWorldHint: new(false)}
 }
 
 func writes(title string, destructive, idempotent bool) *mcp.ToolAnnotations {

@@ -14,11 +14,11 @@ import (
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/")
 
 var wantTools = map[string]struct{ readOnly, destructive, idempotent bool }{
-	"search":             {true, false, false},
-	"fetch":              {true, false, false},
-	"list":               {true, false, false},
-	"links":              {true, false, false},
-	"recent":             {true, false, false},
+	"search":             {true, false, true},
+	"fetch":              {true, false, true},
+	"list":               {true, false, true},
+	"links":              {true, false, true},
+	"recent":             {true, false, true},
 	"create_note":        {false, false, true},
 	"append":             {false, false, false},
 	"edit_note":          {false, true, true},
@@ -95,5 +95,13 @@ func TestNoInstructions(t *testing.T) {
 	defer cs.Close()
 	if got := cs.InitializeResult().Instructions; got != "" {
 		t.Errorf("instructions = %q", got)
+	}
+}
+
+// BenchmarkNewServer measures the per-session cost of building the server
+// with its twelve tools and their schemas.
+func BenchmarkNewServer(b *testing.B) {
+	for b.Loop() {
+		NewServer(Deps{App: "bench"}, "")
 	}
 }

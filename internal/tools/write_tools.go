@@ -10,7 +10,6 @@ import (
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
-
 type createIn struct {
 	Path    string `json:"path" jsonschema:"vault-relative path of the new note, ending in .md, e.g. projects/plan.md; missing folders are created"`
 	Content string `json:"content" jsonschema:"the whole Markdown text of the note, frontmatter included if any"`
