@@ -1,8 +1,10 @@
 package markdown
 
 import (
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func FuzzFrontmatter(f *testing.F) {
@@ -105,6 +107,64 @@ func FuzzLinks(f *testing.F) {
 		}
 		if n > len(links) {
 			t.Fatalf("rewrote %d of %d links", n, len(links))
+		}
+	})
+}
+
+func FuzzTags(f *testing.F) {
+	for _, s := range []string{
+		"#a #B/c #2024 #x-1 `#code` a#b http://x#y", "# H #t\n```\n#no\n```\n#yes", "---\ntags: x\n---\n#日本 #café",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		seen := map[string]bool{}
+		for _, tag := range InlineTags(content) {
+			k := strings.ToLower(tag)
+			if tag == "" || strings.HasPrefix(tag, "#") || strings.HasSuffix(tag, "/") || seen[k] {
+				t.Fatalf("bad or duplicate tag %q", tag)
+			}
+			seen[k] = true
+			if !strings.Contains(content, "#"+tag) {
+				t.Fatalf("tag %q not in content", tag)
+			}
+		}
+		_ = Title(content, "dir/n.md")
+	})
+}
+
+func FuzzQuery(f *testing.F) {
+	f.Add(`hello "big world" tag:x #y folder:a/b c/ 日本語 pre`, "---\ntags: [x, y/z]\n---\n# Hello\nbig world c pref 日本語")
+	f.Add(`"unterminated`, "text")
+	f.Add("Crème ß", "creme strasse \xff")
+	f.Fuzz(func(t *testing.T, q, content string) {
+		pq := ParseQuery(q)
+		if len(pq.Terms)+len(pq.Phrases) > maxQueryItems || len(pq.Tags) > maxQueryItems {
+			t.Fatalf("query not capped: %+v", pq)
+		}
+		for _, term := range pq.Terms {
+			if term == "" || Fold(term) != term {
+				t.Fatalf("term %q not folded", term)
+			}
+		}
+		if pq.PrefixLast && len(pq.Terms) == 0 {
+			t.Fatalf("PrefixLast without terms")
+		}
+		score, snip := Match(pq, "dir/note.md", Title(content, "dir/note.md"), content)
+		if score < 0 || score == 0 && snip != "" {
+			t.Fatalf("score %v snippet %q", score, snip)
+		}
+		if strings.ContainsAny(snip, "\n\r\t") || utf8.RuneCountInString(snip) > snippetRunes+2 {
+			t.Fatalf("bad snippet %q", snip)
+		}
+		if utf8.ValidString(content) && !utf8.ValidString(snip) {
+			t.Fatalf("snippet not valid UTF-8: %q", snip)
+		}
+		// Tokens of folded text agree with the word scanner used by Match.
+		var scanned []string
+		scanWords(content, func(w []byte, _, _ int) { scanned = append(scanned, string(w)) })
+		if toks := Tokens(Fold(content)); !slices.Equal(toks, scanned) {
+			t.Fatalf("Tokens(Fold) = %q, scanWords = %q", toks, scanned)
 		}
 	})
 }

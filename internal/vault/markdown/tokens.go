@@ -57,33 +57,54 @@ func Tokens(s string) []string {
 
 // scanWords walks the words of unfolded text, folding each into a reused
 // buffer, and calls fn with the folded word and its byte range in s. It
-// splits exactly like Tokens(Fold(s)).
+// splits exactly like Tokens(Fold(s)). ASCII, the common case, takes a fast
+// path without rune decoding.
 func scanWords(s string, fn func(word []byte, start, end int)) {
-	var buf []byte
+	buf := make([]byte, 0, 64)
 	start := -1
-	flush := func(end int) {
-		if start >= 0 && len(buf) > 0 {
-			fn(buf, start, end)
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			switch {
+			case 'a' <= c && c <= 'z' || '0' <= c && c <= '9':
+			case 'A' <= c && c <= 'Z':
+				c += 'a' - 'A'
+			default:
+				if start >= 0 && len(buf) > 0 {
+					fn(buf, start, i)
+				}
+				buf, start = buf[:0], -1
+				i++
+				continue
+			}
+			if start < 0 {
+				start = i
+			}
+			buf = append(buf, c)
+			i++
+			continue
 		}
-		buf = buf[:0]
-		start = -1
-	}
-	for i, r := range s {
+		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case isCJK(r):
-			flush(i)
-			n := utf8.RuneLen(r)
-			buf = utf8.AppendRune(buf[:0], r)
-			fn(buf, i, i+n)
-			buf = buf[:0]
-		case isWordRune(r) && r != utf8.RuneError:
+			if start >= 0 && len(buf) > 0 {
+				fn(buf, start, i)
+			}
+			fn(utf8.AppendRune(buf[:0], r), i, i+size)
+			buf, start = buf[:0], -1
+		case r != utf8.RuneError && isWordRune(r):
 			if start < 0 {
 				start = i
 			}
 			buf = appendFold(buf, r)
 		default:
-			flush(i)
+			if start >= 0 && len(buf) > 0 {
+				fn(buf, start, i)
+			}
+			buf, start = buf[:0], -1
 		}
+		i += size
 	}
-	flush(len(s))
+	if start >= 0 && len(buf) > 0 {
+		fn(buf, start, len(s))
+	}
 }

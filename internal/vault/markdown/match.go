@@ -1,0 +1,265 @@
+package markdown
+
+import (
+	"bytes"
+	"cmp"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Scoring constants: BM25 saturation with an assumed average note length,
+// and the boosts for hits outside the running text.
+const (
+	bm25K1       = 1.2
+	bm25B        = 0.75
+	avgNoteWords = 400
+	phraseWeight = 1.5
+	boostTitle   = 2.0
+	boostName    = 1.5
+	boostHeading = 1.0
+	boostTag     = 1.0
+	boostAlias   = 1.5
+	snippetRunes = 160
+	maxHits      = 512
+)
+
+type hit struct{ pos, item int }
+
+// Match scores a note for q; 0 means no match. The note must lie in
+// q.Folder, carry every tag of q.Tags, and contain every term and phrase in
+// its content, title or path (the last term may match a word prefix when
+// q.PrefixLast). The score is a BM25-like term frequency within the note
+// plus boosts for terms found in the title, the file name, headings, tags
+// and aliases. The snippet is about 160 characters of the body around the
+// densest cluster of hits, on one line with white space collapsed and "…"
+// where it was cut; a note matched by filters only gets the start of its
+// body.
+func Match(q Query, notePath, title, content string) (score float64, snippet string) {
+	if !inFolder(notePath, q.Folder) {
+		return 0, ""
+	}
+	_, bodyStart, _ := Split(content)
+	var fm Frontmatter
+	fmDone := false
+	frontmatter := func() Frontmatter {
+		if !fmDone {
+			fm, _ = ParseFrontmatter(content)
+			fmDone = true
+		}
+		return fm
+	}
+	if len(q.Tags) > 0 {
+		tags := append(slices.Clone(frontmatter().Tags), InlineTags(content)...)
+		for _, t := range q.Tags {
+			if !hasTag(tags, t) {
+				return 0, ""
+			}
+		}
+	}
+	terms, phrases := q.Terms, q.Phrases
+	if len(terms) > maxQueryItems {
+		terms = terms[:maxQueryItems]
+	}
+	if len(terms)+len(phrases) > maxQueryItems {
+		phrases = phrases[:maxQueryItems-len(terms)]
+	}
+	n := len(terms) + len(phrases)
+	if n == 0 {
+		return 1, makeSnippet(content, bodyStart, bodyStart)
+	}
+
+	var tf [maxQueryItems]int
+	var hits []hit
+	var norm []byte
+	var wordNorm, wordPos []int32
+	if len(phrases) > 0 {
+		norm = make([]byte, 1, len(content)+2)
+		norm[0] = ' '
+	}
+	words := 0
+	last := len(terms) - 1
+	scanWords(content, func(w []byte, start, _ int) {
+		words++
+		for i, t := range terms {
+			if string(w) == t || i == last && q.PrefixLast && bytes.HasPrefix(w, []byte(t)) && t != "" {
+				tf[i]++
+				if len(hits) < maxHits {
+					hits = append(hits, hit{start, i})
+				}
+			}
+		}
+		if norm != nil {
+			wordNorm = append(wordNorm, int32(len(norm)))
+			wordPos = append(wordPos, int32(start))
+			norm = append(append(norm, w...), ' ')
+		}
+	})
+	for j, p := range phrases {
+		if p == "" {
+			continue
+		}
+		pat := " " + p + " "
+		for from := 0; ; {
+			k := bytes.Index(norm[from:], []byte(pat))
+			if k < 0 {
+				break
+			}
+			at := from + k + 1
+			tf[len(terms)+j]++
+			if w := sort.Search(len(wordNorm), func(x int) bool { return int(wordNorm[x]) >= at }); w < len(wordPos) && len(hits) < maxHits {
+				hits = append(hits, hit{int(wordPos[w]), len(terms) + j})
+			}
+			from = at
+		}
+	}
+
+	// Every item must appear somewhere: content, title or path.
+	name := trimMD(path.Base(notePath))
+	titleText := field(title)
+	pathText := field(trimMD(notePath))
+	for i := 0; i < n; i++ {
+		if tf[i] == 0 && !titleText.has(q, terms, phrases, i) && !pathText.has(q, terms, phrases, i) {
+			return 0, ""
+		}
+	}
+
+	f := frontmatter()
+	nameText := field(name)
+	headText := field(headingText(content))
+	tagText := field(strings.Join(append(slices.Clone(f.Tags), InlineTags(content)...), " "))
+	aliasText := field(strings.Join(f.Aliases, " "))
+	lenNorm := bm25K1 * (1 - bm25B + bm25B*float64(words)/avgNoteWords)
+	score = 0.01
+	for i := 0; i < n; i++ {
+		w := 1.0
+		if i >= len(terms) {
+			w = phraseWeight
+		}
+		t := float64(tf[i])
+		score += w * t * (bm25K1 + 1) / (t + lenNorm)
+		for _, b := range []struct {
+			f     fieldText
+			boost float64
+		}{{titleText, boostTitle}, {nameText, boostName}, {headText, boostHeading}, {tagText, boostTag}, {aliasText, boostAlias}} {
+			if b.f.has(q, terms, phrases, i) {
+				score += w * b.boost
+			}
+		}
+	}
+	return score, makeSnippet(content, bodyStart, bestHit(hits, bodyStart))
+}
+
+// fieldText is folded text as " tok tok tok " for term and phrase tests.
+type fieldText string
+
+func field(s string) fieldText {
+	toks := Tokens(Fold(s))
+	if len(toks) == 0 {
+		return ""
+	}
+	return fieldText(" " + strings.Join(toks, " ") + " ")
+}
+
+// has reports whether item i (a term, then the phrases) occurs in f.
+func (f fieldText) has(q Query, terms, phrases []string, i int) bool {
+	if f == "" {
+		return false
+	}
+	s := string(f)
+	if i >= len(terms) {
+		return strings.Contains(s, " "+phrases[i-len(terms)]+" ")
+	}
+	if i == len(terms)-1 && q.PrefixLast {
+		return strings.Contains(s, " "+terms[i])
+	}
+	return strings.Contains(s, " "+terms[i]+" ")
+}
+
+func headingText(content string) string {
+	var b strings.Builder
+	for _, h := range Headings(content) {
+		b.WriteString(h.Text)
+		b.WriteByte(' ')
+	}
+	return b.String()
+}
+
+// bestHit returns the offset of the body hit that starts the window of
+// about 100 bytes holding the most distinct query items (the earliest on a
+// tie), or bodyStart when no hit lies in the body.
+func bestHit(hits []hit, bodyStart int) int {
+	hits = slices.DeleteFunc(hits, func(h hit) bool { return h.pos < bodyStart })
+	if len(hits) == 0 {
+		return bodyStart
+	}
+	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(a.pos, b.pos) })
+	var count [maxQueryItems]int
+	distinct, best, bestN := 0, hits[0].pos, 0
+	lo := 0
+	for _, h := range hits {
+		if count[h.item] == 0 {
+			distinct++
+		}
+		count[h.item]++
+		for hits[lo].pos < h.pos-100 {
+			count[hits[lo].item]--
+			if count[hits[lo].item] == 0 {
+				distinct--
+			}
+			lo++
+		}
+		if distinct > bestN {
+			bestN, best = distinct, hits[lo].pos
+		}
+	}
+	return best
+}
+
+// makeSnippet renders about snippetRunes runes of content starting a little
+// before at (never before lo) on one line.
+func makeSnippet(content string, lo, at int) string {
+	start := at
+	if at > lo {
+		start = max(lo, at-60)
+		for start > lo && !utf8.RuneStart(content[start]) {
+			start--
+		}
+		if start > lo {
+			if k := strings.IndexAny(content[start:at], " \t\n"); k >= 0 {
+				start += k + 1
+			}
+		}
+	}
+	var b strings.Builder
+	runes, space, i := 0, false, start
+	for i < len(content) && runes < snippetRunes {
+		r, size := utf8.DecodeRuneInString(content[i:])
+		i += size
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			space = true
+			continue
+		}
+		if space && b.Len() > 0 {
+			b.WriteByte(' ')
+			runes++
+		}
+		space = false
+		b.WriteRune(r)
+		runes++
+	}
+	s := b.String()
+	if strings.TrimSpace(content[i:]) != "" {
+		if k := strings.LastIndexByte(s, ' '); k > 0 && len(s)-k < 40 {
+			s = s[:k]
+		}
+		s += "…"
+	}
+	if start > lo && strings.TrimSpace(content[lo:start]) != "" {
+		s = "…" + s
+	}
+	return s
+}

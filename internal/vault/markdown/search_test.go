@@ -1,0 +1,132 @@
+package markdown
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+func TestParseQuery(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Query
+	}{
+		{"", Query{}},
+		{"Hello Wörld", Query{Terms: []string{"hello", "world"}, PrefixLast: true}},
+		{"hello world ", Query{Terms: []string{"hello", "world"}}},
+		{`"Exact Phrase" tail`, Query{Terms: []string{"tail"}, Phrases: []string{"exact phrase"}, PrefixLast: true}},
+		{`a "unterminated phrase here`, Query{Terms: []string{"a"}, Phrases: []string{"unterminated phrase here"}}},
+		{`"single"`, Query{Terms: []string{"single"}}},
+		{"tag:Work #Café/Sub x", Query{Terms: []string{"x"}, Tags: []string{"work", "cafe/sub"}, PrefixLast: true}},
+		{"folder:Projects/Alpha/ notes/ y", Query{Terms: []string{"y"}, Folder: "notes", PrefixLast: true}},
+		{"folder:/a/b/", Query{Folder: "a/b"}},
+		{"日本語 テスト", Query{Phrases: []string{"日 本 語", "テ ス ト"}}},
+		{"漢 x", Query{Terms: []string{"漢", "x"}, PrefixLast: true}},
+		{"state-of-the-art", Query{Phrases: []string{"state of the art"}}},
+		{"dup other dup", Query{Terms: []string{"other", "dup"}, PrefixLast: true}},
+		{"# ## !!! --", Query{}},
+		{"x tag:", Query{Terms: []string{"x"}}},
+	}
+	for _, tt := range tests {
+		if got := ParseQuery(tt.in); !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("ParseQuery(%q) = %+v, want %+v", tt.in, got, tt.want)
+		}
+	}
+	var words []string
+	for i := range 50 {
+		words = append(words, fmt.Sprintf("w%d", i))
+	}
+	long := ParseQuery(strings.Join(words, " ") + " #t")
+	if n := len(long.Terms) + len(long.Phrases); n != maxQueryItems || len(long.Tags) != 1 {
+		t.Errorf("long query kept %d items, want %d", n, maxQueryItems)
+	}
+}
+
+const matchNote = `---
+title: Garden Plan
+tags: [garden, home/outdoor]
+aliases: [Allotment]
+---
+# Garden Plan
+
+Plant tomatoes in spring. The tomato bed needs compost and straße dust.
+
+## Watering
+Water the beds every morning; the crème brûlée is unrelated. #weekly
+`
+
+func TestMatch(t *testing.T) {
+	tests := []struct {
+		name  string
+		query string
+		path  string
+		match bool
+	}{
+		{"term", "compost", "g.md", true},
+		{"all terms needed", "compost banana", "g.md", false},
+		{"folded", "CREME Brulee strasse", "g.md", true},
+		{"prefix last", "tomat", "g.md", true},
+		{"no prefix with space", "tomat ", "g.md", false},
+		{"phrase", `"tomato bed"`, "g.md", true},
+		{"phrase order", `"bed tomato"`, "g.md", false},
+		{"file name term", "zucchini", "zucchini.md", true},
+		{"folder term", "projects compost", "projects/g.md", true},
+		{"folder filter", "folder:home compost", "home/x/g.md", true},
+		{"folder filter miss", "folder:home compost", "homework/g.md", false},
+		{"frontmatter tag", "tag:garden", "g.md", true},
+		{"nested tag", "#home", "g.md", true},
+		{"inline tag", "#weekly water", "g.md", true},
+		{"missing tag", "#work water", "g.md", false},
+		{"alias term", "allotment", "g.md", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			score, snip := Match(ParseQuery(tt.query), tt.path, Title(matchNote, tt.path), matchNote)
+			if (score > 0) != tt.match {
+				t.Fatalf("score = %v, want match %v", score, tt.match)
+			}
+			if tt.match && (snip == "" || strings.ContainsAny(snip, "\n\t") || utf8.RuneCountInString(snip) > snippetRunes+2) {
+				t.Errorf("bad snippet %q", snip)
+			}
+			if !tt.match && snip != "" {
+				t.Errorf("snippet %q for a miss", snip)
+			}
+		})
+	}
+}
+
+func TestMatchRanking(t *testing.T) {
+	q := ParseQuery("tomato")
+	inTitle, _ := Match(q, "a.md", "Tomato", "# Tomato\nsome text about tomato")
+	inBody, _ := Match(q, "b.md", "B", "# B\nsome text about tomato")
+	often, _ := Match(q, "c.md", "C", "# C\ntomato tomato tomato tomato")
+	if !(inTitle > often && often > inBody && inBody > 0) {
+		t.Errorf("scores title=%v often=%v body=%v", inTitle, often, inBody)
+	}
+}
+
+func TestMatchSnippet(t *testing.T) {
+	body := strings.Repeat("filler words here ", 30) + "the needle   sits\n\nin   this haystack " + strings.Repeat("more text after ", 30)
+	_, snip := Match(ParseQuery("needle haystack"), "n.md", "N", "---\na: needle\n---\n"+body)
+	if !strings.HasPrefix(snip, "…") || !strings.HasSuffix(snip, "…") {
+		t.Errorf("snippet not cut at both ends: %q", snip)
+	}
+	if !strings.Contains(snip, "the needle sits in this haystack") {
+		t.Errorf("snippet misses the hit or keeps white space: %q", snip)
+	}
+	if n := utf8.RuneCountInString(snip); n > snippetRunes+2 || n < 100 {
+		t.Errorf("snippet has %d runes", n)
+	}
+	// Filter-only queries give the start of the body.
+	score, snip := Match(ParseQuery("folder:x"), "x/n.md", "", "---\na: 1\n---\nFirst line.\nSecond.")
+	if score <= 0 || snip != "First line. Second." {
+		t.Errorf("filter-only = %v, %q", score, snip)
+	}
+	// Multi-byte text is cut on rune boundaries.
+	_, snip = Match(ParseQuery("語"), "j.md", "", strings.Repeat("日本語のテキスト", 60))
+	if !utf8.ValidString(snip) {
+		t.Errorf("invalid UTF-8 snippet %q", snip)
+	}
+}
