@@ -19,23 +19,6 @@ func versionOf(data []byte) string {
 	return hex.EncodeToString(sum[:6])
 }
 
-// lstatPath checks every component of p through the root and refuses a
-// symbolic link at any of them, since os.Root itself follows links that
-// stay inside the vault. It returns the info of p and of its folder.
-func (v *Vault) lstatPath(p string) (fi, parent fs.FileInfo, e *Error) {
-	if parent, e = v.lstatDir(path.Dir(p)); e != nil {
-		return nil, nil, e
-	}
-	fi, err := v.root.Lstat(p)
-	if err != nil {
-		return nil, nil, fsErr("lstat", err)
-	}
-	if fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, nil, newErr(CodeInvalidPath, "This path is a symbolic link, which cortex never follows; use the real path.", nil)
-	}
-	return fi, parent, nil
-}
-
 // lstatDir checks that dir ("." for the root) is an existing folder reached
 // without symbolic links.
 func (v *Vault) lstatDir(dir string) (fs.FileInfo, *Error) {
@@ -98,13 +81,64 @@ func (v *Vault) checkNewPath(p string) *Error {
 	}
 }
 
+// openDir opens the folder dir ("." for the root) as a root of its own,
+// one component at a time, refusing symbolic links at each. Lookups in the
+// returned root then cost a single system call each. It also returns the
+// folder's info and the function that releases the root.
+func (v *Vault) openDir(dir string) (*os.Root, fs.FileInfo, func(), *Error) {
+	if dir == "." {
+		fi, err := v.root.Lstat(".")
+		if err != nil {
+			return nil, nil, nil, fsErr("lstat", err)
+		}
+		return v.root, fi, func() {}, nil
+	}
+	r, fi := v.root, fs.FileInfo(nil)
+	release := func() {
+		if r != v.root {
+			r.Close()
+		}
+	}
+	for c := range strings.SplitSeq(dir, "/") {
+		var err error
+		if fi, err = r.Lstat(c); err != nil {
+			release()
+			return nil, nil, nil, fsErr("lstat", err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			release()
+			return nil, nil, nil, newErr(CodeInvalidPath, "A folder in this path is a symbolic link, which cortex never follows; use the real path.", nil)
+		}
+		if !fi.IsDir() {
+			release()
+			return nil, nil, nil, newErr(CodeNotFound, "A part of this path is a file, not a folder; check the path.", nil)
+		}
+		sub, err := r.OpenRoot(c)
+		release()
+		if err != nil {
+			return nil, nil, nil, fsErr("open folder", err)
+		}
+		r = sub
+	}
+	return r, fi, release, nil
+}
+
 // readNote reads the note at p (already validated) in one pass. It returns
 // the bytes, the info of the open file and the info of its folder.
 func (v *Vault) readNote(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Error) {
+	r, parent, release, e := v.openDir(path.Dir(p))
+	if e != nil {
+		return nil, nil, nil, e
+	}
+	defer release()
+	name := path.Base(p)
 	for range 3 {
-		fi, parent, e := v.lstatPath(p)
-		if e != nil {
-			return nil, nil, nil, e
+		fi, err := r.Lstat(name)
+		if err != nil {
+			return nil, nil, nil, fsErr("lstat", err)
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, nil, nil, newErr(CodeInvalidPath, "This path is a symbolic link, which cortex never follows; use the real path.", nil)
 		}
 		if !fi.Mode().IsRegular() {
 			return nil, nil, nil, newErr(CodeNotANote, "This path is a folder or a special file, not a note; list it instead.", nil)
@@ -112,23 +146,10 @@ func (v *Vault) readNote(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Error) {
 		if fi.Size() > v.maxNote {
 			return nil, nil, nil, newErr(CodeNoteTooLarge, "", nil)
 		}
-		f, err := v.root.Open(p)
-		if err != nil {
-			return nil, nil, nil, fsErr("open", err)
+		data, st, e := v.readIn(r, name, fi)
+		if e == errReplaced {
+			continue // replaced between the check and the open: look again
 		}
-		st, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, nil, nil, fsErr("stat", err)
-		}
-		if !os.SameFile(fi, st) {
-			// Replaced between the check and the open (a sync tool's
-			// rename, or a link swapped in): look again.
-			f.Close()
-			continue
-		}
-		data, e := readAllSized(f, st.Size(), v.maxNote)
-		f.Close()
 		if e != nil {
 			return nil, nil, nil, e
 		}
@@ -137,17 +158,40 @@ func (v *Vault) readNote(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Error) {
 	return nil, nil, nil, newErr(CodeInternal, "The note kept changing while being read; try again in a moment.", nil)
 }
 
-// readAllSized reads f to the end with a single allocation when its size
-// did not change since stat, refusing more than limit bytes.
+// errReplaced reports a file replaced between its Lstat and its open (a
+// sync tool's rename, or a link swapped in).
+var errReplaced = &Error{Code: CodeNotFound, Message: "The note was replaced while being read; try again."}
+
+// readIn reads the file name in the folder r, checked with Lstat as fi.
+func (v *Vault) readIn(r *os.Root, name string, fi fs.FileInfo) ([]byte, fs.FileInfo, *Error) {
+	f, err := r.Open(name)
+	if err != nil {
+		return nil, nil, fsErr("open", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, fsErr("stat", err)
+	}
+	if !os.SameFile(fi, st) {
+		return nil, nil, errReplaced
+	}
+	data, e := readAllSized(f, st.Size(), v.maxNote)
+	return data, st, e
+}
+
+// readAllSized reads f with a single allocation and, when the file still
+// has the size fstat reported, a single read. It refuses more than limit
+// bytes.
 func readAllSized(f *os.File, size, limit int64) ([]byte, *Error) {
-	buf := make([]byte, 0, size+1) // +1 so that EOF is seen without growing
+	buf := make([]byte, 0, size+1) // +1 so that growth is seen without reallocating
 	for {
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > limit {
 			return nil, newErr(CodeNoteTooLarge, "", nil)
 		}
-		if err == io.EOF {
+		if err == io.EOF || (err == nil && int64(len(buf)) == size && n > 0) {
 			return buf, nil
 		}
 		if err != nil {

@@ -2,8 +2,6 @@ package vault
 
 import (
 	"context"
-	"io/fs"
-	"os"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 )
@@ -98,28 +96,10 @@ func (v *Vault) scanFolder(ctx context.Context, folder string, fn func(walkEntry
 		if w.info.IsDir() || w.info.Size() > v.maxNote {
 			return nil
 		}
-		data, e := v.readIn(w.dir, w.name, w.info)
+		data, _, e := v.readIn(w.dir, w.name, w.info)
 		if e != nil {
 			return nil
 		}
 		return fn(w, data)
 	})
-}
-
-// readIn reads the note name in the folder r, which walk has just seen as
-// a regular file with info fi.
-func (v *Vault) readIn(r *os.Root, name string, fi fs.FileInfo) ([]byte, *Error) {
-	f, err := r.Open(name)
-	if err != nil {
-		return nil, fsErr("open", err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fsErr("stat", err)
-	}
-	if !os.SameFile(fi, st) {
-		return nil, newErr(CodeNotFound, "", nil)
-	}
-	return readAllSized(f, st.Size(), v.maxNote)
 }

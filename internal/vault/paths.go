@@ -33,7 +33,7 @@ func checkPath(p string) *Error {
 		return bad()
 	}
 	for _, r := range p {
-		if r == '\\' || unicode.IsControl(r) {
+		if r == '\\' || unicode.IsControl(r) || isBidiControl(r) {
 			return bad()
 		}
 	}
@@ -43,6 +43,12 @@ func checkPath(p string) *Error {
 		}
 	}
 	return nil
+}
+
+// isBidiControl reports the bidirectional embedding, override and isolate
+// controls, which can make a path display as something it is not.
+func isBidiControl(r rune) bool {
+	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
 // checkFolder validates a folder argument: "" and "/" mean the vault root,

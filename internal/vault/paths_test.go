@@ -1,6 +1,8 @@
 package vault
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -30,6 +32,8 @@ func TestCheckPath(t *testing.T) {
 		{"a\x7f.md", false},
 		{"a\u0085.md", false},
 		{"bad\xff.md", false},
+		{"\u202egnp.md", false},
+		{"emoji\u200d.md", true},
 		{strings.Repeat("a", 256) + ".md", false},
 		{strings.Repeat("a", 252) + ".md", true},
 		{strings.Repeat("abcdefgh/", 113) + "x.md", true},
@@ -154,5 +158,50 @@ func FuzzCheckPath(f *testing.F) {
 		}
 		_ = foldKey(p)
 		_, _ = checkFolder(p)
+	})
+}
+
+// FuzzVaultPaths drives Create and Read with arbitrary paths on a real
+// folder and checks that nothing is ever written outside the vault, into a
+// protected folder, or anywhere but at the path given.
+func FuzzVaultPaths(f *testing.F) {
+	for _, s := range []string{"a.md", "sub/a.md", "../escape.md", "link/x.md", ".git/x.md", "AGENTS.md", ".trash/a.md", "a/./b.md", "C:\\x.md"} {
+		f.Add(s)
+	}
+	parent := f.TempDir()
+	outside := filepath.Join(parent, "outside")
+	vaultDir := filepath.Join(parent, "vault")
+	for _, d := range []string{outside, filepath.Join(vaultDir, ".git")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			f.Fatal(err)
+		}
+	}
+	if err := os.Symlink(outside, filepath.Join(vaultDir, "link")); err != nil {
+		f.Fatal(err)
+	}
+	v, err := Open(Options{Dir: vaultDir, FreeSpace: plenty})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { v.Close() })
+	f.Fuzz(func(t *testing.T, p string) {
+		_, rerr := v.Read(ctx, p)
+		res, err := v.Create(ctx, p, "fuzz")
+		if err == nil {
+			if checkPath(p) != nil || v.isProtected(p) || res.Path != p {
+				t.Fatalf("Create(%q) accepted", p)
+			}
+			if got, err := os.ReadFile(filepath.Join(vaultDir, filepath.FromSlash(p))); err != nil || string(got) != "fuzz" {
+				t.Fatalf("Create(%q) wrote elsewhere: %v", p, err)
+			}
+		} else if code(t, err) == "" || (rerr != nil && code(t, rerr) == "") {
+			t.Fatalf("untyped error for %q", p)
+		}
+		if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+			t.Fatalf("Create(%q) wrote outside the vault", p)
+		}
+		if entries, _ := os.ReadDir(filepath.Join(vaultDir, ".git")); len(entries) != 0 {
+			t.Fatalf("Create(%q) wrote into .git", p)
+		}
 	})
 }

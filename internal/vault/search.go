@@ -5,6 +5,8 @@ import (
 	"context"
 	"slices"
 	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 )
 
 const (
@@ -12,18 +14,25 @@ const (
 	maxSearchLimit     = 50
 )
 
-// Search scans the notes (outside the trash, unless Folder is the trash)
-// for q.Text, optionally only in Folder and only notes carrying Tag. Hits
-// are ordered by score, then newest first. Without Text, every note
-// passing the filters is a hit, newest first.
+// Search scans the notes for q.Text (words, "phrases", tag:x, #x and
+// folder:path as markdown.ParseQuery reads them), restricted to Folder and
+// to notes carrying Tag when those are set. The trash is searched only
+// when it is the folder asked for. Hits are ordered by score, then newest
+// first; a search by filters alone lists the matching notes newest first.
 func (v *Vault) Search(ctx context.Context, q Query) ([]Hit, error) {
-	text := strings.TrimSpace(q.Text)
-	tag := strings.ToLower(strings.TrimPrefix(strings.TrimSpace(q.Tag), "#"))
-	folder, e := checkFolder(q.Folder)
+	pq := markdown.ParseQuery(q.Text)
+	if tag := strings.TrimPrefix(strings.TrimSpace(q.Tag), "#"); tag != "" {
+		pq.Tags = append(pq.Tags, markdown.Fold(tag))
+	}
+	if q.Folder != "" {
+		pq.Folder = q.Folder
+	}
+	folder, e := checkFolder(pq.Folder)
 	if e != nil {
 		return nil, e
 	}
-	if text == "" && tag == "" && folder == "" {
+	pq.Folder = folder
+	if len(pq.Terms)+len(pq.Phrases)+len(pq.Tags) == 0 && folder == "" {
 		return nil, newErr(CodeInvalidArgument, "Give words to search for, a tag or a folder.", nil)
 	}
 	if folder != "" {
@@ -39,17 +48,13 @@ func (v *Vault) Search(ctx context.Context, q Query) ([]Hit, error) {
 		limit = defaultSearchLimit
 	}
 	limit = min(limit, maxSearchLimit)
-	m := newMatcher(text)
 
 	hits := []Hit{}
 	e = v.scanFolder(ctx, folder, func(w walkEntry, data []byte) *Error {
 		content := string(data)
-		if tag != "" && !hasTag(noteTags(content), tag) {
-			return nil
-		}
-		title := noteTitle(w.path, content)
-		score, snippet := m.match(w.path, title, content)
-		if text != "" && score <= 0 {
+		title := markdown.Title(content, w.path)
+		score, snippet := markdown.Match(pq, w.path, title, content)
+		if score <= 0 {
 			return nil
 		}
 		hits = append(hits, Hit{Path: w.path, Title: title, Snippet: snippet, Modified: w.info.ModTime(), Score: score})
@@ -65,16 +70,4 @@ func (v *Vault) Search(ctx context.Context, q Query) ([]Hit, error) {
 		hits = hits[:limit]
 	}
 	return hits, nil
-}
-
-// hasTag reports whether tags hold want, or a nested tag below it
-// ("project" matches "project/cortex"), ignoring case.
-func hasTag(tags []string, want string) bool {
-	for _, t := range tags {
-		t = strings.ToLower(t)
-		if t == want || strings.HasPrefix(t, want+"/") {
-			return true
-		}
-	}
-	return false
 }

@@ -1,0 +1,104 @@
+package vault
+
+import (
+	"testing"
+)
+
+func TestAppend(t *testing.T) {
+	const doc = "# Title\nintro\n\n## Tasks\n- one\n\n## Notes\ntext"
+	tests := []struct {
+		name, content, text, section, want, code string
+	}{
+		{"end", "a\n", "b", "", "a\nb\n", ""},
+		{"end without newline", "a", "b\n", "", "a\nb\n", ""},
+		{"empty note", "", "b", "", "b\n", ""},
+		{"section", doc, "- two", "Tasks", "# Title\nintro\n\n## Tasks\n- one\n- two\n\n## Notes\ntext", ""},
+		{"section with level", doc, "- two", "## Tasks", "# Title\nintro\n\n## Tasks\n- one\n- two\n\n## Notes\ntext", ""},
+		{"last section", doc, "more", "Notes", doc + "\nmore\n", ""},
+		{"empty section", "## A\n## B\n", "x", "A", "## A\nx\n## B\n", ""},
+		{"crlf", "# T\r\none\r\n", "two\nthree", "", "# T\r\none\r\ntwo\r\nthree\r\n", ""},
+		{"missing section", doc, "x", "Nope", doc, CodeSectionNotFound},
+		{"ambiguous", "## A\n1\n## A\n2\n", "x", "A", "## A\n1\n## A\n2\n", CodeSectionAmbiguous},
+		{"empty text", doc, "", "", doc, CodeInvalidArgument},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, dir := newTestVault(t, map[string]string{"n.md": tt.content}, nil)
+			res, err := v.Append(ctx, "n.md", tt.text, tt.section)
+			wantCode(t, err, tt.code)
+			if got := readFile(t, dir, "n.md"); got != tt.want {
+				t.Errorf("content = %q, want %q", got, tt.want)
+			}
+			if err == nil && (res.OldVersion != ver(tt.content) || res.Version != ver(tt.want)) {
+				t.Errorf("result = %+v", res)
+			}
+			if e, ok := err.(*Error); ok && e.Code == CodeSectionAmbiguous && len(e.Candidates) != 2 {
+				t.Errorf("Candidates = %v", e.Candidates)
+			}
+		})
+	}
+	v, _ := newTestVault(t, nil, func(o *Options) { o.MaxWrite = 3 })
+	_, err := v.Append(ctx, "missing.md", "x", "")
+	wantCode(t, err, CodeNotFound)
+	_, err = v.Append(ctx, "missing.md", "long", "")
+	wantCode(t, err, CodeWriteTooLarge)
+}
+
+func TestReplaceSection(t *testing.T) {
+	const doc = "# Title\nintro\n\n## Tasks\n- one\n- two\n\n## Notes\ntext\n"
+	tests := []struct {
+		name, content, heading, body, want, code string
+	}{
+		{"middle", doc, "Tasks", "- done", "# Title\nintro\n\n## Tasks\n- done\n\n## Notes\ntext\n", ""},
+		{"keeps own blank line", doc, "Tasks", "- done\n\n", "# Title\nintro\n\n## Tasks\n- done\n\n## Notes\ntext\n", ""},
+		{"last", doc, "## Notes", "new", "# Title\nintro\n\n## Tasks\n- one\n- two\n\n## Notes\nnew\n", ""},
+		{"empty body", doc, "Notes", "", "# Title\nintro\n\n## Tasks\n- one\n- two\n\n## Notes\n", ""},
+		{"whole note under h1", doc, "Title", "only", "# Title\nonly\n", ""},
+		{"heading at end without newline", "## A", "A", "x", "## A\nx\n", ""},
+		{"missing", doc, "Nope", "x", doc, CodeSectionNotFound},
+		{"blank heading", doc, " ", "x", doc, CodeInvalidArgument},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, dir := newTestVault(t, map[string]string{"n.md": tt.content}, nil)
+			_, err := v.ReplaceSection(ctx, "n.md", ver(tt.content), tt.heading, tt.body)
+			wantCode(t, err, tt.code)
+			if got := readFile(t, dir, "n.md"); got != tt.want {
+				t.Errorf("content = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	v, _ := newTestVault(t, map[string]string{"n.md": doc}, nil)
+	_, err := v.ReplaceSection(ctx, "n.md", "", "Tasks", "x")
+	wantCode(t, err, CodeVersionRequired)
+	_, err = v.ReplaceSection(ctx, "n.md", ver("x"), "Tasks", "x")
+	wantCode(t, err, CodeNoteChanged)
+}
+
+func TestUpdateFrontmatter(t *testing.T) {
+	tests := []struct {
+		name, content string
+		set           map[string]any
+		remove        []string
+		want, code    string
+	}{
+		{"add block", "body\n", map[string]any{"status": "done"}, nil, "---\nstatus: done\n---\nbody\n", ""},
+		{"set and remove", "---\na: 1\nb: 2\n---\nbody\n", map[string]any{"a": 3.0}, []string{"b"}, "---\na: 3\n---\nbody\n", ""},
+		{"malformed", "---\na: [\n---\nbody\n", map[string]any{"a": 1.0}, nil, "---\na: [\n---\nbody\n", CodeBadFrontmatter},
+		{"empty key", "body\n", map[string]any{" ": 1.0}, nil, "body\n", CodeInvalidArgument},
+		{"nothing", "body\n", nil, nil, "body\n", CodeInvalidArgument},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			v, dir := newTestVault(t, map[string]string{"n.md": tt.content}, nil)
+			_, err := v.UpdateFrontmatter(ctx, "n.md", ver(tt.content), tt.set, tt.remove)
+			wantCode(t, err, tt.code)
+			if got := readFile(t, dir, "n.md"); got != tt.want {
+				t.Errorf("content = %q, want %q", got, tt.want)
+			}
+		})
+	}
+	v, _ := newTestVault(t, map[string]string{"n.md": "x"}, func(o *Options) { o.MaxWrite = 10 })
+	_, err := v.UpdateFrontmatter(ctx, "n.md", ver("x"), map[string]any{"long": "a value longer than ten bytes"}, nil)
+	wantCode(t, err, CodeWriteTooLarge)
+}
