@@ -57,7 +57,7 @@ func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error
 	if err != nil {
 		return fetchOut{}, err
 	}
-	n, err := s.vault.Read(ctx, in.ID)
+	n, err := s.vault.Read(ctx, s.noteID(in.ID))
 	if err != nil {
 		return fetchOut{}, err
 	}

@@ -76,8 +76,6 @@ type env struct {
 
 const testURL = "http://127.0.0.1:8080"
 
-var testNow = time.Date(2026, 3, 14, 15, 9, 26, 0, time.UTC)
-
 func newEnv(t *testing.T, opts ...func(*vault.Options)) *env {
 	t.Helper()
 	dir := t.TempDir()

@@ -217,12 +217,13 @@ func (s *server) links(ctx context.Context, _ call, in linksIn) (linksOut, error
 	if in.ID == "" {
 		return linksOut{}, invalidArgument("id is empty; pass a note path from search or list")
 	}
-	l, err := s.vault.Links(ctx, in.ID)
+	id := s.noteID(in.ID)
+	l, err := s.vault.Links(ctx, id)
 	if err != nil {
 		return linksOut{}, err
 	}
 	out := linksOut{
-		ID:         in.ID,
+		ID:         id,
 		Outgoing:   make([]outgoingLink, 0, len(l.Outgoing)),
 		Backlinks:  make([]backlink, 0, len(l.Backlinks)),
 		Unresolved: make([]unresolvedLink, 0, len(l.Unresolved)),

@@ -81,6 +81,12 @@ func TestFetchFrontmatterErrorAndConflicts(t *testing.T) {
 	if len(out.Metadata.Conflict) != 1 {
 		t.Errorf("conflict = %v", out.Metadata.Conflict)
 	}
+	// YAML values JSON has no literal for still make a valid result.
+	e.write("c d.md", "---\nwhen: 2024-01-02\nx: .nan\nnested: {a: [1, 2], 3: yes}\n---\n# C\n")
+	e.ok("fetch", map[string]any{"id": testURL + "/notes/c%20d.md"}, &out)
+	if out.ID != "c d.md" || out.Metadata.Frontmatter["when"] != "2024-01-02" || out.Metadata.Frontmatter["x"] != ".nan" {
+		t.Errorf("fetch by URL = %+v", out)
+	}
 }
 
 func TestFetchPages(t *testing.T) {

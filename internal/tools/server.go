@@ -171,6 +171,20 @@ func (s *server) noteURL(p string) string {
 	return s.baseURL + "/notes/" + strings.Join(segs, "/")
 }
 
+// noteID accepts a note's id, or its URL as returned by search (some
+// clients pass that back), and returns the id.
+func (s *server) noteID(id string) string {
+	prefix := s.baseURL + "/notes/"
+	if s.baseURL == "" || !strings.HasPrefix(id, prefix) {
+		return id
+	}
+	p, err := url.PathUnescape(strings.TrimPrefix(id, prefix))
+	if err != nil {
+		return id
+	}
+	return p
+}
+
 // timestamp formats a modification time for output.
 func timestamp(t time.Time) string {
 	if t.IsZero() {
