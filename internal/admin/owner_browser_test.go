@@ -1,0 +1,210 @@
+package admin
+
+import (
+	"bytes"
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/webauthn"
+	"github.com/chromedp/chromedp"
+	"github.com/pquerna/otp/totp"
+
+	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+// findChromium returns the browser binary, skipping the test when there is
+// none outside CI and failing it in CI, where .ci/run installs one.
+func findChromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	if os.Getenv("CI") == "true" {
+		t.Fatal("no chromium on PATH; CI must install the Debian package chromium")
+	}
+	t.Skip("no chromium on PATH (apt-get install chromium); the browser test runs in CI")
+	return ""
+}
+
+// TestOwnerInRealBrowser is the owner's whole life in headless Chromium with
+// a virtual platform authenticator: `cortex admin setup` prints a TOTP URI,
+// recovery codes and a one-time link; the browser enrols a passkey through
+// the link, then signs in with the passkey, with TOTP and with a recovery
+// code, and a reused recovery code is refused.
+func TestOwnerInRealBrowser(t *testing.T) {
+	chromium := findChromium(t)
+	clk := newTestClock(time.Now().Truncate(time.Second))
+	state := t.TempDir()
+
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// WebAuthn needs a DNS name: the browser visits localhost, the listener
+	// is on 127.0.0.1.
+	publicURL := "http://localhost:" + strings.TrimPrefix(ln.Addr().String(), "127.0.0.1:")
+
+	var out, errOut bytes.Buffer
+	env := Env{Stdout: &out, Stderr: &errOut, StateDir: state, Now: clk.Now}
+	if ok, err := runOwner(context.Background(), env, []string{"setup", "--public-url", publicURL}); !ok || err != nil {
+		t.Fatalf("setup: %v %v\n%s", ok, err, errOut.String())
+	}
+	totpSecret := regexp.MustCompile(`otpauth://totp/\S*secret=([A-Z2-7]+)`).FindStringSubmatch(out.String())
+	link := regexp.MustCompile(`http://localhost:\d+/enrol#[A-Za-z0-9_-]{43}`).FindString(out.String())
+	codes := regexp.MustCompile(`(?m)^\s+\d+\. ([0-9A-Z-]{19})$`).FindAllStringSubmatch(out.String(), -1)
+	if totpSecret == nil || link == "" || len(codes) != 10 {
+		t.Fatalf("setup output lacks the URI, link or ten codes:\n%s", out.String())
+	}
+	code := func() string {
+		c, err := totp.GenerateCode(totpSecret[1], clk.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	st, err := store.Open(context.Background(), state, store.Options{Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	o, err := owner.New(owner.Options{Store: st, PublicURL: publicURL, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	o.Routes(mux)
+	srv := httptest.NewUnstartedServer(mux)
+	srv.Listener.Close()
+	srv.Listener = ln
+	srv.Start()
+	defer srv.Close()
+
+	allocOpts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.NoSandbox,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, allocOpts...)
+	defer cancelAlloc()
+	ctx, cancelCtx := chromedp.NewContext(ctx)
+	defer cancelCtx()
+
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
+		Options: &webauthn.VirtualAuthenticatorOptions{
+			Protocol:                    webauthn.AuthenticatorProtocolCtap2,
+			Transport:                   webauthn.AuthenticatorTransportInternal,
+			HasResidentKey:              true,
+			HasUserVerification:         true,
+			IsUserVerified:              true,
+			AutomaticPresenceSimulation: true,
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	text := func(sel string) string {
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("read %s: %v", sel, err)
+		}
+		return s
+	}
+	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+
+	// Enrol a passkey through the console link, with a TOTP code.
+	do("enrol", chromedp.Navigate(link),
+		chromedp.WaitVisible(chromedp.CSS("#enrol-code")),
+		chromedp.SendKeys(chromedp.CSS("#enrol-code"), code()),
+		chromedp.SendKeys(chromedp.CSS("#enrol-name"), "laptop"),
+		chromedp.Click(chromedp.CSS("#enrol-submit")),
+		chromedp.WaitVisible(chromedp.CSS("#done")),
+	)
+	if got := text("#done"); !strings.Contains(got, "laptop") {
+		t.Fatalf("enrolment said %q", got)
+	}
+	if loc, _ := chromedp.Run(ctx, chromedp.Location()); strings.Contains(loc, "#") {
+		t.Errorf("the link secret stayed in the address bar: %s", loc)
+	}
+	if keys, err := st.Passkeys(context.Background()); err != nil || len(keys) != 1 || keys[0].Name != "laptop" {
+		t.Fatalf("passkeys after enrolment: %+v %v", keys, err)
+	}
+
+	// Sign in with the passkey.
+	clk.Advance(30 * time.Second)
+	do("passkey login", chromedp.Navigate(publicURL+"/login"),
+		chromedp.Click(chromedp.CSS("#passkey-login")),
+		chromedp.WaitVisible(chromedp.CSS("#signed-in")),
+	)
+	if got := text("#signed-in"); !strings.Contains(got, "passkey") {
+		t.Fatalf("after passkey login: %q", got)
+	}
+	if keys, _ := st.Passkeys(context.Background()); keys[0].LastUsed.IsZero() {
+		t.Error("passkey login did not record its use")
+	}
+
+	// Sign out, then in with TOTP.
+	do("totp login", chromedp.Click(chromedp.CSS("#logout")),
+		chromedp.WaitVisible(chromedp.CSS("#totp-code")),
+		chromedp.SendKeys(chromedp.CSS("#totp-code"), code()),
+		chromedp.Click(chromedp.CSS("#totp-submit")),
+		chromedp.WaitVisible(chromedp.CSS("#signed-in")),
+	)
+	if got := text("#signed-in"); !strings.Contains(got, "totp") {
+		t.Fatalf("after TOTP login: %q", got)
+	}
+
+	// Sign out, then in with a recovery code, typed in lower case.
+	recovery := codes[3][1]
+	signInWithRecovery := func(what string) {
+		do(what, chromedp.Click(chromedp.CSS("#logout")),
+			chromedp.WaitVisible(chromedp.CSS("#totp-code")),
+			chromedp.Click(chromedp.CSS("details summary")),
+			chromedp.WaitVisible(chromedp.CSS("#recovery-code")),
+			chromedp.SendKeys(chromedp.CSS("#recovery-code"), strings.ToLower(recovery)),
+			chromedp.Click(chromedp.CSS("#recovery-submit")),
+			chromedp.WaitReady(chromedp.CSS("main")),
+		)
+	}
+	signInWithRecovery("recovery login")
+	do("wait for sign-in", chromedp.WaitVisible(chromedp.CSS("#signed-in")))
+	if got := text("#signed-in"); !strings.Contains(got, "recovery") {
+		t.Fatalf("after recovery login: %q", got)
+	}
+
+	// The same code again is refused.
+	signInWithRecovery("reused recovery code")
+	do("wait for refusal", chromedp.WaitVisible(chromedp.CSS("#error")))
+	if got := text("#error"); !strings.Contains(got, "not accepted") {
+		t.Fatalf("reused recovery code: %q", got)
+	}
+	if _, ok := o.Session(&http.Request{Header: http.Header{}}); ok {
+		t.Fatal("a request without cookies has a session")
+	}
+}

@@ -1,0 +1,21 @@
+// Package owner is cortex's idea of its one human: the owner. It keeps the
+// owner's three independent ways in (passkeys, a TOTP secret, single-use
+// recovery codes), issues and checks browser login sessions, and serves the
+// login and passkey-enrolment pages.
+//
+// Nothing here creates, replaces or resets the owner from the web: Setup,
+// IssueEnrolLink and the other console functions are called only by
+// `cortex admin`, and the only web route that adds a factor needs a
+// console-issued one-time link plus a current TOTP code.
+//
+// The login routes face the internet, so every attempt is paid for from
+// budgets keyed by network source (TCP peer, or the right-most untrusted
+// X-Forwarded-For entry behind a trusted proxy; IPv6 per /48). Code guesses
+// spend a per-source and then a global budget; passkey ceremonies spend only
+// a per-source one, so a flood of wrong codes can never stop a passkey login.
+// Every table and map a stranger can grow is bounded.
+//
+// This package never logs secrets, codes, cookies or link tokens, and reads
+// the time only from the injected clock (the WebAuthn library's own expiry
+// check is switched off; ceremonies expire here).
+package owner

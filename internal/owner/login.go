@@ -1,0 +1,134 @@
+package owner
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/netip"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+func (o *Owner) loginPage(w http.ResponseWriter, r *http.Request) error {
+	ret, _ := SafeReturnPath(r.URL.Query().Get("return"))
+	if ret != "" && ret != "/login" {
+		if _, ok := o.Session(r); ok {
+			http.Redirect(w, r, ret, http.StatusSeeOther)
+			return nil
+		}
+	}
+	o.renderLogin(w, r, http.StatusOK, "")
+	return nil
+}
+
+// renderLogin shows the login page (or, when signed in, the signed-in page)
+// with an optional error message.
+func (o *Owner) renderLogin(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	ret := r.URL.Query().Get("return")
+	if r.Method == http.MethodPost {
+		ret = r.PostFormValue("return")
+	}
+	ret, _ = SafeReturnPath(ret)
+	d := loginData{
+		CSRF:     o.CSRFToken(w, r),
+		Return:   ret,
+		Passkeys: o.wa != nil,
+		Error:    msg,
+	}
+	if s, ok := o.Session(r); ok && msg == "" {
+		d.SignedIn, d.Method = true, s.Method
+	}
+	o.pages.render(w, status, "login.html", d)
+}
+
+// afterLogin sends the browser on: to the return path if it was given one,
+// else back to the login page, which now says "signed in".
+func afterLogin(r *http.Request) string {
+	if p, ok := SafeReturnPath(r.PostFormValue("return")); ok {
+		return p
+	}
+	return "/login"
+}
+
+func (o *Owner) loginTOTP(w http.ResponseWriter, r *http.Request) error {
+	if !o.CheckCSRF(r) {
+		return errCSRF
+	}
+	code := r.PostFormValue("code")
+	if !validTOTPFormat(code) {
+		return withErr(errBadCode, errors.New("not six digits"))
+	}
+	if err := o.checkTOTP(r.Context(), o.source(r), code); err != nil {
+		return err
+	}
+	if err := o.startSession(w, r, "totp"); err != nil {
+		return err
+	}
+	http.Redirect(w, r, afterLogin(r), http.StatusSeeOther)
+	return nil
+}
+
+// checkTOTP spends one code attempt for src and checks code against the
+// owner's secret. A code is accepted once per time step, ever; every wrong
+// or replayed code counts towards the lock.
+func (o *Owner) checkTOTP(ctx context.Context, src netip.Prefix, code string) error {
+	if ok, wait := o.code.take(src); !ok {
+		return rateLimited(wait)
+	}
+	own, err := o.st.Owner(ctx)
+	if errors.Is(err, store.ErrNoOwner) {
+		return errNoOwner
+	}
+	if err != nil {
+		return err
+	}
+	if !own.TOTPLocked.IsZero() {
+		return errTOTPLocked
+	}
+	step, ok := matchTOTP(own.TOTPSecret, code, o.now())
+	if ok {
+		if ok, err = o.st.UseTOTPStep(ctx, step); err != nil {
+			return err
+		}
+	}
+	if ok {
+		return nil
+	}
+	_, locked, err := o.st.RecordTOTPFailure(ctx, o.budgets.TOTPLockAfter)
+	if err != nil {
+		return err
+	}
+	if locked {
+		return errTOTPLocked
+	}
+	return errBadCode
+}
+
+func (o *Owner) loginRecovery(w http.ResponseWriter, r *http.Request) error {
+	if !o.CheckCSRF(r) {
+		return errCSRF
+	}
+	hash, ok := hashRecoveryCode(r.PostFormValue("code"))
+	if !ok {
+		return withErr(errBadRecovery, errors.New("not a recovery code"))
+	}
+	if ok, wait := o.code.take(o.source(r)); !ok {
+		return rateLimited(wait)
+	}
+	used, err := o.st.UseRecoveryCode(r.Context(), hash)
+	if err != nil {
+		return err
+	}
+	if !used {
+		return errBadRecovery
+	}
+	if err := o.startSession(w, r, "recovery"); err != nil {
+		return err
+	}
+	left, err := o.st.RecoveryCodesLeft(r.Context())
+	if err == nil && left <= 3 {
+		o.log.Warn("few recovery codes left; run cortex admin recovery regenerate", "left", left)
+	}
+	http.Redirect(w, r, afterLogin(r), http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,196 @@
+package owner
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/go-webauthn/webauthn/webauthn"
+)
+
+// Default login session lifetimes.
+const (
+	DefaultSessionIdle = 2 * time.Hour
+	DefaultSessionMax  = 24 * time.Hour
+	// ceremonyTTL is how long a WebAuthn ceremony may stay open.
+	ceremonyTTL = 5 * time.Minute
+)
+
+// Options configures New. Store and PublicURL are required; nil or zero
+// fields take defaults.
+type Options struct {
+	Store *store.Store
+	// PublicURL is cortex's canonical external URL, e.g. https://notes.example.org.
+	// Its host is the WebAuthn relying-party id; with an IP address passkeys
+	// are off and TOTP and recovery codes remain.
+	PublicURL string
+	Logger    *slog.Logger
+	Now       func() time.Time
+	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	Budgets        Budgets
+	SessionIdle    time.Duration // default DefaultSessionIdle
+	SessionMax     time.Duration // default DefaultSessionMax
+}
+
+// Owner serves the login and enrolment pages and answers who is signed in.
+// It is safe for concurrent use.
+type Owner struct {
+	st        *store.Store
+	log       *slog.Logger
+	now       func() time.Time
+	publicURL string
+	origin    string
+	trusted   []netip.Prefix
+	budgets   Budgets
+	idle, max time.Duration
+
+	wa        *webauthn.WebAuthn // nil when passkeys are off
+	csrfKey   []byte
+	cop       *http.CrossOriginProtection
+	pages     *pages
+	code      codeBudget
+	passkey   *Limiter
+	ceremony  *ceremonies
+}
+
+// New builds the owner's web side.
+func New(opts Options) (*Owner, error) {
+	if opts.Store == nil {
+		return nil, errors.New("owner: no store")
+	}
+	u, err := parsePublicURL(opts.PublicURL)
+	if err != nil {
+		return nil, fmt.Errorf("owner: %w", err)
+	}
+	o := &Owner{
+		st:        opts.Store,
+		log:       opts.Logger,
+		now:       opts.Now,
+		publicURL: strings.TrimSuffix(opts.PublicURL, "/"),
+		origin:    u.Scheme + "://" + u.Host,
+		trusted:   opts.TrustedProxies,
+		budgets:   opts.Budgets.withDefaults(),
+		idle:      opts.SessionIdle,
+		max:       opts.SessionMax,
+		csrfKey:   make([]byte, 32),
+		cop:       http.NewCrossOriginProtection(),
+	}
+	if o.log == nil {
+		o.log = slog.New(slog.DiscardHandler)
+	}
+	if o.now == nil {
+		o.now = time.Now
+	}
+	if o.idle <= 0 {
+		o.idle = DefaultSessionIdle
+	}
+	if o.max <= 0 {
+		o.max = DefaultSessionMax
+	}
+	rand.Read(o.csrfKey)
+	if err := o.cop.AddTrustedOrigin(o.origin); err != nil {
+		return nil, fmt.Errorf("owner: %w", err)
+	}
+	o.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.fail(w, r, errCrossOrigin)
+	}))
+	b := o.budgets
+	o.code = codeBudget{
+		source: NewLimiter(b.CodeSourceBurst, b.CodeSourcePerMinute, b.MaxSources, o.now),
+		global: NewLimiter(b.CodeGlobalBurst, b.CodeGlobalPerMinute, 1, o.now),
+	}
+	o.passkey = NewLimiter(b.PasskeySourceBurst, b.PasskeySourcePerMinute, b.MaxSources, o.now)
+	o.ceremony = newCeremonies(b.MaxCeremonies, b.MaxCeremoniesPerSource)
+	if o.pages, err = loadPages(); err != nil {
+		return nil, fmt.Errorf("owner: %w", err)
+	}
+	if PasskeysEnabled(opts.PublicURL) {
+		o.wa, err = webauthn.New(&webauthn.Config{
+			RPID:          u.Hostname(),
+			RPDisplayName: "cortex",
+			RPOrigins:     []string{o.origin},
+			Timeouts: webauthn.TimeoutsConfig{
+				Login:        webauthn.TimeoutConfig{Timeout: ceremonyTTL, TimeoutUVD: ceremonyTTL},
+				Registration: webauthn.TimeoutConfig{Timeout: ceremonyTTL, TimeoutUVD: ceremonyTTL},
+			},
+		})
+		if err != nil {
+			return nil, fmt.Errorf("owner: webauthn: %w", err)
+		}
+	} else {
+		o.log.Warn("passkeys are off: the public URL's host is an IP address; the owner signs in with TOTP or a recovery code",
+			"public_url", o.publicURL)
+	}
+	return o, nil
+}
+
+// Routes registers the owner's pages on mux. None of them creates, resets or
+// replaces the owner; the enrolment routes add a passkey only with a
+// console-issued link and a current TOTP code.
+func (o *Owner) Routes(mux *http.ServeMux) {
+	mux.Handle("GET /login", o.page(o.loginPage))
+	mux.Handle("GET /login/assets/{name}", http.HandlerFunc(o.asset))
+	mux.Handle("POST /login/totp", o.post(o.page(o.loginTOTP)))
+	mux.Handle("POST /login/recovery", o.post(o.page(o.loginRecovery)))
+	mux.Handle("POST /login/passkey/begin", o.post(o.api(o.passkeyLoginBegin)))
+	mux.Handle("POST /login/passkey/finish", o.post(o.api(o.passkeyLoginFinish)))
+	mux.Handle("POST /logout", o.post(o.page(o.logout)))
+	mux.Handle("GET /enrol", o.page(o.enrolPage))
+	mux.Handle("POST /enrol/passkey/begin", o.post(o.api(o.enrolBegin)))
+	mux.Handle("POST /enrol/passkey/finish", o.post(o.api(o.enrolFinish)))
+}
+
+// post guards a state-changing route: cross-origin browser requests are
+// refused before the handler runs, and the body is bounded.
+func (o *Owner) post(h http.Handler) http.Handler {
+	return o.cop.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		h.ServeHTTP(w, r)
+	}))
+}
+
+// maxBody bounds every POST body; a WebAuthn response is a few KiB.
+const maxBody = 64 << 10
+
+// source is the budget key of r.
+func (o *Owner) source(r *http.Request) netip.Prefix {
+	return SourceKey(ClientAddr(r, o.trusted))
+}
+
+// LoginURL is the login page that returns to returnTo (a local path such as
+// "/authorize?client_id=…") after a successful sign-in. An unsafe returnTo
+// is dropped.
+func LoginURL(returnTo string) string {
+	if p, ok := SafeReturnPath(returnTo); ok && p != "/login" {
+		return "/login?return=" + url.QueryEscape(p)
+	}
+	return "/login"
+}
+
+// SafeReturnPath accepts only a path on this server: it must start with a
+// single "/", carry no scheme, host, backslash or control character, and be
+// at most 8 KiB. Anything else could send the browser to another site after
+// sign-in.
+func SafeReturnPath(s string) (string, bool) {
+	if s == "" || len(s) > 8<<10 || s[0] != '/' || strings.HasPrefix(s, "//") || strings.ContainsAny(s, "\\") {
+		return "", false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] == 0x7f {
+			return "", false
+		}
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || u.Opaque != "" {
+		return "", false
+	}
+	return s, true
+}

@@ -1,0 +1,161 @@
+package owner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/go-webauthn/webauthn/protocol"
+	"github.com/go-webauthn/webauthn/webauthn"
+)
+
+// webUser is the owner as the WebAuthn library sees them.
+type webUser struct {
+	handle []byte
+	creds  []webauthn.Credential
+}
+
+func (u *webUser) WebAuthnID() []byte                         { return u.handle }
+func (u *webUser) WebAuthnName() string                       { return "owner" }
+func (u *webUser) WebAuthnDisplayName() string                { return "cortex owner" }
+func (u *webUser) WebAuthnCredentials() []webauthn.Credential { return u.creds }
+
+// loadUser reads the owner and their passkeys.
+func (o *Owner) loadUser(ctx context.Context) (*webUser, error) {
+	own, err := o.st.Owner(ctx)
+	if errors.Is(err, store.ErrNoOwner) {
+		return nil, errNoOwner
+	}
+	if err != nil {
+		return nil, err
+	}
+	keys, err := o.st.Passkeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u := &webUser{handle: own.UserHandle}
+	for _, k := range keys {
+		c := webauthn.Credential{
+			ID:                k.CredentialID,
+			PublicKey:         k.PublicKey,
+			AttestationType:   k.AttestationType,
+			AttestationFormat: k.AttestationFormat,
+			Flags:             webauthn.NewCredentialFlags(protocol.AuthenticatorFlags(k.Flags)),
+			Authenticator: webauthn.Authenticator{
+				AAGUID:     k.AAGUID,
+				SignCount:  k.SignCount,
+				Attachment: protocol.AuthenticatorAttachment(k.Attachment),
+			},
+		}
+		for _, t := range k.Transports {
+			c.Transport = append(c.Transport, protocol.AuthenticatorTransport(t))
+		}
+		u.creds = append(u.creds, c)
+	}
+	return u, nil
+}
+
+// beginResponse is what a begin route returns to the page script.
+type beginResponse struct {
+	Ceremony  string `json:"ceremony"`
+	PublicKey any    `json:"publicKey"`
+}
+
+// finishRequest is what the page script posts to a finish route.
+type finishRequest struct {
+	Ceremony   string          `json:"ceremony"`
+	Credential json.RawMessage `json:"credential"`
+	Return     string          `json:"return"`
+}
+
+func readJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(v); err != nil {
+		return withErr(errBadRequest, err)
+	}
+	return nil
+}
+
+func (o *Owner) passkeyLoginBegin(w http.ResponseWriter, r *http.Request) error {
+	if o.wa == nil {
+		return errNoPasskeys
+	}
+	if !o.CheckCSRF(r) {
+		return errCSRF
+	}
+	src := o.source(r)
+	if ok, wait := o.passkey.Take(src); !ok {
+		return rateLimited(wait)
+	}
+	assertion, data, err := o.wa.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
+	if err != nil {
+		return err
+	}
+	c := &ceremony{id: randomToken(), kind: kindLogin, src: src, bind: r.Header.Get(csrfHeader),
+		data: *data, expires: o.now().Add(ceremonyTTL)}
+	o.ceremony.add(c, o.now())
+	writeJSON(w, http.StatusOK, beginResponse{Ceremony: c.id, PublicKey: assertion.Response})
+	return nil
+}
+
+func (o *Owner) passkeyLoginFinish(w http.ResponseWriter, r *http.Request) error {
+	if o.wa == nil {
+		return errNoPasskeys
+	}
+	if !o.CheckCSRF(r) {
+		return errCSRF
+	}
+	var req finishRequest
+	if err := readJSON(r, &req); err != nil {
+		return err
+	}
+	c, ok := o.ceremony.take(req.Ceremony, kindLogin, r.Header.Get(csrfHeader), o.now())
+	if !ok {
+		return errCeremony
+	}
+	parsed, err := protocol.ParseCredentialRequestResponseBytes(req.Credential)
+	if err != nil {
+		return withErr(errPasskey, err)
+	}
+	user, err := o.loadUser(r.Context())
+	if err != nil {
+		return err
+	}
+	data := c.data
+	data.Expires = time.Time{} // expiry is enforced by the ceremony table, on the injected clock
+	_, cred, err := o.wa.ValidatePasskeyLogin(func(rawID, userHandle []byte) (webauthn.User, error) {
+		if !bytes.Equal(userHandle, user.handle) {
+			return nil, errors.New("unknown user handle")
+		}
+		return user, nil
+	}, data, parsed)
+	if err != nil {
+		return withErr(errPasskey, err)
+	}
+	if cred.Authenticator.CloneWarning {
+		// The signature counter went backwards: two copies of this key may
+		// exist. Refuse, and leave the stored counter as it was.
+		o.log.Warn("passkey refused: its signature counter went backwards, it may have been cloned",
+			"source", o.source(r).String())
+		return withErr(errPasskey, errors.New("clone warning"))
+	}
+	if err := o.st.RecordPasskeyLogin(r.Context(), cred.ID, cred.Authenticator.SignCount, byte(cred.Flags.ProtocolValue())); err != nil {
+		if errors.Is(err, store.ErrPasskeyNotFound) {
+			return withErr(errPasskey, err)
+		}
+		return err
+	}
+	if err := o.startSession(w, r, "passkey"); err != nil {
+		return err
+	}
+	ret, ok := SafeReturnPath(req.Return)
+	if !ok {
+		ret = "/login"
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"redirect": ret})
+	return nil
+}
