@@ -8,8 +8,8 @@
 //     to https; HTTPS responses carry HSTS. Certificates are cached in the state
 //     folder.
 //   - proxy: plain HTTP behind a reverse proxy. X-Forwarded-For, -Proto and
-//     -Host are believed only from the configured trusted proxy networks and are
-//     removed otherwise.
+//     -Host are believed only from the configured trusted proxy networks
+//     (loopback when none are configured) and are removed otherwise.
 //   - off: plain HTTP on a loopback address only, for development.
 //
 // TLS lives here rather than in internal/web so that the ACME code, and the

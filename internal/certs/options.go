@@ -48,7 +48,7 @@ type Options struct {
 	// ListenAddr is the proxy and off mode listen address.
 	ListenAddr string
 	// TrustedProxies are the networks whose X-Forwarded-* headers are believed
-	// in proxy mode.
+	// in proxy mode; empty means loopback only (a proxy on the same host).
 	TrustedProxies []netip.Prefix
 	// RootCAs, when set, replaces the system roots for talking to the ACME
 	// directory (a private CA, or a test CA).
@@ -211,7 +211,7 @@ func (o Options) Warnings() []string {
 	var w []string
 	if o.Mode == ModeProxy && len(o.TrustedProxies) == 0 {
 		if host, _, err := net.SplitHostPort(o.ListenAddr); err == nil && !isLoopbackHost(host) {
-			w = append(w, fmt.Sprintf("proxy mode listens on %s beyond loopback without trusted proxies: X-Forwarded-* headers are ignored, so client addresses will be the proxy's; set the trusted proxy networks", o.ListenAddr))
+			w = append(w, fmt.Sprintf("proxy mode listens on %s beyond loopback without trusted proxies: X-Forwarded-* headers are believed only from loopback, so a proxy on another machine hides the client addresses; set the trusted proxy networks", o.ListenAddr))
 		}
 	}
 	if o.Mode == ModeProxy && o.PublicURL != "" && !strings.HasPrefix(o.PublicURL, "https://") {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"time"
 )
@@ -46,10 +47,18 @@ func Serve(ctx context.Context, o Options, h http.Handler) error {
 	return serveACME(ctx, o, h, httpsLn, httpLn)
 }
 
+var loopbackPrefixes = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
+
 // servePlain serves the proxy and off modes on ln.
 func servePlain(ctx context.Context, o Options, h http.Handler, ln net.Listener) error {
 	if o.Mode == ModeProxy {
-		h = trustForwarded(o.TrustedProxies, h)
+		trusted := o.TrustedProxies
+		if len(trusted) == 0 {
+			// A proxy on the same host is the common case and is as
+			// trusted as cortex itself.
+			trusted = loopbackPrefixes
+		}
+		h = trustForwarded(trusted, h)
 	} else {
 		h = stripForwardedHandler(h)
 	}

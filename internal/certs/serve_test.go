@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -21,11 +22,12 @@ func TestServePlainModes(t *testing.T) {
 		wantAddr string // what the handler sees for a request claiming 198.51.100.1
 	}{
 		{ModeOff, nil, "127.0.0.1"},
-		{ModeProxy, nil, "127.0.0.1"},
+		{ModeProxy, nil, "198.51.100.1"}, // loopback is trusted by default
+		{ModeProxy, []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, "127.0.0.1"},
 		{ModeProxy, []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}, "198.51.100.1"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.mode, func(t *testing.T) {
+		t.Run(fmt.Sprint(tt.mode, tt.trusted), func(t *testing.T) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
 				t.Fatal(err)
