@@ -96,6 +96,9 @@ func (v *Vault) scanFolder(ctx context.Context, folder string, fn func(walkEntry
 		if w.info.IsDir() || w.info.Size() > v.maxNote {
 			return nil
 		}
+		if e := ctxErr(ctx); e != nil {
+			return e
+		}
 		data, _, e := v.readIn(w.dir, w.name, w.info)
 		if e != nil {
 			return nil

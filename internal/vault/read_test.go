@@ -181,3 +181,18 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkReadFileBaseline reads the same note with os.ReadFile alone, so
+// that BenchmarkRead's overhead (link checks, hash, Markdown) is visible on
+// the machine at hand.
+func BenchmarkReadFileBaseline(b *testing.B) {
+	content := "---\ntitle: Bench\ntags: [a, b]\n---\n# Bench\n" + strings.Repeat("Some words of a note with a [[link]] and #tag.\n", 210)
+	_, dir := newTestVault(b, map[string]string{"folder/note.md": content}, nil)
+	full := filepath.Join(dir, "folder", "note.md")
+	b.SetBytes(int64(len(content)))
+	for b.Loop() {
+		if _, err := os.ReadFile(full); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

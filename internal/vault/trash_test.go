@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -145,4 +146,24 @@ func TestMoveRefusesSymlinkedTarget(t *testing.T) {
 	if !exists(dir, "a.md") || exists(dir, "real/a.md") {
 		t.Error("note moved through a symbolic link")
 	}
+}
+
+func TestDeleteRefusesSymlinkedTrash(t *testing.T) {
+	v, dir := newTestVault(t, map[string]string{"n.md": "x", "elsewhere/": ""}, nil)
+	if err := os.Symlink("elsewhere", filepath.Join(dir, ".trash")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := v.Delete(ctx, "n.md", ver("x"))
+	wantCode(t, err, CodeInvalidPath)
+	if !exists(dir, "n.md") || exists(dir, "elsewhere/n.md") {
+		t.Error("note moved through a symbolic link")
+	}
+}
+
+func TestSearchHonoursCancel(t *testing.T) {
+	v, _ := newTestVault(t, map[string]string{"a.md": "word", "b/c.md": "word"}, nil)
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	_, err := v.Search(cctx, Query{Text: "word"})
+	wantCode(t, err, CodeInternal)
 }

@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 )
 
 // plenty is a FreeSpace that never hits the floor.
@@ -209,5 +208,3 @@ func TestLocksHonourContext(t *testing.T) {
 		t.Errorf("lock table keeps %d entries", len(lt.m))
 	}
 }
-
-var _ = time.Second

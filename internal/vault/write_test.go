@@ -194,6 +194,38 @@ func TestEditDetectsWriteBehindTheLock(t *testing.T) {
 	assertNoTemps(t, dir)
 }
 
+// TestConcurrentCreates: of many creates of one path, exactly one wins
+// and the others see note_exists.
+func TestConcurrentCreates(t *testing.T) {
+	v, dir := newTestVault(t, nil, nil)
+	const n = 8
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	start := make(chan struct{})
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			_, errs[i] = v.Create(ctx, "same/n.md", strings.Repeat("x", i+1))
+		})
+	}
+	close(start)
+	wg.Wait()
+	wins := 0
+	for _, err := range errs {
+		switch code(t, err) {
+		case "":
+			wins++
+		case CodeNoteExists:
+		default:
+			t.Errorf("unexpected error %v", err)
+		}
+	}
+	if wins != 1 {
+		t.Errorf("%d creates won, want exactly 1", wins)
+	}
+	assertNoTemps(t, dir)
+}
+
 func BenchmarkEdit(b *testing.B) {
 	content := "# Bench\n" + strings.Repeat("Some words of a note.\n", 450) + "counter\n"
 	v, _ := newTestVault(b, map[string]string{"note.md": content}, nil)
