@@ -11,6 +11,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"syscall"
 )
 
 // versionOf is the short hash that identifies one content of a note.
@@ -332,6 +333,7 @@ func (v *Vault) syncDir(dir string) {
 	}
 }
 
+// isUnsupportedSync reports file systems that cannot fsync a folder.
 func isUnsupportedSync(err error) bool {
-	return strings.Contains(err.Error(), "invalid argument")
+	return errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP)
 }
