@@ -1,0 +1,141 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+)
+
+// status prints one line per fact to stdout and carries on past a fact it
+// cannot get, so that the report is as complete as possible; any such
+// problem is then explained on stderr and the exit code is 1.
+func status(ctx context.Context, s *session, _ []string) error {
+	var problems []*cliError
+	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
+
+	vault := absPath(s.vault)
+	switch {
+	case s.vault == "":
+		fmt.Fprintln(tw, "vault\t(not set)")
+		problems = append(problems, fail("pass --vault DIR or set CORTEX_VAULT", "no vault directory given"))
+	default:
+		fmt.Fprintf(tw, "vault\t%s\n", vault)
+		if n, err := countNotes(ctx, vault); err != nil {
+			fmt.Fprintln(tw, "notes\tunavailable")
+			problems = append(problems, fail("check --vault (or CORTEX_VAULT) and that you may read it", "cannot count notes: %v", err))
+		} else {
+			fmt.Fprintf(tw, "notes\t%d\n", n)
+		}
+		if free, err := freeBytes(vault); err != nil {
+			fmt.Fprintln(tw, "free disk\tunavailable")
+			problems = append(problems, fail("check --vault (or CORTEX_VAULT)", "cannot read free disk space: %v", err))
+		} else {
+			fmt.Fprintf(tw, "free disk\t%s\n", formatBytes(free))
+		}
+	}
+
+	fmt.Fprintf(tw, "state\t%s\n", absPath(s.state))
+	if n, err := countTokens(ctx, s); err != nil {
+		fmt.Fprintln(tw, "tokens\tunavailable")
+		var ce *cliError
+		if !errors.As(err, &ce) {
+			ce = fail("check --state (or CORTEX_STATE)", "cannot read tokens: %v", err)
+		}
+		problems = append(problems, ce)
+	} else {
+		fmt.Fprintf(tw, "tokens\t%d\n", n)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+
+	// Report every problem; the last one becomes the command's error.
+	for _, p := range problems[:max(len(problems)-1, 0)] {
+		fmt.Fprintf(s.Stderr, "cortex admin: %s\nhint: %s\n", p.msg, p.hint)
+	}
+	if len(problems) > 0 {
+		return problems[len(problems)-1]
+	}
+	return nil
+}
+
+func countTokens(ctx context.Context, s *session) (int, error) {
+	st, err := s.openStore(ctx, false)
+	if err != nil {
+		return 0, err
+	}
+	defer st.Close()
+	toks, err := st.ListTokens(ctx)
+	return len(toks), err
+}
+
+// countNotes counts the notes under dir: files ending in .md, skipping
+// hidden entries (dot-folders such as .trash and .git among them), symbolic
+// links and Syncthing conflict copies. It mirrors the vault's own idea of a
+// note closely enough for a status line without importing internal/vault,
+// and only ever lists directories: no note is opened.
+func countNotes(ctx context.Context, dir string) (int, error) {
+	root, err := filepath.EvalSymlinks(dir) // the vault root itself may be a link
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == root {
+				return err
+			}
+			return nil // unreadable subfolder: count what we can
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name := d.Name()
+		if p != root && strings.HasPrefix(name, ".") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.Type().IsRegular() && len(name) > 3 && strings.EqualFold(filepath.Ext(name), ".md") &&
+			!strings.Contains(name, ".sync-conflict-") {
+			n++
+		}
+		return nil
+	})
+	if err == nil {
+		if fi, statErr := os.Stat(root); statErr == nil && !fi.IsDir() {
+			return 0, fmt.Errorf("%s is not a directory", dir)
+		}
+	}
+	return n, err
+}
+
+func absPath(p string) string {
+	if p == "" {
+		return ""
+	}
+	if a, err := filepath.Abs(p); err == nil {
+		return a
+	}
+	return p
+}
+
+// formatBytes renders a size with binary units, e.g. "12.3 GiB".
+func formatBytes(n uint64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := uint64(unit), 0
+	for m := n / unit; m >= unit && exp < 5; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
