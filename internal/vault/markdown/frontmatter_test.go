@@ -119,6 +119,7 @@ func TestUpdateFrontmatter(t *testing.T) {
 		{"dots closing kept", "---\na: 1\n...\nbody", map[string]any{"a": nil}, nil, "---\na: null\n...\nbody"},
 		{"close at eof", "---\na: 1\n---", map[string]any{"b": map[string]any{"c": "d"}}, nil, "---\na: 1\nb:\n  c: d\n---\n"},
 		{"comment only block kept", "---\n# note\n---\nx", map[string]any{"a": "1"}, nil, "---\n# note\na: \"1\"\n---\nx"},
+		{"null document replaced", "---\n# c\n~\n---\nx", map[string]any{"a": "b"}, nil, "---\na: b\n---\nx"},
 		{"flow mapping becomes block", "---\n{a: 1}\n---\n", map[string]any{"b": 2.5}, nil, "---\na: 1\nb: 2.5\n---\n"},
 	}
 	for _, tt := range tests {

@@ -55,7 +55,7 @@ func UpdateFrontmatter(content string, set map[string]any, remove []string) (str
 	keep := "" // comment-only text of a block without keys, kept verbatim
 	if root == nil {
 		root = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		if ok && strings.TrimSpace(text) != "" {
+		if ok && strings.TrimSpace(text) != "" && commentsOnly(text) {
 			keep = strings.ReplaceAll(text, "\r\n", "\n")
 			if !strings.HasSuffix(keep, "\n") {
 				keep += "\n"
@@ -79,6 +79,7 @@ func UpdateFrontmatter(content string, set map[string]any, remove []string) (str
 		setKey(root, k, v)
 	}
 
+	spellNulls(root, false, 0)
 	var yml string
 	if len(root.Content) > 0 {
 		var buf bytes.Buffer
@@ -111,6 +112,16 @@ func UpdateFrontmatter(content string, set map[string]any, remove []string) (str
 	b.WriteString(closing + nl)
 	b.WriteString(content[bodyStart:])
 	return b.String(), nil
+}
+
+// commentsOnly reports YAML text made of blank and comment lines only.
+func commentsOnly(text string) bool {
+	for l := range strings.Lines(text) {
+		if t := strings.TrimSpace(l); t != "" && t[0] != '#' {
+			return false
+		}
+	}
+	return true
 }
 
 // lastLine returns the last line of s, which ends with the closing fence
@@ -164,4 +175,22 @@ func valueNode(v any) (n *yaml.Node, err error) {
 		return nil, err
 	}
 	return n, nil
+}
+
+// spellNulls writes "null" for empty nulls that the YAML encoder would
+// otherwise emit as ” (turning them into empty strings): those inside flow
+// collections ("[a: ]"), mapping keys and anchored nodes. Plain "key:"
+// values keep their empty spelling.
+func spellNulls(n *yaml.Node, inFlow bool, depth int) {
+	if n == nil || depth > 1000 {
+		return
+	}
+	inFlow = inFlow || n.Style&yaml.FlowStyle != 0
+	for i, c := range n.Content {
+		if c.Kind == yaml.ScalarNode && c.Tag == "!!null" && c.Value == "" &&
+			(inFlow || c.Anchor != "" || n.Kind == yaml.MappingNode && i%2 == 0) {
+			c.Value = "null"
+		}
+		spellNulls(c, inFlow, depth+1)
+	}
 }

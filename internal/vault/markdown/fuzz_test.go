@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -50,6 +51,15 @@ func FuzzFrontmatter(f *testing.F) {
 			}
 			if nfm.Map["k"] != "v" || nfm.Map["n"] != 1.5 || nfm.Map["tags"] != nil {
 				t.Fatalf("values not set: %#v", nfm.Map)
+			}
+			for key, v := range fm.Map {
+				switch key {
+				case "k", "n", "l", "tags":
+					continue
+				}
+				if !reflect.DeepEqual(nfm.Map[key], v) && !hasNaN(v) {
+					t.Fatalf("key %q changed from %#v to %#v", key, v, nfm.Map[key])
+				}
 			}
 		}
 	})
@@ -168,3 +178,6 @@ func FuzzQuery(f *testing.F) {
 		}
 	})
 }
+
+// hasNaN reports values that never compare equal to themselves.
+func hasNaN(v any) bool { return !reflect.DeepEqual(v, v) }
