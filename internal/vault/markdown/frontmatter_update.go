@@ -178,7 +178,7 @@ func valueNode(v any) (n *yaml.Node, err error) {
 }
 
 // spellNulls writes "null" for empty nulls that the YAML encoder would
-// otherwise emit as ” (turning them into empty strings): those inside flow
+// otherwise emit as a quoted empty string (changing the value): those inside flow
 // collections ("[a: ]"), mapping keys and anchored nodes. Plain "key:"
 // values keep their empty spelling.
 func spellNulls(n *yaml.Node, inFlow bool, depth int) {
