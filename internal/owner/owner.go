@@ -52,13 +52,13 @@ type Owner struct {
 	budgets   Budgets
 	idle, max time.Duration
 
-	wa        *webauthn.WebAuthn // nil when passkeys are off
-	csrfKey   []byte
-	cop       *http.CrossOriginProtection
-	pages     *pages
-	code      codeBudget
-	passkey   *Limiter
-	ceremony  *ceremonies
+	wa       *webauthn.WebAuthn // nil when passkeys are off
+	csrfKey  []byte
+	cop      *http.CrossOriginProtection
+	pages    *pages
+	code     codeBudget
+	passkey  *Limiter
+	ceremony *ceremonies
 }
 
 // New builds the owner's web side.
