@@ -11,6 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
@@ -93,6 +94,12 @@ func runOwner(ctx context.Context, env Env, args []string) (bool, error) {
 	}
 	if s.state == "" {
 		return true, usage("pass --state DIR or set CORTEX_STATE", "no state directory given")
+	}
+	if o.publicURL != "" {
+		// The same canonical form the server uses, so the passkey origin matches.
+		if o.publicURL, err = config.CanonicalURL(o.publicURL); err != nil {
+			return true, usage(publicURLHint, "--public-url: %v", err)
+		}
 	}
 	return true, c.run(ctx, s, pos)
 }

@@ -66,7 +66,12 @@ func TestOwnerSetupCommand(t *testing.T) {
 	if r.err != nil || !strings.Contains(r.stdout, "void") {
 		t.Fatalf("setup --force: %v\n%s", r.err, r.stdout)
 	}
-	wantCLIError(t, runOwnerCmd(t, state, clk, "", "setup", "--public-url", "ftp://x", "--force"), exitFail, "invalid public URL")
+	wantCLIError(t, runOwnerCmd(t, state, clk, "", "setup", "--public-url", "ftp://x", "--force"), exitUsage, "--public-url")
+	// The URL is canonicalised as the server does it.
+	r = runOwnerCmd(t, state, clk, "", "passkey", "add", "--public-url", "HTTPS://Notes.Example.org:443/")
+	if r.err != nil || !strings.HasPrefix(r.stdout, pub+"/enrol#") {
+		t.Fatalf("passkey add with a non-canonical URL: %v %q", r.err, r.stdout)
+	}
 	wantCLIError(t, runOwnerCmd(t, state, clk, "", "setup", "--bogus"), exitUsage, "setup")
 }
 
