@@ -57,8 +57,8 @@ func TestOwnerInRealBrowser(t *testing.T) {
 
 	var out, errOut bytes.Buffer
 	env := Env{Stdout: &out, Stderr: &errOut, StateDir: state, Now: clk.Now}
-	if ok, err := runOwner(context.Background(), env, []string{"setup", "--public-url", publicURL}); !ok || err != nil {
-		t.Fatalf("setup: %v %v\n%s", ok, err, errOut.String())
+	if code := Run(context.Background(), env, []string{"setup", "--public-url", publicURL}); code != 0 {
+		t.Fatalf("cortex admin setup exited %d:\n%s", code, errOut.String())
 	}
 	totpSecret := regexp.MustCompile(`otpauth://totp/\S*secret=([A-Z2-7]+)`).FindStringSubmatch(out.String())
 	link := regexp.MustCompile(`http://localhost:\d+/enrol#[A-Za-z0-9_-]{43}`).FindString(out.String())
