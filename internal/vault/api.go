@@ -70,8 +70,14 @@ type Options struct {
 	MaxWrite int
 	// MaxNote is the largest note that is read (default 8 MiB).
 	MaxNote int64
-	Now     func() time.Time
-	Logger  *slog.Logger
+	// Index keeps an in-memory search index, built in the background at
+	// Open and kept fresh by file-system notifications and a periodic
+	// rescan, so that search, links and recent changes need no scan of
+	// the notes. Until it is built they scan, as they always do without it.
+	// Changes made outside cortex reach the index within about a second.
+	Index  bool
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 // Note is a note as read.
@@ -124,6 +130,20 @@ type Query struct {
 	Folder string
 	Tag    string
 	Limit  int
+	// Cursor continues an earlier search: pass Page.NextCursor of the
+	// same query.
+	Cursor string
+	// MaxChars caps the characters of paths, titles and snippets of one
+	// page (default 16000); the page ends early, with a cursor, when the
+	// next hit would pass it.
+	MaxChars int
+}
+
+// Page is one page of search results.
+type Page struct {
+	Hits []Hit
+	// NextCursor, when not empty, fetches the next page.
+	NextCursor string
 }
 
 // Hit is one search result.

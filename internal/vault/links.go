@@ -1,16 +1,20 @@
 package vault
 
 import (
+	"cmp"
 	"context"
+	"slices"
+	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 )
 
 // Links reports the links of the note at p (Outgoing, with Target "" for
 // those that resolve to no note, which are also in Unresolved) and the
-// links of other notes that resolve to it (Backlinks). Links to
-// attachments such as images are left out. Notes in the trash are not
-// searched for backlinks.
+// links of other notes that resolve to it (Backlinks), ordered by source
+// and line. Links to attachments such as images are left out. Notes in the
+// trash are not searched for backlinks. The note itself is read as it is
+// now; with the index built, the other notes come from it.
 func (v *Vault) Links(ctx context.Context, p string) (*Links, error) {
 	if e := v.checkReadable(p); e != nil {
 		return nil, e
@@ -19,20 +23,28 @@ func (v *Vault) Links(ctx context.Context, p string) (*Links, error) {
 	if e != nil {
 		return nil, e
 	}
+	out := &Links{Outgoing: []Link{}, Backlinks: []Link{}, Unresolved: []Link{}}
+	links := markdown.Links(string(data))
+	if x := v.ix.current(); x != nil {
+		for _, l := range links {
+			if !l.IsNote() {
+				continue
+			}
+			r := markdown.NewResolver(append(x.keyPaths(markdown.LinkKeys(p, l)), p))
+			out.addOutgoing(p, l, r.Resolve(p, l))
+		}
+		out.Backlinks = x.backlinks(p)
+		v.ix.mu.RUnlock()
+		return out, nil
+	}
 	paths, e := v.notePaths(ctx)
 	if e != nil {
 		return nil, e
 	}
 	r := markdown.NewResolver(append(paths, p))
-	out := &Links{Outgoing: []Link{}, Backlinks: []Link{}, Unresolved: []Link{}}
-	for _, l := range markdown.Links(string(data)) {
-		if !l.IsNote() {
-			continue
-		}
-		link := Link{Source: p, Target: r.Resolve(p, l), Raw: l.Target, Line: l.Line}
-		out.Outgoing = append(out.Outgoing, link)
-		if link.Target == "" {
-			out.Unresolved = append(out.Unresolved, link)
+	for _, l := range links {
+		if l.IsNote() {
+			out.addOutgoing(p, l, r.Resolve(p, l))
 		}
 	}
 	e = v.scanNotes(ctx, func(w walkEntry, content []byte) *Error {
@@ -46,12 +58,81 @@ func (v *Vault) Links(ctx context.Context, p string) (*Links, error) {
 	if e != nil {
 		return nil, e
 	}
+	sortLinks(out.Backlinks)
 	return out, nil
+}
+
+func (out *Links) addOutgoing(p string, l markdown.Link, target string) {
+	link := Link{Source: p, Target: target, Raw: l.Target, Line: l.Line}
+	out.Outgoing = append(out.Outgoing, link)
+	if target == "" {
+		out.Unresolved = append(out.Unresolved, link)
+	}
+}
+
+func sortLinks(ls []Link) {
+	slices.SortStableFunc(ls, func(a, b Link) int {
+		return cmp.Or(strings.Compare(a.Source, b.Source), cmp.Compare(a.Line, b.Line))
+	})
+}
+
+// keyPaths lists the live notes whose key is one of keys.
+func (x *index) keyPaths(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		for _, id := range x.noteKeys[k] {
+			if d := &x.docs[id]; d.live {
+				out = append(out, d.path)
+			}
+		}
+	}
+	return out
+}
+
+// backlinks lists the links of indexed notes that resolve to p.
+func (x *index) backlinks(p string) []Link {
+	out := []Link{}
+	key := markdown.NoteKey(p)
+	var last uint32 = ^uint32(0)
+	for _, id := range x.linkKeys[key] {
+		d := &x.docs[id]
+		if !d.live || id == last {
+			continue
+		}
+		last = id
+		for _, nl := range d.links {
+			l := nl.mdLink()
+			keys := markdown.LinkKeys(d.path, l)
+			if !slices.Contains(keys, key) {
+				continue
+			}
+			r := markdown.NewResolver(append(x.keyPaths(keys), p))
+			if r.Resolve(d.path, l) == p {
+				out = append(out, Link{Source: d.path, Target: p, Raw: l.Target, Line: l.Line})
+			}
+		}
+	}
+	sortLinks(out)
+	return out
 }
 
 // notesLinkingTo lists the notes with a link that resolves to target, and
 // the resolver used, built from the notes as they are now.
 func (v *Vault) notesLinkingTo(ctx context.Context, target string) ([]string, *markdown.Resolver, *Error) {
+	if x := v.ix.current(); x != nil {
+		paths := make([]string, 0, len(x.byPath)+1)
+		for p := range x.byPath {
+			paths = append(paths, p)
+		}
+		var out []string
+		for _, l := range x.backlinks(target) {
+			if len(out) == 0 || out[len(out)-1] != l.Source {
+				out = append(out, l.Source)
+			}
+		}
+		v.ix.mu.RUnlock()
+		return out, markdown.NewResolver(append(paths, target)), nil
+	}
 	paths, e := v.notePaths(ctx)
 	if e != nil {
 		return nil, nil, e

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// Read returns the note at p as it is on disk now. Nothing is cached, so an
-// edit made by another program is always seen.
+// Read returns the note at p as it is on disk now: the file is read every
+// time, so an edit made by another program is always seen.
 func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 	if e := v.checkReadable(p); e != nil {
 		return nil, e
@@ -23,13 +23,14 @@ func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 	if e != nil {
 		return nil, e
 	}
-	n := newNote(p, data, fi)
+	n := v.newNote(p, data, fi)
 	n.Conflicts = v.conflictsOf(p, parent)
 	return n, nil
 }
 
-// newNote builds a Note from bytes read, with its Markdown fields.
-func newNote(p string, data []byte, fi fs.FileInfo) *Note {
+// newNote builds a Note from bytes read, with its Markdown fields, which
+// come from the cache when the same content was parsed before.
+func (v *Vault) newNote(p string, data []byte, fi fs.FileInfo) *Note {
 	n := &Note{
 		Path:     p,
 		Content:  string(data),
@@ -37,8 +38,51 @@ func newNote(p string, data []byte, fi fs.FileInfo) *Note {
 		Modified: fi.ModTime(),
 		Size:     int64(len(data)),
 	}
+	if v.meta.fill(n) {
+		return n
+	}
 	fillMarkdown(n)
+	v.meta.store(n)
 	return n
+}
+
+// metaCache keeps the parsed Markdown fields of recently read notes, keyed
+// by path and version (a hash of the whole content), so a note read again
+// unchanged skips the YAML parser. A changed note has another version, so
+// nothing stale is ever served. Callers must not modify the cached maps
+// and slices they get in a Note.
+type metaCache struct {
+	mu sync.Mutex
+	m  map[string]noteMeta
+}
+
+type noteMeta struct {
+	version, title, fmErr string
+	fm                    map[string]any
+	tags, aliases         []string
+}
+
+// maxMetaCache bounds the cache; when full it starts over.
+const maxMetaCache = 2048
+
+func (c *metaCache) fill(n *Note) bool {
+	c.mu.Lock()
+	m, ok := c.m[n.Path]
+	c.mu.Unlock()
+	if !ok || m.version != n.Version {
+		return false
+	}
+	n.Title, n.FrontmatterError, n.Frontmatter, n.Tags, n.Aliases = m.title, m.fmErr, m.fm, m.tags, m.aliases
+	return true
+}
+
+func (c *metaCache) store(n *Note) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= maxMetaCache {
+		c.m = make(map[string]noteMeta)
+	}
+	c.m[n.Path] = noteMeta{version: n.Version, title: n.Title, fmErr: n.FrontmatterError, fm: n.Frontmatter, tags: n.Tags, aliases: n.Aliases}
 }
 
 // Instructions returns the owner's instructions file for assistants, or ""

@@ -3,8 +3,13 @@ package vault
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 )
@@ -12,35 +17,59 @@ import (
 const (
 	defaultSearchLimit = 10
 	maxSearchLimit     = 50
+	// defaultMaxChars caps the text of one page of results; minMaxChars
+	// is the least a caller may ask for.
+	defaultMaxChars = 16000
+	minMaxChars     = 2000
+	// maxTitleRunes shortens titles in results (a frontmatter title can
+	// be a paragraph).
+	maxTitleRunes = 200
+	// maxSearchDepth bounds how far cursors page into one result list.
+	maxSearchDepth = 1000
 )
 
-// Search scans the notes for q.Text (words, "phrases", tag:x, #x and
-// folder:path as markdown.ParseQuery reads them), restricted to Folder and
-// to notes carrying Tag when those are set. The trash is searched only
-// when it is the folder asked for. Hits are ordered by score, then newest
-// first; a search by filters alone lists the matching notes newest first.
+// Search returns the first page of SearchPage.
 func (v *Vault) Search(ctx context.Context, q Query) ([]Hit, error) {
+	p, err := v.SearchPage(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	return p.Hits, nil
+}
+
+// SearchPage finds the notes matching q.Text (words, "phrases", tag:x, #x
+// and folder:path as markdown.ParseQuery reads them), restricted to
+// Folder and to notes carrying Tag when those are set. Hits are ordered by
+// score, then newest first; a search by filters alone lists the matching
+// notes newest first. Each hit's snippet comes from the note as it is on
+// disk now. The trash is searched only when it is the folder asked for.
+//
+// With the index built, the candidates and their order come from it and
+// only the notes shown are read; otherwise every note is scanned.
+func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	pq := markdown.ParseQuery(q.Text)
 	if tag := strings.TrimPrefix(strings.TrimSpace(q.Tag), "#"); tag != "" {
-		pq.Tags = append(pq.Tags, markdown.Fold(tag))
+		if t := strings.TrimRight(markdown.Fold(tag), "/"); t != "" && !slices.Contains(pq.Tags, t) {
+			pq.Tags = append(pq.Tags, t)
+		}
 	}
 	if q.Folder != "" {
 		pq.Folder = q.Folder
 	}
 	folder, e := checkFolder(pq.Folder)
 	if e != nil {
-		return nil, e
+		return Page{}, e
 	}
 	pq.Folder = folder
 	if len(pq.Terms)+len(pq.Phrases)+len(pq.Tags) == 0 && folder == "" {
-		return nil, newErr(CodeInvalidArgument, "Give words to search for, a tag or a folder.", nil)
+		return Page{}, newErr(CodeInvalidArgument, "Give words to search for, a tag or a folder.", nil)
 	}
 	if folder != "" {
 		if v.isProtected(folder) {
-			return nil, newErr(CodeProtectedPath, "", nil)
+			return Page{}, newErr(CodeProtectedPath, "", nil)
 		}
 		if _, e := v.lstatDir(folder); e != nil {
-			return nil, e
+			return Page{}, e
 		}
 	}
 	limit := q.Limit
@@ -48,9 +77,55 @@ func (v *Vault) Search(ctx context.Context, q Query) ([]Hit, error) {
 		limit = defaultSearchLimit
 	}
 	limit = min(limit, maxSearchLimit)
+	maxChars := q.MaxChars
+	if maxChars <= 0 {
+		maxChars = defaultMaxChars
+	}
+	maxChars = max(maxChars, minMaxChars)
+	fp := fingerprint(pq)
+	offset, e := decodeCursor(q.Cursor, fp)
+	if e != nil {
+		return Page{}, e
+	}
 
+	need := offset + limit + 1
+	var hits []Hit
+	used := false
+	if !inTrash(folder) {
+		hits, used, e = v.indexSearch(ctx, pq, need)
+		if e != nil {
+			return Page{}, e
+		}
+	}
+	if !used {
+		if hits, e = v.scanSearch(ctx, pq); e != nil {
+			return Page{}, e
+		}
+	}
+	page := Page{Hits: []Hit{}}
+	if offset >= len(hits) {
+		return page, nil
+	}
+	chars := 0
+	for i, h := range hits[offset:] {
+		h.Title = clipRunes(h.Title, maxTitleRunes)
+		n := utf8.RuneCountInString(h.Path) + utf8.RuneCountInString(h.Title) + utf8.RuneCountInString(h.Snippet)
+		if len(page.Hits) == limit || len(page.Hits) > 0 && chars+n > maxChars {
+			if next := offset + i; next < maxSearchDepth {
+				page.NextCursor = encodeCursor(next, fp)
+			}
+			break
+		}
+		chars += n
+		page.Hits = append(page.Hits, h)
+	}
+	return page, nil
+}
+
+// scanSearch reads every note in the folder and returns all hits in order.
+func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query) ([]Hit, *Error) {
 	hits := []Hit{}
-	e = v.scanFolder(ctx, folder, func(w walkEntry, data []byte) *Error {
+	e := v.scanFolder(ctx, pq.Folder, func(w walkEntry, data []byte) *Error {
 		content := string(data)
 		title := markdown.Title(content, w.path)
 		score, snippet := markdown.Match(pq, w.path, title, content)
@@ -66,8 +141,125 @@ func (v *Vault) Search(ctx context.Context, q Query) ([]Hit, error) {
 	slices.SortFunc(hits, func(a, b Hit) int {
 		return cmp.Or(cmp.Compare(b.Score, a.Score), b.Modified.Compare(a.Modified), strings.Compare(a.Path, b.Path))
 	})
-	if len(hits) > limit {
-		hits = hits[:limit]
-	}
 	return hits, nil
+}
+
+// candidate is a ranked note as the index knew it.
+type candidate struct {
+	path, title string
+	mod, size   int64
+	score       float64
+}
+
+// indexSearch ranks the notes with the index and reads the best ones, in
+// order, until need of them are confirmed (each is matched against its
+// text as it is now, which also checks phrases). It reports false when
+// the index is not built yet.
+func (v *Vault) indexSearch(ctx context.Context, pq markdown.Query, need int) ([]Hit, bool, *Error) {
+	var hits []Hit
+	seen := map[string]bool{}
+	done := 0 // ranked candidates already read
+	for k := need*2 + 8; ; k *= 4 {
+		x := v.ix.current()
+		if x == nil {
+			return nil, false, nil
+		}
+		cands := x.candidates(pq)
+		ranked := x.top(cands, k)
+		batch := make([]candidate, 0, max(0, len(ranked)-done))
+		for _, s := range ranked[min(done, len(ranked)):] {
+			d := &x.docs[s.doc]
+			batch = append(batch, candidate{d.path, d.title, d.mod, d.size, s.score})
+		}
+		all := len(ranked) == len(cands)
+		v.ix.mu.RUnlock()
+		done = len(ranked)
+		for _, c := range batch {
+			if e := ctxErr(ctx); e != nil {
+				return nil, true, e
+			}
+			if seen[c.path] {
+				continue
+			}
+			seen[c.path] = true
+			if h, ok := v.confirm(pq, c); ok {
+				hits = append(hits, h)
+				if len(hits) == need {
+					return hits, true, nil
+				}
+			}
+		}
+		if all {
+			return hits, true, nil
+		}
+	}
+}
+
+// confirm reads a candidate and matches it as it is on disk now.
+func (v *Vault) confirm(pq markdown.Query, c candidate) (Hit, bool) {
+	data, fi, _, e := v.readNote(c.path)
+	if e != nil {
+		v.ix.queue(c.path)
+		return Hit{}, false
+	}
+	content := string(data)
+	title := c.title
+	if fi.ModTime().UnixNano() != c.mod || fi.Size() != c.size {
+		// Changed since it was indexed; a notification is on its way.
+		title = markdown.Title(content, c.path)
+		v.ix.queue(c.path)
+	}
+	score, snippet := markdown.Match(pq, c.path, title, content)
+	if score <= 0 {
+		return Hit{}, false
+	}
+	return Hit{Path: c.path, Title: title, Snippet: snippet, Modified: fi.ModTime(), Score: c.score}, true
+}
+
+// fingerprint ties a cursor to its query.
+func fingerprint(pq markdown.Query) string {
+	h := sha256.New()
+	for _, s := range [][]string{pq.Terms, pq.Phrases, pq.Tags, {pq.Folder, strconv.FormatBool(pq.PrefixLast)}} {
+		for _, x := range s {
+			h.Write([]byte(x))
+			h.Write([]byte{0})
+		}
+		h.Write([]byte{1})
+	}
+	return hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+func encodeCursor(offset int, fp string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(offset) + "." + fp))
+}
+
+// decodeCursor returns the offset a cursor stands for; "" is 0.
+func decodeCursor(c, fp string) (int, *Error) {
+	if c == "" {
+		return 0, nil
+	}
+	bad := newErr(CodeInvalidArgument, "The cursor does not belong to this search; repeat the search without a cursor.", nil)
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return 0, bad
+	}
+	num, got, ok := strings.Cut(string(b), ".")
+	n, err := strconv.Atoi(num)
+	if !ok || err != nil || got != fp || n <= 0 || n >= maxSearchDepth {
+		return 0, bad
+	}
+	return n, nil
+}
+
+// clipRunes shortens s to at most n runes, marking the cut with "…".
+func clipRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i := 0
+	for range n - 1 {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return s[:i] + "…"
 }

@@ -60,6 +60,7 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 		if e != nil {
 			return WriteResult{}, e
 		}
+		v.indexRemove(p)
 		return WriteResult{Path: target, OldVersion: cur, Version: cur}, nil
 	}
 	return WriteResult{}, newErr(CodeNoteExists, "The trash already holds too many notes of this name; ask the owner to empty .trash/.", nil)
@@ -186,6 +187,8 @@ func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveR
 	if e := v.relink(from, to, fi); e != nil {
 		return MoveResult{}, e
 	}
+	v.indexRemove(from)
+	v.indexRefresh(to)
 	return MoveResult{From: from, To: to, Version: cur}, nil
 }
 

@@ -35,6 +35,8 @@ type Vault struct {
 
 	locks     lockTable
 	conflicts conflictCache
+	meta      metaCache
+	ix        *indexer // nil without Options.Index
 }
 
 // Open opens the vault at opts.Dir, applies the defaults and removes
@@ -104,11 +106,15 @@ func Open(opts Options) (*Vault, error) {
 	}
 	v.root = root
 	v.removeStrayTemps()
+	if opts.Index {
+		v.startIndex()
+	}
 	return v, nil
 }
 
-// Close releases the vault directory.
+// Close stops the index and releases the vault directory.
 func (v *Vault) Close() error {
+	v.stopIndex()
 	if err := v.root.Close(); err != nil {
 		return fsErr("close", err)
 	}

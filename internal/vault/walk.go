@@ -152,9 +152,20 @@ func toEntry(p string, fi fs.FileInfo) Entry {
 }
 
 // Changed returns the notes modified at or after since, newest first. The
-// trash is not included.
+// trash is not included. With the index built it answers from the index.
 func (v *Vault) Changed(ctx context.Context, since time.Time) ([]Entry, error) {
 	out := []Entry{}
+	if x := v.ix.current(); x != nil {
+		s := since.UnixNano()
+		for _, id := range x.byPath {
+			if d := &x.docs[id]; d.mod >= s {
+				out = append(out, Entry{Path: d.path, Size: d.size, Modified: time.Unix(0, d.mod)})
+			}
+		}
+		v.ix.mu.RUnlock()
+		sortChanged(out)
+		return out, nil
+	}
 	e := v.walk(ctx, "", true, func(w walkEntry) *Error {
 		if !w.info.IsDir() && !w.info.ModTime().Before(since) {
 			out = append(out, toEntry(w.path, w.info))
@@ -164,23 +175,32 @@ func (v *Vault) Changed(ctx context.Context, since time.Time) ([]Entry, error) {
 	if e != nil {
 		return nil, e
 	}
+	sortChanged(out)
+	return out, nil
+}
+
+func sortChanged(out []Entry) {
 	slices.SortFunc(out, func(a, b Entry) int {
 		return cmp.Or(b.Modified.Compare(a.Modified), strings.Compare(a.Path, b.Path))
 	})
-	return out, nil
 }
 
 // Stats counts the notes (outside the trash) and reports free disk space.
 func (v *Vault) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
-	e := v.walk(ctx, "", true, func(w walkEntry) *Error {
-		if !w.info.IsDir() {
-			s.Notes++
+	if x := v.ix.current(); x != nil {
+		s.Notes = x.live
+		v.ix.mu.RUnlock()
+	} else {
+		e := v.walk(ctx, "", true, func(w walkEntry) *Error {
+			if !w.info.IsDir() {
+				s.Notes++
+			}
+			return nil
+		})
+		if e != nil {
+			return Stats{}, e
 		}
-		return nil
-	})
-	if e != nil {
-		return Stats{}, e
 	}
 	free, err := v.freeSpace(v.dir)
 	if err != nil {

@@ -35,6 +35,7 @@ func (v *Vault) Create(ctx context.Context, p, content string) (WriteResult, err
 	if e := v.writeAtomic(writeSpec{path: p, data: data}); e != nil {
 		return WriteResult{}, e
 	}
+	v.indexWrite(p, data)
 	return WriteResult{Path: p, Version: versionOf(data)}, nil
 }
 
@@ -183,6 +184,7 @@ func (v *Vault) modify(ctx context.Context, p, version string, needVersion bool,
 	if e := v.writeAtomic(writeSpec{path: p, data: out, prev: fi}); e != nil {
 		return WriteResult{}, e
 	}
+	v.indexWrite(p, out)
 	return WriteResult{Path: p, OldVersion: cur, Version: versionOf(out)}, nil
 }
 

@@ -148,3 +148,28 @@ func (r *Resolver) uniqueName(p string, skip ...string) bool {
 	}
 	return true
 }
+
+// LinkKeys are the keys of the notes a link in source can resolve to: the
+// lowercased file names without ".md" (one, or two for a Markdown link
+// whose path relative to source ends elsewhere, as "a/.." does). Resolve
+// only ever returns a note p with NoteKey(p) among them, so a Resolver built
+// from just the notes of those keys resolves the link exactly as one built
+// from the whole vault.
+func LinkKeys(source string, l Link) []string {
+	t := strings.TrimSpace(l.Target)
+	if t == "" {
+		return nil
+	}
+	var keys []string
+	if l.Kind == "markdown" && !strings.HasPrefix(t, "/") {
+		keys = append(keys, baseKey(path.Join(path.Dir(source), t)))
+	}
+	k := baseKey(path.Clean(strings.TrimLeft(t, "/")))
+	if len(keys) == 0 || keys[0] != k {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// NoteKey is the key of a note path that LinkKeys are compared with.
+func NoteKey(p string) string { return baseKey(p) }

@@ -108,3 +108,25 @@ func scanWords(s string, fn func(word []byte, start, end int)) {
 		fn(buf, start, len(s))
 	}
 }
+
+// Words calls fn for every word of unfolded text s, in order: the word
+// folded (a buffer reused between calls), its byte range in s, and whether
+// it is a single Han, Hiragana, Katakana or Hangul character. It splits
+// exactly like Tokens(Fold(s)) without allocating per word, for indexing.
+func Words(s string, fn func(word []byte, start, end int, cjk bool)) {
+	scanWords(s, func(w []byte, start, end int) {
+		cjk := false
+		if w[0] >= utf8.RuneSelf {
+			r, size := utf8.DecodeRune(w)
+			cjk = size == len(w) && isCJK(r)
+		}
+		fn(w, start, end, cjk)
+	})
+}
+
+// IsCJKToken reports whether a token is a single Han, Hiragana, Katakana or
+// Hangul character, which Tokens emits one by one.
+func IsCJKToken(tok string) bool {
+	r, size := utf8.DecodeRuneInString(tok)
+	return size == len(tok) && size > 1 && isCJK(r)
+}

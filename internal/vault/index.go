@@ -1,0 +1,283 @@
+package vault
+
+import (
+	"encoding/binary"
+	"slices"
+	"strings"
+)
+
+// The search index is an in-memory inverted index over the notes (not the
+// trash, protected folders, hidden entries or sync tools' files). It is a
+// cache: it holds no note text, only folded terms with compact postings and
+// a little metadata per note, and it is rebuilt from the notes at start.
+//
+// Documents get increasing ids; a changed note gets a new id and its old
+// one is marked dead, so that postings only ever grow at their end and can
+// be delta-encoded. Dead entries are dropped by compact once they are
+// numerous.
+
+// Field bits of a posting: where, besides the running text, a term occurs.
+const (
+	fTitle uint8 = 1 << iota
+	fName
+	fHeading
+	fTag
+	fAlias
+	fPath // anywhere in the vault-relative path (folders and name)
+)
+
+// tagPrefix starts the index keys of tags; tokens never contain '#'.
+const tagPrefix = "#"
+
+// docInfo is what the index keeps per note.
+type docInfo struct {
+	path  string
+	title string
+	mod   int64 // modification time, Unix nanoseconds
+	size  int64
+	words uint32 // tokens in the note, for length normalisation
+	live  bool
+	links []noteLink
+}
+
+// noteLink is one outgoing link to a note, as written.
+type noteLink struct {
+	target string
+	line   int32
+	md     bool // a Markdown link; else a wiki link
+}
+
+// posting is the list of documents holding one term: for each, the delta
+// of its id from the previous one and then tf<<6 | fields, both as
+// uvarints.
+type posting struct {
+	data []byte
+	last uint32
+	n    uint32 // entries, dead ones included
+}
+
+func (p *posting) add(id uint32, tf uint32, fields uint8) {
+	var buf [2 * binary.MaxVarintLen64]byte
+	k := binary.PutUvarint(buf[:], uint64(id-p.last))
+	k += binary.PutUvarint(buf[k:], uint64(tf)<<6|uint64(fields))
+	if p.data == nil {
+		p.data = make([]byte, 0, k)
+	}
+	p.data = append(p.data, buf[:k]...)
+	p.last = id
+	p.n++
+}
+
+// entry is one decoded posting.
+type entry struct {
+	doc    uint32
+	tf     uint32
+	fields uint8
+}
+
+// each calls fn for every entry in id order.
+func (p *posting) each(fn func(entry)) {
+	var id uint64
+	b := p.data
+	for len(b) > 0 {
+		d, k := binary.Uvarint(b)
+		b = b[k:]
+		v, k2 := binary.Uvarint(b)
+		b = b[k2:]
+		if k <= 0 || k2 <= 0 {
+			return
+		}
+		id += d
+		fn(entry{doc: uint32(id), tf: uint32(v >> 6), fields: uint8(v & 63)})
+	}
+}
+
+// index is the data; its owner (the indexer) guards it with a lock.
+type index struct {
+	docs   []docInfo
+	byPath map[string]uint32 // live notes only
+	live   int
+	words  int64 // tokens of the live notes
+
+	terms  map[string]uint32 // term → id
+	post   []posting         // by term id
+	names  []string          // by term id
+	sorted []uint32          // term ids in term order, for prefixes
+
+	// linkKeys maps a link key (markdown.LinkKeys) to the notes holding
+	// such a link; noteKeys maps a note key (markdown.NoteKey) to the notes
+	// of that name. Both may list dead ids, skipped when read.
+	linkKeys map[string][]uint32
+	noteKeys map[string][]uint32
+}
+
+func newIndex() *index {
+	return &index{
+		byPath:   map[string]uint32{},
+		terms:    map[string]uint32{},
+		linkKeys: map[string][]uint32{},
+		noteKeys: map[string][]uint32{},
+	}
+}
+
+// analysed is a note turned into what the index stores, computed outside
+// any lock.
+type analysed struct {
+	info     docInfo
+	terms    []termStat
+	linkKeys []string
+	noteKey  string
+}
+
+type termStat struct {
+	term   string
+	tf     uint32
+	fields uint8
+}
+
+// put adds or replaces the note a.info.path. sortNow keeps the term
+// dictionary sorted (false while building, which sorts once at the end).
+func (x *index) put(a *analysed, sortNow bool) {
+	x.remove(a.info.path)
+	id := uint32(len(x.docs))
+	a.info.live = true
+	x.docs = append(x.docs, a.info)
+	x.byPath[a.info.path] = id
+	x.live++
+	x.words += int64(a.info.words)
+	for _, t := range a.terms {
+		tid, ok := x.terms[t.term]
+		if !ok {
+			tid = uint32(len(x.post))
+			x.terms[t.term] = tid
+			x.post = append(x.post, posting{})
+			x.names = append(x.names, t.term)
+			if sortNow {
+				at, _ := slices.BinarySearchFunc(x.sorted, t.term, func(id uint32, s string) int { return strings.Compare(x.names[id], s) })
+				x.sorted = slices.Insert(x.sorted, at, tid)
+			} else {
+				x.sorted = append(x.sorted, tid)
+			}
+		}
+		x.post[tid].add(id, t.tf, t.fields)
+	}
+	for _, k := range a.linkKeys {
+		x.linkKeys[k] = append(x.linkKeys[k], id)
+	}
+	x.noteKeys[a.noteKey] = append(x.noteKeys[a.noteKey], id)
+}
+
+// sortTerms sorts the term dictionary after a bulk load.
+func (x *index) sortTerms() {
+	slices.SortFunc(x.sorted, func(a, b uint32) int { return strings.Compare(x.names[a], x.names[b]) })
+}
+
+// remove marks the note at p dead; it reports whether there was one.
+func (x *index) remove(p string) bool {
+	id, ok := x.byPath[p]
+	if !ok {
+		return false
+	}
+	delete(x.byPath, p)
+	d := &x.docs[id]
+	d.live = false
+	d.links = nil
+	x.live--
+	x.words -= int64(d.words)
+	return true
+}
+
+// removeFolder marks every note below dir dead and returns how many.
+func (x *index) removeFolder(dir string) int {
+	n := 0
+	for p := range x.byPath {
+		if strings.HasPrefix(p, dir) && len(p) > len(dir) && p[len(dir)] == '/' {
+			x.remove(p)
+			n++
+		}
+	}
+	return n
+}
+
+// dead is the number of dead documents still taking space.
+func (x *index) dead() int { return len(x.docs) - x.live }
+
+// needsCompact reports whether dead entries have piled up.
+func (x *index) needsCompact() bool {
+	d := x.dead()
+	return d > 256 && d > x.live/2
+}
+
+// compact drops dead documents, renumbering the live ones in order, and
+// terms left without documents.
+func (x *index) compact() {
+	remap := make([]uint32, len(x.docs))
+	docs := make([]docInfo, 0, x.live)
+	for i, d := range x.docs {
+		if d.live {
+			remap[i] = uint32(len(docs))
+			docs = append(docs, d)
+		} else {
+			remap[i] = ^uint32(0)
+		}
+	}
+	nx := &index{
+		docs:     docs,
+		byPath:   make(map[string]uint32, len(docs)),
+		live:     len(docs),
+		words:    x.words,
+		terms:    make(map[string]uint32, len(x.terms)),
+		linkKeys: make(map[string][]uint32, len(x.linkKeys)),
+		noteKeys: make(map[string][]uint32, len(x.noteKeys)),
+	}
+	for i, d := range docs {
+		nx.byPath[d.path] = uint32(i)
+	}
+	for _, tid := range x.sorted {
+		var np posting
+		x.post[tid].each(func(e entry) {
+			if n := remap[e.doc]; n != ^uint32(0) {
+				np.add(n, e.tf, e.fields)
+			}
+		})
+		if np.n == 0 {
+			continue
+		}
+		np.data = slices.Clip(np.data)
+		id := uint32(len(nx.post))
+		name := x.names[tid]
+		nx.terms[name] = id
+		nx.post = append(nx.post, np)
+		nx.names = append(nx.names, name)
+		nx.sorted = append(nx.sorted, id)
+	}
+	for _, m := range []struct{ from, to map[string][]uint32 }{{x.linkKeys, nx.linkKeys}, {x.noteKeys, nx.noteKeys}} {
+		for k, ids := range m.from {
+			var out []uint32
+			for _, id := range ids {
+				if n := remap[id]; n != ^uint32(0) && (len(out) == 0 || out[len(out)-1] != n) {
+					out = append(out, n)
+				}
+			}
+			if len(out) > 0 {
+				m.to[k] = out
+			}
+		}
+	}
+	*x = *nx
+}
+
+// prefixTerms returns the ids of the terms starting with pre, at most max.
+func (x *index) prefixTerms(pre string, max int) []uint32 {
+	at, _ := slices.BinarySearchFunc(x.sorted, pre, func(id uint32, s string) int { return strings.Compare(x.names[id], s) })
+	var out []uint32
+	for _, id := range x.sorted[at:] {
+		if !strings.HasPrefix(x.names[id], pre) || len(out) == max {
+			break
+		}
+		if !strings.HasPrefix(x.names[id], tagPrefix) {
+			out = append(out, id)
+		}
+	}
+	return out
+}

@@ -1,0 +1,153 @@
+package vault
+
+import (
+	"io/fs"
+	"path"
+	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+)
+
+// termCounter gathers the terms of one note.
+type termCounter struct {
+	m     map[string]*termStat
+	words uint32
+}
+
+func (c *termCounter) add(w []byte, body bool, fields uint8) {
+	t, ok := c.m[string(w)]
+	if !ok {
+		t = &termStat{term: string(w)}
+		c.m[t.term] = t
+	}
+	if body {
+		t.tf++
+	}
+	t.fields |= fields
+}
+
+// text adds the words of s. Two CJK characters in a row also give a
+// bigram term, so that a run of them is found without reading every note
+// holding its characters.
+func (c *termCounter) text(s string, body bool, fields uint8) {
+	var prev [8]byte
+	prevLen := 0
+	markdown.Words(s, func(w []byte, _, _ int, cjk bool) {
+		if body {
+			c.words++
+		}
+		c.add(w, body, fields)
+		if !cjk {
+			prevLen = 0
+			return
+		}
+		if prevLen > 0 {
+			var bi [16]byte
+			n := copy(bi[:], prev[:prevLen])
+			n += copy(bi[n:], w)
+			c.add(bi[:n], body, fields)
+		}
+		prevLen = copy(prev[:], w)
+	})
+}
+
+// bigramTerms turns the tokens of a phrase into the index terms that every
+// note holding the phrase has: each non-CJK token, each pair of CJK tokens
+// in a row, and each CJK token standing alone.
+func bigramTerms(toks []string) []string {
+	var out []string
+	for i, t := range toks {
+		cjk := markdown.IsCJKToken(t)
+		switch {
+		case !cjk:
+			out = append(out, t)
+		case i+1 < len(toks) && markdown.IsCJKToken(toks[i+1]):
+			out = append(out, t+toks[i+1])
+		case i > 0 && markdown.IsCJKToken(toks[i-1]):
+			// covered by the pair before
+		default:
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// analyse turns a note into what the index stores.
+func analyse(p, content string, fi fs.FileInfo) *analysed {
+	fm, _ := markdown.ParseFrontmatter(content)
+	heads := markdown.Headings(content)
+	title := fm.Title
+	if title == "" {
+		for _, h := range heads {
+			if h.Level == 1 && h.Text != "" {
+				title = h.Text
+				break
+			}
+		}
+	}
+	name := strings.TrimSuffix(path.Base(p), path.Ext(p))
+	if title == "" {
+		title = name
+	}
+	c := termCounter{m: make(map[string]*termStat, 256)}
+	c.text(content, true, 0)
+	c.text(title, false, fTitle)
+	c.text(name, false, fName)
+	c.text(strings.TrimSuffix(p, path.Ext(p)), false, fPath)
+	for _, h := range heads {
+		c.text(h.Text, false, fHeading)
+	}
+	tags := mergeTags(fm.Tags, markdown.InlineTags(content))
+	for _, t := range tags {
+		c.text(t, false, fTag)
+	}
+	for _, a := range fm.Aliases {
+		c.text(a, false, fAlias)
+	}
+	a := &analysed{
+		info:    docInfo{path: p, title: title, mod: fi.ModTime().UnixNano(), size: fi.Size(), words: c.words},
+		terms:   make([]termStat, 0, len(c.m)+len(tags)),
+		noteKey: markdown.NoteKey(p),
+	}
+	for _, t := range c.m {
+		a.terms = append(a.terms, *t)
+	}
+	seen := map[string]bool{}
+	for _, t := range tags {
+		t = strings.TrimRight(markdown.Fold(t), "/")
+		for t != "" {
+			if !seen[t] {
+				seen[t] = true
+				a.terms = append(a.terms, termStat{term: tagPrefix + t})
+			}
+			i := strings.LastIndexByte(t, '/')
+			if i < 0 {
+				break
+			}
+			t = t[:i]
+		}
+	}
+	keys := map[string]bool{}
+	for _, l := range markdown.Links(content) {
+		if !l.IsNote() {
+			continue
+		}
+		a.info.links = append(a.info.links, noteLink{target: l.Target, line: int32(l.Line), md: l.Kind == "markdown"})
+		for _, k := range markdown.LinkKeys(p, l) {
+			if !keys[k] {
+				keys[k] = true
+				a.linkKeys = append(a.linkKeys, k)
+			}
+		}
+	}
+	return a
+}
+
+// mdLink turns a stored link back into the markdown package's form.
+func (l noteLink) mdLink() markdown.Link {
+	k := "wiki"
+	if l.md {
+		k = "markdown"
+	}
+	return markdown.Link{Kind: k, Target: l.target, Line: int(l.line)}
+}

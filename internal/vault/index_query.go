@@ -1,0 +1,290 @@
+package vault
+
+import (
+	"cmp"
+	"container/heap"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+)
+
+// Ranking: BM25 over the running text plus boosts, per query item, for the
+// fields where it occurs; newer notes first on equal scores.
+const (
+	bm25K1       = 1.2
+	bm25B        = 0.75
+	phraseWeight = 1.5
+	maxPrefix    = 128 // terms a last-word prefix expands to
+)
+
+var fieldBoosts = [...]struct {
+	bit   uint8
+	boost float64
+}{{fTitle, 2.0}, {fName, 1.5}, {fHeading, 1.0}, {fTag, 1.0}, {fAlias, 1.5}}
+
+// matchFields are the places besides the running text where an item
+// counts as present, as markdown.Match decides.
+const matchFields = fTitle | fPath
+
+// item is one thing every result must contain: a term (or the terms a
+// prefix expands to), or one term of a phrase.
+type item struct {
+	terms  []uint32
+	weight float64
+}
+
+// scored is a candidate with its score.
+type scored struct {
+	doc   uint32
+	score float64
+}
+
+// candidates evaluates q against the index and returns the matching live
+// notes with scores, unordered. A nil result with ok=false means some
+// item is unknown, so nothing matches.
+func (x *index) candidates(q markdown.Query) []scored {
+	var items []item
+	for i, t := range q.Terms {
+		var ids []uint32
+		if i == len(q.Terms)-1 && q.PrefixLast {
+			ids = x.prefixTerms(t, maxPrefix)
+		} else if id, ok := x.terms[t]; ok {
+			ids = []uint32{id}
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		items = append(items, item{terms: ids, weight: 1})
+	}
+	for _, p := range q.Phrases {
+		terms := bigramTerms(strings.Split(p, " "))
+		for _, t := range terms {
+			id, ok := x.terms[t]
+			if !ok {
+				return nil
+			}
+			items = append(items, item{terms: []uint32{id}, weight: phraseWeight / float64(len(terms))})
+		}
+	}
+	// Tags restrict; they do not score.
+	var allowed []uint32
+	for i, t := range q.Tags {
+		id, ok := x.terms[tagPrefix+t]
+		if !ok {
+			return nil
+		}
+		var ids []uint32
+		x.post[id].each(func(e entry) {
+			if x.docs[e.doc].live {
+				ids = append(ids, e.doc)
+			}
+		})
+		if i == 0 {
+			allowed = ids
+		} else {
+			allowed = intersectIDs(allowed, ids)
+		}
+		if len(allowed) == 0 {
+			return nil
+		}
+	}
+	folderOK := func(doc uint32) bool {
+		return q.Folder == "" || inFolderFold(x.docs[doc].path, q.Folder)
+	}
+
+	if len(items) == 0 {
+		var out []scored
+		if q.Tags != nil {
+			for _, d := range allowed {
+				if folderOK(d) {
+					out = append(out, scored{d, 1})
+				}
+			}
+			return out
+		}
+		for d := range x.docs {
+			if x.docs[d].live && folderOK(uint32(d)) {
+				out = append(out, scored{uint32(d), 1})
+			}
+		}
+		return out
+	}
+
+	// Rarest item first, so the candidate set starts small.
+	lists := make([][]entry, len(items))
+	for i, it := range items {
+		lists[i] = x.entries(it.terms)
+	}
+	order := make([]int, len(items))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return cmp.Compare(len(lists[a]), len(lists[b])) })
+
+	n := float64(max(x.live, 1))
+	avg := float64(x.words) / n
+	if avg < 1 {
+		avg = 1
+	}
+	var cur []scored
+	for k, i := range order {
+		it, list := items[i], lists[i]
+		idf := math.Log(1 + (n-float64(len(list))+0.5)/(float64(len(list))+0.5))
+		score := func(e entry) float64 {
+			s := 0.0
+			if e.tf > 0 {
+				tf := float64(e.tf)
+				norm := bm25K1 * (1 - bm25B + bm25B*float64(x.docs[e.doc].words)/avg)
+				s = tf * (bm25K1 + 1) / (tf + norm)
+			}
+			for _, b := range fieldBoosts {
+				if e.fields&b.bit != 0 {
+					s += b.boost
+				}
+			}
+			return it.weight * idf * s
+		}
+		if k == 0 {
+			for _, e := range list {
+				if x.docs[e.doc].live && (e.tf > 0 || e.fields&matchFields != 0) && folderOK(e.doc) &&
+					(allowed == nil || containsID(allowed, e.doc)) {
+					cur = append(cur, scored{e.doc, score(e)})
+				}
+			}
+			continue
+		}
+		// Intersect cur (sorted by doc) with list (sorted by doc).
+		out := cur[:0]
+		j := 0
+		for _, c := range cur {
+			for j < len(list) && list[j].doc < c.doc {
+				j++
+			}
+			if j < len(list) && list[j].doc == c.doc && (list[j].tf > 0 || list[j].fields&matchFields != 0) {
+				c.score += score(list[j])
+				out = append(out, c)
+			}
+		}
+		cur = out
+		if len(cur) == 0 {
+			return nil
+		}
+	}
+	return cur
+}
+
+// entries returns the postings of the terms merged by document, live ones
+// only; several terms (a prefix) add up their counts and fields.
+func (x *index) entries(terms []uint32) []entry {
+	var out []entry
+	for _, t := range terms {
+		x.post[t].each(func(e entry) {
+			if x.docs[e.doc].live {
+				out = append(out, e)
+			}
+		})
+	}
+	if len(terms) > 1 {
+		slices.SortFunc(out, func(a, b entry) int { return cmp.Compare(a.doc, b.doc) })
+		merged := out[:0]
+		for _, e := range out {
+			if n := len(merged); n > 0 && merged[n-1].doc == e.doc {
+				merged[n-1].tf += e.tf
+				merged[n-1].fields |= e.fields
+				continue
+			}
+			merged = append(merged, e)
+		}
+		out = merged
+	}
+	return out
+}
+
+func containsID(sorted []uint32, id uint32) bool {
+	_, ok := slices.BinarySearch(sorted, id)
+	return ok
+}
+
+func intersectIDs(a, b []uint32) []uint32 {
+	var out []uint32
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] < b[j]:
+			i++
+		case a[i] > b[j]:
+			j++
+		default:
+			out = append(out, a[i])
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// inFolderFold reports whether p lies below folder, ignoring case as
+// markdown.Match does.
+func inFolderFold(p, folder string) bool {
+	return len(p) > len(folder) && p[len(folder)] == '/' && strings.EqualFold(p[:len(folder)], folder)
+}
+
+// better orders candidates: higher score, then newer, then by path.
+func (x *index) better(a, b scored) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	da, db := &x.docs[a.doc], &x.docs[b.doc]
+	if da.mod != db.mod {
+		return da.mod > db.mod
+	}
+	return da.path < db.path
+}
+
+// top returns the best k candidates in order, without sorting them all.
+func (x *index) top(c []scored, k int) []scored {
+	if k >= len(c) {
+		slices.SortFunc(c, x.cmp)
+		return c
+	}
+	h := &worstHeap{x: x}
+	for _, s := range c {
+		if len(h.s) < k {
+			heap.Push(h, s)
+		} else if x.better(s, h.s[0]) {
+			h.s[0] = s
+			heap.Fix(h, 0)
+		}
+	}
+	out := h.s
+	slices.SortFunc(out, x.cmp)
+	return out
+}
+
+func (x *index) cmp(a, b scored) int {
+	switch {
+	case x.better(a, b):
+		return -1
+	case x.better(b, a):
+		return 1
+	}
+	return 0
+}
+
+// worstHeap keeps the worst of the best k at its root.
+type worstHeap struct {
+	x *index
+	s []scored
+}
+
+func (h *worstHeap) Len() int           { return len(h.s) }
+func (h *worstHeap) Less(i, j int) bool { return h.x.better(h.s[j], h.s[i]) }
+func (h *worstHeap) Swap(i, j int)      { h.s[i], h.s[j] = h.s[j], h.s[i] }
+func (h *worstHeap) Push(v any)         { h.s = append(h.s, v.(scored)) }
+func (h *worstHeap) Pop() any {
+	v := h.s[len(h.s)-1]
+	h.s = h.s[:len(h.s)-1]
+	return v
+}
