@@ -1,0 +1,536 @@
+package e2e
+
+// This file runs the official MCP conformance suite (the npm package
+// @modelcontextprotocol/conformance, in server mode) against the real
+// cortex binary. The suite and the Node 22 it needs live outside the
+// repository, in CORTEX_CONFORMANCE_DIR (default: the user cache folder's
+// cortex-conformance); docs/conformance.md says how to install them.
+//
+// The suite cannot send a bearer token, so a small reverse proxy on loopback
+// adds one. It forwards the suite's Host and Origin headers untouched, so the
+// dns-rebinding-protection scenario tests cortex's own Host/Origin checks.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+const (
+	// conformanceDirEnv names the folder holding node_modules with the
+	// suite and Node 22.
+	conformanceDirEnv = "CORTEX_CONFORMANCE_DIR"
+	// conformanceAllEnv, set to 1, also runs the baseline's scenarios and
+	// logs how they fare, to see whether an entry is still needed.
+	conformanceAllEnv = "CORTEX_CONFORMANCE_ALL"
+	// conformanceBaselineFile lists the scenarios that do not apply.
+	conformanceBaselineFile = "testdata/conformance-baseline.txt"
+	// conformanceScenarioTimeout bounds one scenario, Node start included.
+	conformanceScenarioTimeout = 2 * time.Minute
+	// conformanceMinNode is the oldest Node major the suite runs on.
+	conformanceMinNode = 22
+)
+
+// conformanceSuite is an installed copy of the suite and the Node that runs it.
+type conformanceSuite struct {
+	node   string // the node executable
+	script string // the suite's CLI entry point
+}
+
+// conformanceCheck is one entry of the suite's checks.json.
+type conformanceCheck struct {
+	ID           string `json:"id"`
+	Name         string `json:"name"`
+	Status       string `json:"status"` // SUCCESS, FAILURE, WARNING, INFO, SKIPPED
+	ErrorMessage string `json:"errorMessage"`
+}
+
+// conformanceDir is where the suite is installed.
+func conformanceDir() (string, error) {
+	if d := os.Getenv(conformanceDirEnv); d != "" {
+		return d, nil
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache folder (%w); set %s", err, conformanceDirEnv)
+	}
+	return filepath.Join(cache, "cortex-conformance"), nil
+}
+
+// findConformanceSuite locates the installed suite and a Node new enough for
+// it, or says what is missing.
+func findConformanceSuite() (conformanceSuite, error) {
+	dir, err := conformanceDir()
+	if err != nil {
+		return conformanceSuite{}, err
+	}
+	mods := filepath.Join(dir, "node_modules")
+	script := filepath.Join(mods, "@modelcontextprotocol", "conformance", "dist", "index.js")
+	if _, err := os.Stat(script); err != nil {
+		return conformanceSuite{}, fmt.Errorf("the conformance suite is not installed in %s (%s)", dir, conformanceDirEnv)
+	}
+	nodes, _ := filepath.Glob(filepath.Join(mods, "node-linux-*", "bin", "node"))
+	nodes = append(nodes, "node") // a Node on PATH, if it is new enough
+	var tried []string
+	for _, n := range nodes {
+		major, err := nodeMajor(n)
+		if err != nil {
+			tried = append(tried, fmt.Sprintf("%s: %v", n, err))
+			continue
+		}
+		if major < conformanceMinNode {
+			tried = append(tried, fmt.Sprintf("%s: version %d", n, major))
+			continue
+		}
+		return conformanceSuite{node: n, script: script}, nil
+	}
+	return conformanceSuite{}, fmt.Errorf("no Node %d or newer in %s or on PATH (%s)", conformanceMinNode, mods, strings.Join(tried, "; "))
+}
+
+// nodeMajor runs `node --version` and returns the major version.
+func nodeMajor(node string) (int, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, node, "--version").Output()
+	if err != nil {
+		return 0, err
+	}
+	v := strings.TrimPrefix(strings.TrimSpace(string(out)), "v")
+	major, _, _ := strings.Cut(v, ".")
+	n, err := strconv.Atoi(major)
+	if err != nil {
+		return 0, fmt.Errorf("unexpected version %q", out)
+	}
+	return n, nil
+}
+
+// requireConformanceSuite skips the test when the suite is not installed,
+// except in CI, where a missing suite is a failure.
+func requireConformanceSuite(t *testing.T) conformanceSuite {
+	t.Helper()
+	s, err := findConformanceSuite()
+	if err == nil {
+		return s
+	}
+	msg := fmt.Sprintf("%v; install it as docs/conformance.md shows", err)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return conformanceSuite{}
+}
+
+func (s conformanceSuite) command(ctx context.Context, dir string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, s.node, append([]string{s.script}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "NO_COLOR=1", "FORCE_COLOR=0")
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+// ansiEscape matches the colour codes the suite prints whatever NO_COLOR says.
+var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
+
+var conformanceScenarioLine = regexp.MustCompile(`^\s+- ([a-z0-9][a-z0-9-]*)(\s|$)`)
+
+// scenarios asks the suite for its server scenarios, pending ones included.
+func (s conformanceSuite) scenarios(ctx context.Context, dir string) ([]string, error) {
+	out, err := s.command(ctx, dir, "list", "--server").CombinedOutput()
+	if err != nil {
+		return nil, fmt.Errorf("listing scenarios: %w\n%s", err, out)
+	}
+	var names []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		if m := conformanceScenarioLine.FindStringSubmatch(sc.Text()); m != nil {
+			names = append(names, m[1])
+		}
+	}
+	if len(names) == 0 {
+		return nil, fmt.Errorf("the suite listed no server scenario:\n%s", out)
+	}
+	return names, nil
+}
+
+// run runs one scenario against url and returns its checks and the
+// suite's printed report.
+func (s conformanceSuite) run(ctx context.Context, dir, url, scenario string) ([]conformanceCheck, string, error) {
+	ctx, cancel := context.WithTimeout(ctx, conformanceScenarioTimeout)
+	defer cancel()
+	outDir := filepath.Join(dir, scenario)
+	cmd := s.command(ctx, dir, "server", "--url", url, "--scenario", scenario, "--output-dir", outDir)
+	out, runErr := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		return nil, string(out), fmt.Errorf("scenario did not finish within %v", conformanceScenarioTimeout)
+	}
+	files, _ := filepath.Glob(filepath.Join(outDir, "server-"+scenario+"-*", "checks.json"))
+	if len(files) != 1 {
+		return nil, string(out), fmt.Errorf("want one checks.json, found %d (exit: %v)", len(files), runErr)
+	}
+	data, err := os.ReadFile(files[0])
+	if err != nil {
+		return nil, string(out), err
+	}
+	var checks []conformanceCheck
+	if err := json.Unmarshal(data, &checks); err != nil {
+		return nil, string(out), fmt.Errorf("reading %s: %w", files[0], err)
+	}
+	failed := 0
+	for _, c := range checks {
+		if c.Status == "FAILURE" {
+			failed++
+		}
+	}
+	// The suite exits 1 exactly when a check failed; anything else is a
+	// disagreement worth seeing.
+	if (runErr != nil) != (failed > 0) {
+		return checks, string(out), fmt.Errorf("suite exit %v with %d failed checks", runErr, failed)
+	}
+	return checks, string(out), nil
+}
+
+// readConformanceBaseline reads the scenarios that do not apply to cortex,
+// each with the reason. Lines are "scenario reason..."; # starts a comment.
+func readConformanceBaseline(r io.Reader) (map[string]string, error) {
+	base := make(map[string]string)
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		name, reason, _ := strings.Cut(line, " ")
+		reason = strings.TrimSpace(reason)
+		if !conformanceScenarioLine.MatchString("  - " + name) {
+			return nil, fmt.Errorf("line %d: %q is not a scenario name", n, name)
+		}
+		if reason == "" {
+			return nil, fmt.Errorf("line %d: %s has no reason; say why it does not apply", n, name)
+		}
+		if _, dup := base[name]; dup {
+			return nil, fmt.Errorf("line %d: %s is listed twice", n, name)
+		}
+		base[name] = reason
+	}
+	return base, sc.Err()
+}
+
+func loadConformanceBaseline(t *testing.T) map[string]string {
+	t.Helper()
+	f, err := os.Open(conformanceBaselineFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	base, err := readConformanceBaseline(f)
+	if err != nil {
+		t.Fatalf("%s: %v", conformanceBaselineFile, err)
+	}
+	return base
+}
+
+// conformanceCortex is a running `cortex serve` with a fresh vault and state.
+type conformanceCortex struct {
+	url   string // http://127.0.0.1:PORT, as cortex printed it
+	token string
+	logs  *lockedBuffer
+}
+
+// lockedBuffer collects cortex's output while the test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// startConformanceCortex builds cmd/cortex, creates a token and starts the
+// server on a loopback port; it is stopped when the test ends.
+func startConformanceCortex(t *testing.T) *conformanceCortex {
+	t.Helper()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "cortex")
+	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/cortex-mcp/cortex/cmd/cortex")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building cortex: %v\n%s", err, out)
+	}
+	vault, state := filepath.Join(dir, "vault"), filepath.Join(dir, "state")
+
+	var stdout, stderr bytes.Buffer
+	create := exec.CommandContext(t.Context(), bin, "admin", "token", "create", "conformance", "--state", state)
+	create.Stdout, create.Stderr = &stdout, &stderr
+	if err := create.Run(); err != nil {
+		t.Fatalf("cortex admin token create: %v\n%s", err, stderr.String())
+	}
+	tok := strings.TrimSpace(stdout.String())
+	if tok == "" || strings.ContainsAny(tok, " \t\n") {
+		t.Fatalf("cortex admin token create printed %q on stdout; want the token alone", stdout.String())
+	}
+
+	// An explicit free port rather than :0, which the default public URL
+	// (http://<listen>) cannot take.
+	serve := exec.Command(bin, "serve", "--vault", vault, "--state", state, "--listen", freeLoopbackAddr(t),
+		// The suite opens sessions in quick succession; the per-token
+		// request budget is not what is tested here.
+		"--rate-limit", "100000")
+	logs := &lockedBuffer{}
+	serve.Stdout = logs
+	errPipe, err := serve.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	listening := make(chan string, 1)
+	scanned := make(chan struct{})
+	go func() {
+		defer close(scanned)
+		sc := bufio.NewScanner(errPipe)
+		for sc.Scan() {
+			line := sc.Text()
+			logs.Write([]byte(line + "\n"))
+			if u, ok := strings.CutPrefix(line, "listening on "); ok {
+				select {
+				case listening <- u:
+				default:
+				}
+			}
+		}
+	}()
+	exited := make(chan error, 1)
+	go func() {
+		<-scanned // Wait closes the pipe; read it to the end first
+		exited <- serve.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = serve.Process.Signal(os.Interrupt)
+		select {
+		case <-exited:
+		case <-time.After(20 * time.Second):
+			_ = serve.Process.Kill()
+			<-exited
+			t.Errorf("cortex did not stop on SIGINT:\n%s", logs.String())
+		}
+	})
+	select {
+	case u := <-listening:
+		return &conformanceCortex{url: u, token: tok, logs: logs}
+	case err := <-exited:
+		t.Fatalf("cortex serve exited before listening (%v):\n%s", err, logs.String())
+	case <-time.After(time.Minute):
+		t.Fatalf("cortex serve printed no \"listening on\" line within a minute:\n%s", logs.String())
+	}
+	return nil
+}
+
+// freeLoopbackAddr returns a loopback address whose port was free a moment ago.
+func freeLoopbackAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return addr
+}
+
+// newTokenProxy serves, on loopback, a reverse proxy to target that adds
+// the bearer token and changes nothing else the server judges: Host and
+// Origin reach the server as the client sent them, and no X-Forwarded-*
+// header is added (the request must look direct, as from a local client).
+func newTokenProxy(t *testing.T, target *url.URL, token string) *httptest.Server {
+	t.Helper()
+	p := &httputil.ReverseProxy{
+		Rewrite: func(r *httputil.ProxyRequest) {
+			r.SetURL(target)
+			r.Out.Host = r.In.Host
+			r.Out.Header.Set("Authorization", "Bearer "+token)
+		},
+		FlushInterval: -1, // SSE events pass at once
+		// Clients closing SSE streams make the proxy log aborted copies.
+		ErrorLog: log.New(io.Discard, "", 0),
+	}
+	srv := httptest.NewServer(p)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestConformance(t *testing.T) {
+	suite := requireConformanceSuite(t)
+	base := loadConformanceBaseline(t)
+	work := t.TempDir()
+	ctx := t.Context()
+
+	names, err := suite.scenarios(ctx, work)
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := make(map[string]bool, len(names))
+	for _, n := range names {
+		known[n] = true
+	}
+	var stale []string
+	for n := range base {
+		if !known[n] {
+			stale = append(stale, n)
+		}
+	}
+	if len(stale) > 0 {
+		sort.Strings(stale)
+		t.Errorf("%s names scenarios the suite no longer has: %s; remove them", conformanceBaselineFile, strings.Join(stale, ", "))
+	}
+
+	srv := startConformanceCortex(t)
+	target, err := url.Parse(srv.url)
+	if err != nil {
+		t.Fatalf("cortex printed an unusable URL %q: %v", srv.url, err)
+	}
+	proxy := newTokenProxy(t, target, srv.token)
+	endpoint := proxy.URL + "/mcp"
+
+	all := os.Getenv(conformanceAllEnv) == "1"
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			reason, excluded := base[name]
+			if excluded && !all {
+				t.Skipf("not applicable: %s", reason)
+			}
+			start := time.Now()
+			checks, out, err := suite.run(ctx, work, endpoint, name)
+			t.Logf("ran in %v", time.Since(start).Round(time.Millisecond))
+			failed := false
+			for _, c := range checks {
+				switch c.Status {
+				case "FAILURE":
+					failed = true
+					if excluded {
+						t.Logf("check %s fails: %s", c.ID, c.ErrorMessage)
+					} else {
+						t.Errorf("check %s failed: %s", c.ID, c.ErrorMessage)
+					}
+				case "WARNING":
+					t.Logf("check %s warns: %s", c.ID, c.ErrorMessage)
+				}
+			}
+			if excluded {
+				t.Logf("baseline scenario (%s): failed=%v err=%v", reason, failed, err)
+				return
+			}
+			if err != nil {
+				t.Error(err)
+			}
+			if t.Failed() {
+				t.Logf("suite output:\n%s\ncortex log:\n%s", ansiEscape.ReplaceAllString(out, ""), srv.logs.String())
+			}
+		})
+	}
+}
+
+// TestConformanceProxyKeepsHostAndOrigin makes sure the token proxy does not
+// hide what the DNS-rebinding scenario tests: the server must see the
+// client's Host and Origin, the token, and no forwarding headers.
+func TestConformanceProxyKeepsHostAndOrigin(t *testing.T) {
+	type seen struct {
+		host, origin, auth, xff, xfh string
+	}
+	got := make(chan seen, 1)
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- seen{r.Host, r.Header.Get("Origin"), r.Header.Get("Authorization"),
+			r.Header.Get("X-Forwarded-For"), r.Header.Get("X-Forwarded-Host")}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer backend.Close()
+	target, _ := url.Parse(backend.URL)
+	proxy := newTokenProxy(t, target, "ctx_test")
+
+	tests := []struct {
+		name, host, origin, auth string
+	}{
+		{"foreign host", "evil.example.com", "http://evil.example.com", ""},
+		{"loopback host of the proxy", strings.TrimPrefix(proxy.URL, "http://"), proxy.URL, ""},
+		{"client token replaced", "localhost:1", "", "Bearer other"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, proxy.URL+"/mcp", strings.NewReader("{}"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Host = tt.host
+			if tt.origin != "" {
+				req.Header.Set("Origin", tt.origin)
+			}
+			if tt.auth != "" {
+				req.Header.Set("Authorization", tt.auth)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			s := <-got
+			want := seen{host: tt.host, origin: tt.origin, auth: "Bearer ctx_test"}
+			if s != want {
+				t.Errorf("backend saw %+v, want %+v", s, want)
+			}
+		})
+	}
+}
+
+func TestConformanceBaselineIsWellFormed(t *testing.T) {
+	base := loadConformanceBaseline(t)
+	if len(base) == 0 {
+		t.Fatalf("%s lists no scenario", conformanceBaselineFile)
+	}
+	// These never need the reference server's fixtures; they must run.
+	for _, must := range []string{"server-initialize", "ping", "tools-list", "dns-rebinding-protection", "server-sse-multiple-streams"} {
+		if _, ok := base[must]; ok {
+			t.Errorf("%s excludes %s, which applies to every server", conformanceBaselineFile, must)
+		}
+	}
+	bad := []struct{ name, in string }{
+		{"no reason", "ping\n"},
+		{"twice", "ping a\nping b\n"},
+		{"not a name", "Ping! a\n"},
+	}
+	for _, tt := range bad {
+		if _, err := readConformanceBaseline(strings.NewReader(tt.in)); err == nil {
+			t.Errorf("%s: %q was accepted", tt.name, tt.in)
+		}
+	}
+	if _, err := readConformanceBaseline(strings.NewReader("# c\n\nping  why\n")); err != nil {
+		t.Errorf("a valid baseline was refused: %v", err)
+	}
+}
