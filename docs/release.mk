@@ -60,7 +60,7 @@ vuln: $(TOOLS)/govulncheck vulndb
 
 ## actionlint: check the GitHub workflows
 actionlint: $(TOOLS)/actionlint
-	$(TOOLS)/actionlint -color=never .github/workflows/*.yml
+	$(TOOLS)/actionlint -no-color .github/workflows/*.yml
 
 ## base-digest: print the current digest of the published base (needs gcr.io, so not here)
 base-digest: $(TOOLS)/crane

@@ -53,7 +53,7 @@ port=18480
 for p in linux/amd64 linux/arm64 linux/arm/v7; do
 	d="$out/${p//\//-}"
 	mkdir -p "$d"
-	"$crane" export --platform "$p" "$ref" - | tar -x -C "$d" ko-app/cortex etc/passwd data
+	"$crane" export --platform "$p" "$ref" - 2>>"$CACHE/crane.log" | tar -x -C "$d"
 	bin="$d/ko-app/cortex"
 	echo "$p: $(file -b "$bin" | cut -d, -f1-2); $(run_on "$p" "$bin" version)"
 	run_on "$p" "$bin" version | grep -qF "$VERSION"

@@ -11,7 +11,8 @@ BASE_REF="$REG/cortex-base:nonroot"
 start_registry() {
 	local log="$CACHE/registry.log"
 	mkdir -p "$CACHE"
-	"$crane" registry serve --address "$REG" >"$log" 2>&1 &
+	rm -rf "$CACHE/registry" && mkdir -p "$CACHE/registry"
+	"$crane" registry serve --address "$REG" --disk "$CACHE/registry" >"$log" 2>&1 &
 	REGISTRY_PID=$!
 	trap 'kill "$REGISTRY_PID" 2>/dev/null || true' EXIT
 	# Wait (bounded) until it answers.
@@ -60,13 +61,13 @@ PY
 	local refs=()
 	for p in linux/amd64 linux/arm64 linux/arm/v7; do
 		local tag="$REG/cortex-base:${p//\//-}"
-		"$crane" append --oci-empty-base -f "$dir/layer.tar" -t "$tag" >/dev/null
+		"$crane" append --oci-empty-base -f "$dir/layer.tar" -t "$tag" >/dev/null 2>>"$CACHE/crane.log"
 		"$crane" mutate "$tag" --set-platform "$p" --user 65532:65532 \
 			--env PATH=/usr/local/bin:/usr/bin:/bin --env SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt \
-			-t "$tag" >/dev/null
+			-t "$tag" >/dev/null 2>>"$CACHE/crane.log"
 		refs+=(-m "$tag")
 	done
-	"$crane" index append "${refs[@]}" -t "$BASE_REF" >/dev/null
+	"$crane" index append "${refs[@]}" -t "$BASE_REF" >/dev/null 2>>"$CACHE/crane.log"
 	echo "base: $BASE_REF@$("$crane" digest "$BASE_REF")"
 }
 
@@ -84,6 +85,7 @@ for m in idx.get("manifests", []):
         continue
     man = json.loads(subprocess.check_output([sys.argv[2], "manifest", repo + "@" + m["digest"]]))
     size = man["config"]["size"] + sum(l["size"] for l in man["layers"])
-    print(f"  {plat:14} {m[\"digest\"]}  {size/1e6:6.2f} MB compressed ({size} bytes)")
+    digest = m["digest"]
+    print(f"  {plat:14} {digest}  {size/1e6:6.2f} MB compressed ({size} bytes)")
 ' "$1" "$crane"
 }
