@@ -147,6 +147,7 @@ func (x *index) candidates(q markdown.Query) []scored {
 			return it.weight * idf * s
 		}
 		if k == 0 {
+			cur = make([]scored, 0, len(list))
 			for _, e := range list {
 				if x.docs[e.doc].live && (e.tf > 0 || e.fields&matchFields != 0) && folderOK(e.doc) &&
 					(allowed == nil || containsID(allowed, e.doc)) {
@@ -178,7 +179,11 @@ func (x *index) candidates(q markdown.Query) []scored {
 // entries returns the postings of the terms merged by document, live ones
 // only; several terms (a prefix) add up their counts and fields.
 func (x *index) entries(terms []uint32) []entry {
-	var out []entry
+	n := 0
+	for _, t := range terms {
+		n += int(x.post[t].n)
+	}
+	out := make([]entry, 0, n)
 	for _, t := range terms {
 		x.post[t].each(func(e entry) {
 			if x.docs[e.doc].live {

@@ -88,11 +88,10 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 		return Page{}, e
 	}
 
-	need := offset + limit + 1
-	var hits []Hit
-	used := false
+	var hits []Hit // from offset on
+	more, used := false, false
 	if !inTrash(folder) {
-		hits, used, e = v.indexSearch(ctx, pq, need)
+		hits, more, used, e = v.indexSearch(ctx, pq, offset, limit)
 		if e != nil {
 			return Page{}, e
 		}
@@ -101,23 +100,24 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 		if hits, e = v.scanSearch(ctx, pq); e != nil {
 			return Page{}, e
 		}
+		hits = hits[min(offset, len(hits)):]
+		more = len(hits) > limit
 	}
 	page := Page{Hits: []Hit{}}
-	if offset >= len(hits) {
-		return page, nil
-	}
-	chars := 0
-	for i, h := range hits[offset:] {
+	chars, next := 0, 0
+	for _, h := range hits {
 		h.Title = clipRunes(h.Title, maxTitleRunes)
 		n := utf8.RuneCountInString(h.Path) + utf8.RuneCountInString(h.Title) + utf8.RuneCountInString(h.Snippet)
 		if len(page.Hits) == limit || len(page.Hits) > 0 && chars+n > maxChars {
-			if next := offset + i; next < maxSearchDepth {
-				page.NextCursor = encodeCursor(next, fp)
-			}
+			more = true
 			break
 		}
 		chars += n
+		next++
 		page.Hits = append(page.Hits, h)
+	}
+	if more && offset+next < maxSearchDepth {
+		page.NextCursor = encodeCursor(offset+next, fp)
 	}
 	return page, nil
 }
@@ -151,46 +151,66 @@ type candidate struct {
 	score       float64
 }
 
-// indexSearch ranks the notes with the index and reads the best ones, in
-// order, until need of them are confirmed (each is matched against its
-// text as it is now, which also checks phrases). It reports false when
-// the index is not built yet.
-func (v *Vault) indexSearch(ctx context.Context, pq markdown.Query, need int) ([]Hit, bool, *Error) {
+// indexSearch ranks the notes with the index and reads the ones shown,
+// in order, from the offset-th on: it returns up to limit hits and whether
+// more follow. Without phrases the index decides matches alone; a phrase
+// is only known to be there once the note is read, so then every note up
+// to the page is read and confirmed. It reports false when the index is
+// not built yet.
+func (v *Vault) indexSearch(ctx context.Context, pq markdown.Query, offset, limit int) ([]Hit, bool, bool, *Error) {
+	exact := len(pq.Phrases) == 0
 	var hits []Hit
 	seen := map[string]bool{}
-	done := 0 // ranked candidates already read
-	for k := need*2 + 8; ; k *= 4 {
+	skip := offset // confirmed hits still to pass over
+	done := 0      // ranked candidates already read
+	for k := offset + limit + 1; ; k *= 4 {
+		if !exact {
+			k = max(k, 2*(offset+limit)+8)
+		}
 		x := v.ix.current()
 		if x == nil {
-			return nil, false, nil
+			return nil, false, false, nil
 		}
 		cands := x.candidates(pq)
 		ranked := x.top(cands, k)
-		batch := make([]candidate, 0, max(0, len(ranked)-done))
-		for _, s := range ranked[min(done, len(ranked)):] {
+		from := min(done, len(ranked))
+		if exact {
+			from = min(offset, len(ranked))
+			ranked = ranked[:min(len(ranked), offset+limit)]
+			skip = 0
+		}
+		batch := make([]candidate, 0, len(ranked)-from)
+		for _, s := range ranked[from:] {
 			d := &x.docs[s.doc]
 			batch = append(batch, candidate{d.path, d.title, d.mod, d.size, s.score})
 		}
-		all := len(ranked) == len(cands)
+		total := len(cands)
 		v.ix.mu.RUnlock()
 		done = len(ranked)
 		for _, c := range batch {
 			if e := ctxErr(ctx); e != nil {
-				return nil, true, e
+				return nil, false, true, e
 			}
 			if seen[c.path] {
 				continue
 			}
 			seen[c.path] = true
-			if h, ok := v.confirm(pq, c); ok {
+			h, ok := v.confirm(pq, c)
+			switch {
+			case !ok:
+			case skip > 0:
+				skip--
+			case len(hits) == limit:
+				return hits, true, true, nil
+			default:
 				hits = append(hits, h)
-				if len(hits) == need {
-					return hits, true, nil
-				}
 			}
 		}
-		if all {
-			return hits, true, nil
+		if exact {
+			return hits, total > offset+limit, true, nil
+		}
+		if done >= total {
+			return hits, false, true, nil
 		}
 	}
 }
@@ -209,8 +229,8 @@ func (v *Vault) confirm(pq markdown.Query, c candidate) (Hit, bool) {
 		title = markdown.Title(content, c.path)
 		v.ix.queue(c.path)
 	}
-	score, snippet := markdown.Match(pq, c.path, title, content)
-	if score <= 0 {
+	ok, snippet := markdown.Confirm(pq, c.path, title, content)
+	if !ok {
 		return Hit{}, false
 	}
 	return Hit{Path: c.path, Title: title, Snippet: snippet, Modified: fi.ModTime(), Score: c.score}, true

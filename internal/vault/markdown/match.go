@@ -39,6 +39,18 @@ type hit struct{ pos, item int }
 // where it was cut; a note matched by filters only gets the start of its
 // body.
 func Match(q Query, notePath, title, content string) (score float64, snippet string) {
+	return match(q, notePath, title, content, true)
+}
+
+// Confirm reports whether a note matches q exactly as Match decides, with
+// the same snippet, but without computing a score (which needs the
+// frontmatter parsed): for confirming candidates that an index ranked.
+func Confirm(q Query, notePath, title, content string) (ok bool, snippet string) {
+	score, snippet := match(q, notePath, title, content, false)
+	return score > 0, snippet
+}
+
+func match(q Query, notePath, title, content string, scoring bool) (score float64, snippet string) {
 	if !inFolder(notePath, q.Folder) {
 		return 0, ""
 	}
@@ -127,6 +139,9 @@ func Match(q Query, notePath, title, content string) (score float64, snippet str
 		}
 	}
 
+	if !scoring {
+		return 1, makeSnippet(content, bodyStart, bestHit(hits, bodyStart))
+	}
 	f := frontmatter()
 	nameText := field(name)
 	headText := field(headingText(content))
