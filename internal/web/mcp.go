@@ -1,0 +1,99 @@
+package web
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+)
+
+const (
+	mcpPath       = "/mcp"
+	sessionHeader = "Mcp-Session-Id"
+)
+
+// serveMCP guards the SDK's streamable HTTP handler: token, per-token rate,
+// session ownership and the per-token session cap, in that order.
+func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
+	tok, err := s.authenticate(r)
+	if err != nil {
+		return err
+	}
+	if li := logInfoFrom(r.Context()); li != nil {
+		li.app = tok.Name
+	}
+	if ok, retry := s.tokenRate.take(strconv.FormatInt(tok.ID, 10), s.now()); !ok {
+		return errRateLimited("for this token", retry)
+	}
+	ctx := context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(tok))
+
+	if id := r.Header.Get(sessionHeader); id != "" {
+		end, ok := s.sessions.begin(id, tok.ID)
+		if !ok {
+			// Answered like an unknown session: another token's session ids
+			// are not even confirmed to exist.
+			return &Error{Status: http.StatusNotFound, Code: CodeSessionNotFound,
+				Message: "this MCP session does not exist for this token; start a new session with initialize"}
+		}
+		defer end()
+		s.mcp.ServeHTTP(w, r.WithContext(ctx))
+		return nil
+	}
+	if r.Method != http.MethodPost {
+		// GET and DELETE need a session; the SDK says so.
+		s.mcp.ServeHTTP(w, r.WithContext(ctx))
+		return nil
+	}
+
+	// A POST without a session opens one.
+	evict, err := s.sessions.reserve(tok.ID)
+	if err != nil {
+		return err
+	}
+	if evict != nil {
+		s.logger.Info("closing least recently used MCP session to make room for a new one", "app", tok.Name)
+		// Close waits for the session's running calls; the new session
+		// need not wait with it.
+		go s.sessions.closeEvicted(evict)
+	}
+	memo := new(serverMemo)
+	recorded := false
+	record := func() {
+		if recorded {
+			return
+		}
+		recorded = true
+		if ss := findSession(memo.srv, w.Header().Get(sessionHeader)); ss != nil {
+			s.sessions.opened(tok.ID, ss)
+		} else {
+			s.sessions.abandon(tok.ID)
+		}
+	}
+	// The session is recorded as its id is about to reach the client, which
+	// may use it before this handler returns.
+	s.mcp.ServeHTTP(&headerHook{ResponseWriter: w, before: record}, r.WithContext(withServerMemo(ctx, memo)))
+	record()
+	return nil
+}
+
+// headerHook calls before just before the response header is sent.
+type headerHook struct {
+	http.ResponseWriter
+	before func()
+}
+
+func (h *headerHook) WriteHeader(code int) {
+	h.before()
+	h.ResponseWriter.WriteHeader(code)
+}
+
+func (h *headerHook) Write(b []byte) (int, error) {
+	h.before()
+	return h.ResponseWriter.Write(b)
+}
+
+func (h *headerHook) Flush() {
+	h.before()
+	http.NewResponseController(h.ResponseWriter).Flush()
+}
+
+func (h *headerHook) Unwrap() http.ResponseWriter { return h.ResponseWriter }

@@ -1,0 +1,139 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+)
+
+func TestTokenRateLimit(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.RatePerMinute = 30; o.RateBurst = 3 })
+	// GET without a session passes auth and the rate limit, then the SDK
+	// answers 400: cheap requests that count.
+	req := func(secret string) *httptest.ResponseRecorder {
+		return h.do(mcpRequest(http.MethodGet, secret, "", ""))
+	}
+	for i := range 3 {
+		if w := req(secretA); w.Code != http.StatusBadRequest {
+			t.Fatalf("request %d: status %d, want 400 from the SDK", i, w.Code)
+		}
+	}
+	w := req(secretA)
+	if w.Code != http.StatusTooManyRequests {
+		t.Fatalf("4th request: status %d, want 429", w.Code)
+	}
+	if got := w.Header().Get("Retry-After"); got != "2" { // 30/min: one every 2 s
+		t.Errorf("Retry-After %q, want 2", got)
+	}
+	code, msg := rpcError(t, w.Body.Bytes())
+	if code != CodeRateLimited || msg != "too many requests for this token; wait 2 seconds and try again" {
+		t.Errorf("code %q message %q", code, msg)
+	}
+	// Another token is not affected.
+	if w := req(secretB); w.Code != http.StatusBadRequest {
+		t.Errorf("other token: status %d, want 400", w.Code)
+	}
+	h.clock.advance(1500 * time.Millisecond)
+	if w := req(secretA); w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" {
+		t.Errorf("after 1.5 s: status %d Retry-After %q, want 429 and 1", w.Code, w.Header().Get("Retry-After"))
+	}
+	h.clock.advance(500 * time.Millisecond)
+	if w := req(secretA); w.Code != http.StatusBadRequest {
+		t.Errorf("after 2 s: status %d, want 400", w.Code)
+	}
+	if w := req(secretA); w.Code != http.StatusTooManyRequests {
+		t.Errorf("right after: status %d, want 429", w.Code)
+	}
+	// A long pause refills up to the burst, no more.
+	h.clock.advance(time.Hour)
+	for i := range 3 {
+		if w := req(secretA); w.Code != http.StatusBadRequest {
+			t.Fatalf("after an hour, request %d: status %d", i, w.Code)
+		}
+	}
+	if w := req(secretA); w.Code != http.StatusTooManyRequests {
+		t.Errorf("burst exceeded after an hour: status %d, want 429", w.Code)
+	}
+}
+
+func TestLimiter(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := newLimiter(60, 2, 3)
+	steps := []struct {
+		at    time.Duration
+		op    string // "take" or "ready"
+		key   string
+		ok    bool
+		retry time.Duration
+	}{
+		{0, "ready", "a", true, 0},
+		{0, "take", "a", true, 0},
+		{0, "take", "a", true, 0},
+		{0, "take", "a", false, time.Second},
+		{0, "ready", "a", false, time.Second},
+		{250 * time.Millisecond, "ready", "a", false, 750 * time.Millisecond},
+		{time.Second, "take", "a", true, 0},
+		{time.Second, "take", "a", false, time.Second},
+		{time.Second, "take", "b", true, 0},
+	}
+	for i, s := range steps {
+		f := l.take
+		if s.op == "ready" {
+			f = l.ready
+		}
+		ok, retry := f(s.key, t0.Add(s.at))
+		if ok != s.ok || retry != s.retry {
+			t.Errorf("step %d (%s %s at %v): got %v %v, want %v %v", i, s.op, s.key, s.at, ok, retry, s.ok, s.retry)
+		}
+	}
+}
+
+func TestLimiterIsBounded(t *testing.T) {
+	t0 := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	l := newLimiter(60, 1, 100)
+	for i := range 1000 {
+		l.take(fmt.Sprint("k", i), t0)
+	}
+	if n := l.len(); n != 100 {
+		t.Fatalf("limiter remembers %d keys, want 100", n)
+	}
+	// The most recent keys are the ones kept.
+	if ok, _ := l.take("k999", t0); ok {
+		t.Error("k999 was forgotten")
+	}
+	if ok, _ := l.take("k0", t0); !ok {
+		t.Error("k0 is still remembered")
+	}
+}
+
+func TestSourceKey(t *testing.T) {
+	tests := []struct {
+		remote, xff string
+		want        string
+	}{
+		{"192.0.2.1:1234", "", "192.0.2.1"},
+		{"192.0.2.1:1234", "198.51.100.9", "192.0.2.1"}, // only a loopback peer is trusted to forward
+		{"[::ffff:192.0.2.1]:1234", "", "192.0.2.1"},
+		{"[2001:db8:1:2:3:4:5:6]:443", "", "2001:db8:1:2::/64"},
+		{"[2001:db8:1:2:ffff::1]:443", "", "2001:db8:1:2::/64"},
+		{"[fe80::1%eth0]:443", "", "fe80::/64"},
+		{"127.0.0.1:5000", "", "127.0.0.1"},
+		{"127.0.0.1:5000", "198.51.100.9", "198.51.100.9"},
+		{"127.0.0.1:5000", "203.0.113.5, 198.51.100.9", "198.51.100.9"},
+		{"[::1]:5000", "2001:db8:9::1", "2001:db8:9::/64"},
+		{"127.0.0.1:5000", "garbage", "127.0.0.1"},
+		{"pipe", "", "peer:pipe"},
+	}
+	for _, tt := range tests {
+		r := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/mcp", nil)
+		r.RemoteAddr = tt.remote
+		if tt.xff != "" {
+			r.Header.Set("X-Forwarded-For", tt.xff)
+		}
+		if got := sourceKey(r); got != tt.want {
+			t.Errorf("sourceKey(%q, XFF %q) = %q, want %q", tt.remote, tt.xff, got, tt.want)
+		}
+	}
+}

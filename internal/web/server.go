@@ -1,0 +1,195 @@
+// Package web owns cortex's HTTP surface: the routes, the middleware stack
+// (panic recovery, request logging, Host and Origin checks, body cap),
+// bearer-token authentication of /mcp, the per-token and per-address request
+// budgets, the per-token MCP session cap, and graceful shutdown. It serves
+// the MCP protocol through the MCP SDK's streamable HTTP handler.
+//
+// It must never log a token, an Authorization header or a request or
+// response body, and never let a request reach an MCP server without a
+// verified token. It does not touch notes or SQL itself: tokens are checked
+// through the TokenVerifier it is given, tools live in the MCP server that
+// Options.NewMCPServer builds.
+package web
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults of Options.
+const (
+	DefaultRatePerMinute       = 120
+	DefaultRateBurst           = 60
+	DefaultMaxSessionsPerToken = 16
+	DefaultSessionIdle         = 30 * time.Minute
+	DefaultMaxBody             = 4 << 20
+)
+
+// Budgets for requests that carry no valid token, per source address (IPv4
+// address or IPv6 /64), and the memory bounds of the rate limiters.
+const (
+	authFailPerMinute = 60
+	authFailBurst     = 20
+	maxSources        = 4096
+	maxTokenBuckets   = 1024
+)
+
+// Options configures a Server. Zero values mean the defaults noted.
+type Options struct {
+	// PublicURL is the canonical URL clients use, e.g. "http://127.0.0.1:8080"
+	// or "https://notes.example.com". Its host (and loopback hosts) are the
+	// only Host headers answered; its origin (and loopback origins) the only
+	// Origin headers accepted. Required.
+	PublicURL string
+	// Tokens verifies bearer tokens. Required.
+	Tokens TokenVerifier
+	// NewMCPServer builds the MCP server of each new session. Required.
+	NewMCPServer func(r *http.Request) *mcp.Server
+	// ResourceMetadataURL, when set, is announced in WWW-Authenticate
+	// challenges as resource_metadata (RFC 9728) for OAuth discovery.
+	ResourceMetadataURL string
+	// RatePerMinute is the sustained request rate of one token (default 120).
+	RatePerMinute int
+	// RateBurst is how many requests a token may make at once after being
+	// quiet (default 60: a client's start-up plus a burst of reads).
+	RateBurst int
+	// MaxSessionsPerToken caps the live MCP sessions of one token (default 16).
+	MaxSessionsPerToken int
+	// SessionIdle closes MCP sessions that saw no request for this long
+	// (default 30m).
+	SessionIdle time.Duration
+	// MaxBody caps request bodies (default 4 MiB: a write carries up to 1 MiB
+	// of text, which JSON escaping can grow).
+	MaxBody int64
+	Logger  *slog.Logger
+	Now     func() time.Time
+}
+
+// Server is cortex's HTTP handler with its state: rate budgets and sessions.
+type Server struct {
+	opts         Options
+	logger       *slog.Logger
+	now          func() time.Time
+	tokens       TokenVerifier
+	newMCPServer func(r *http.Request) *mcp.Server
+
+	publicScheme string
+	publicHost   string // lower-case host name or IP, without brackets
+	publicPort   string // always set, the scheme's default if the URL has none
+	publicOrigin string // scheme://host[:port], default port left out
+
+	tokenRate  *limiter
+	authFails  *limiter
+	sessions   *sessions
+	lastServer atomic.Pointer[mcp.Server]
+	mcp        http.Handler
+	handler    http.Handler
+}
+
+// New checks o and builds a Server.
+func New(o Options) (*Server, error) {
+	if o.Tokens == nil {
+		return nil, errors.New("web: Options.Tokens is required")
+	}
+	if o.NewMCPServer == nil {
+		return nil, errors.New("web: Options.NewMCPServer is required")
+	}
+	if o.RatePerMinute < 0 || o.RateBurst < 0 || o.MaxSessionsPerToken < 0 || o.SessionIdle < 0 || o.MaxBody < 0 {
+		return nil, errors.New("web: limits in Options must not be negative")
+	}
+	setDefault(&o.RatePerMinute, DefaultRatePerMinute)
+	setDefault(&o.RateBurst, DefaultRateBurst)
+	setDefault(&o.MaxSessionsPerToken, DefaultMaxSessionsPerToken)
+	setDefault(&o.SessionIdle, DefaultSessionIdle)
+	setDefault(&o.MaxBody, DefaultMaxBody)
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	s := &Server{
+		opts:         o,
+		logger:       o.Logger,
+		now:          o.Now,
+		tokens:       o.Tokens,
+		newMCPServer: o.NewMCPServer,
+		tokenRate:    newLimiter(o.RatePerMinute, o.RateBurst, maxTokenBuckets),
+		authFails:    newLimiter(authFailPerMinute, authFailBurst, maxSources),
+		sessions:     newSessions(o.MaxSessionsPerToken, o.Now),
+	}
+	if err := s.setPublicURL(o.PublicURL); err != nil {
+		return nil, err
+	}
+	s.mcp = bindTokenInfo(mcp.NewStreamableHTTPHandler(s.getServer, &mcp.StreamableHTTPOptions{
+		SessionTimeout: o.SessionIdle,
+		// cortex checks Host and Origin itself, so that a reverse proxy on
+		// the same host may reach it over loopback with the public Host.
+		DisableLocalhostProtection: true,
+		MaxRequestBodyBytes:        o.MaxBody,
+		Logger:                     o.Logger.With("component", "mcp"),
+	}))
+	s.handler = s.middleware(s.routes())
+	return s, nil
+}
+
+// Handler returns the whole HTTP surface: routes behind the middleware stack.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+func setDefault[T comparable](v *T, def T) {
+	var zero T
+	if *v == zero {
+		*v = def
+	}
+}
+
+// setPublicURL parses the canonical URL into what the Host and Origin checks
+// compare against.
+func (s *Server) setPublicURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("web: public URL %q must look like https://notes.example.com or http://127.0.0.1:8080", raw)
+	}
+	if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+		return fmt.Errorf("web: public URL %q must be a bare origin, without user, path, query or fragment", raw)
+	}
+	host, port, ok := splitHost(strings.ToLower(u.Host))
+	if !ok || host == "" {
+		return fmt.Errorf("web: public URL %q has a bad host or port", raw)
+	}
+	def := defaultPort(u.Scheme)
+	if port == "" {
+		port = def
+	}
+	s.publicScheme, s.publicHost, s.publicPort = u.Scheme, host, port
+	s.publicOrigin = u.Scheme + "://" + joinHost(host, port, def)
+	return nil
+}
+
+func defaultPort(scheme string) string {
+	if scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+// joinHost writes host[:port] as it appears in a URL, leaving out the
+// scheme's default port.
+func joinHost(host, port, def string) string {
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	if port == def {
+		return host
+	}
+	return host + ":" + port
+}

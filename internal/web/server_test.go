@@ -1,0 +1,93 @@
+package web
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+func TestNewChecksOptions(t *testing.T) {
+	ok := Options{
+		PublicURL:    "https://notes.example.com",
+		Tokens:       &fakeTokens{},
+		NewMCPServer: func(*http.Request) *mcp.Server { return nil },
+	}
+	tests := []struct {
+		name    string
+		edit    func(*Options)
+		wantErr string
+	}{
+		{"ok", func(*Options) {}, ""},
+		{"loopback http", func(o *Options) { o.PublicURL = "http://127.0.0.1:8080" }, ""},
+		{"trailing slash", func(o *Options) { o.PublicURL = "https://notes.example.com/" }, ""},
+		{"no tokens", func(o *Options) { o.Tokens = nil }, "Tokens"},
+		{"no server", func(o *Options) { o.NewMCPServer = nil }, "NewMCPServer"},
+		{"empty URL", func(o *Options) { o.PublicURL = "" }, "must look like"},
+		{"no scheme", func(o *Options) { o.PublicURL = "notes.example.com" }, "must look like"},
+		{"ftp", func(o *Options) { o.PublicURL = "ftp://notes.example.com" }, "must look like"},
+		{"path", func(o *Options) { o.PublicURL = "https://example.com/notes" }, "bare origin"},
+		{"query", func(o *Options) { o.PublicURL = "https://example.com?x=1" }, "bare origin"},
+		{"user", func(o *Options) { o.PublicURL = "https://me@example.com" }, "bare origin"},
+		{"bad port", func(o *Options) { o.PublicURL = "https://example.com:http" }, "must look like"},
+		{"negative rate", func(o *Options) { o.RatePerMinute = -1 }, "negative"},
+		{"negative body", func(o *Options) { o.MaxBody = -1 }, "negative"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			o := ok
+			tt.edit(&o)
+			s, err := New(o)
+			if tt.wantErr == "" {
+				if err != nil {
+					t.Fatalf("New: %v", err)
+				}
+				if s.opts.RatePerMinute != DefaultRatePerMinute || s.opts.RateBurst != DefaultRateBurst ||
+					s.opts.MaxSessionsPerToken != DefaultMaxSessionsPerToken || s.opts.SessionIdle != DefaultSessionIdle ||
+					s.opts.MaxBody != DefaultMaxBody {
+					t.Errorf("defaults not applied: %+v", s.opts)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+				t.Fatalf("New: %v, want an error about %q", err, tt.wantErr)
+			}
+		})
+	}
+}
+
+// FuzzHostAndOrigin feeds untrusted Host and Origin headers to the checks:
+// they must never panic, and whatever they allow must name the public host
+// or a loopback host.
+func FuzzHostAndOrigin(f *testing.F) {
+	for _, seed := range []string{"notes.example.com", "notes.example.com:443", "127.0.0.1:8080", "[::1]:1",
+		"localhost", "https://notes.example.com", "http://[::1]:3000", "null", "[", "]:", "a:b:c", "%00", ""} {
+		f.Add(seed)
+	}
+	s, err := New(Options{PublicURL: testPublicURL, Tokens: &fakeTokens{},
+		NewMCPServer: func(*http.Request) *mcp.Server { return nil }})
+	if err != nil {
+		f.Fatal(err)
+	}
+	allowedHost := func(h string) bool {
+		h = strings.ToLower(h)
+		return h == "notes.example.com" || isLoopbackName(h)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		if s.hostAllowed(in) {
+			host, _, _ := splitHost(strings.ToLower(in))
+			if !allowedHost(host) {
+				t.Errorf("Host %q allowed", in)
+			}
+		}
+		if s.originAllowed(in) {
+			rest := strings.ToLower(in)
+			rest = rest[strings.Index(rest, "://")+3:]
+			host, _, _ := splitHost(rest)
+			if !allowedHost(host) {
+				t.Errorf("Origin %q allowed", in)
+			}
+		}
+	})
+}

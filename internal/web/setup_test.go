@@ -1,0 +1,264 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+// fakeTokens is a TokenVerifier over an in-memory table; revoke removes a
+// secret as the store's revoke does.
+type fakeTokens struct {
+	mu sync.Mutex
+	m  map[string]store.Token
+}
+
+func (f *fakeTokens) VerifyToken(_ context.Context, secret string) (store.Token, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	t, ok := f.m[secret]
+	if !ok {
+		return store.Token{}, store.ErrTokenNotFound
+	}
+	return t, nil
+}
+
+func (f *fakeTokens) revoke(secret string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.m, secret)
+}
+
+const (
+	secretA = "ctx_secret-of-app-a-0123456789"
+	secretB = "ctx_secret-of-app-b-0123456789"
+)
+
+// clock is a settable clock for Options.Now.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// syncBuffer is a log sink safe for concurrent handlers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// harness is a Server under test with what tests poke at.
+type harness struct {
+	srv    *Server
+	tokens *fakeTokens
+	clock  *clock
+	log    *syncBuffer
+	// release unblocks calls of the "block" tool; entered receives one value
+	// per call that reached it.
+	release chan struct{}
+	entered chan struct{}
+}
+
+const testPublicURL = "https://notes.example.com"
+
+// newHarness builds a Server with two tokens (app-a, app-b) and a test MCP
+// server whose tools are "whoami" (returns UserID and app) and "block"
+// (waits for h.release). edit may change the options first.
+func newHarness(t *testing.T, edit func(*Options)) *harness {
+	t.Helper()
+	h := &harness{
+		tokens: &fakeTokens{m: map[string]store.Token{
+			secretA: {ID: 1, Name: "app-a"},
+			secretB: {ID: 2, Name: "app-b"},
+		}},
+		clock:   &clock{t: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
+		log:     new(syncBuffer),
+		release: make(chan struct{}),
+		entered: make(chan struct{}, 16),
+	}
+	o := Options{
+		PublicURL:    testPublicURL,
+		Tokens:       h.tokens,
+		NewMCPServer: func(*http.Request) *mcp.Server { return h.newMCPServer() },
+		Logger:       slog.New(slog.NewTextHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
+		Now:          h.clock.now,
+	}
+	if edit != nil {
+		edit(&o)
+	}
+	srv, err := New(o)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	h.srv = srv
+	return h
+}
+
+type whoami struct {
+	UserID string `json:"user_id"`
+	App    string `json:"app"`
+}
+
+func (h *harness) newMCPServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "cortex-test", Version: "0"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "whoami"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, whoami, error) {
+		ti := req.Extra.TokenInfo
+		if ti == nil {
+			return nil, whoami{}, nil
+		}
+		app, _ := ti.Extra[ExtraApp].(string)
+		return nil, whoami{UserID: ti.UserID, App: app}, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, struct{}, error) {
+		h.entered <- struct{}{}
+		<-h.release
+		return nil, struct{}{}, nil
+	})
+	return s
+}
+
+// start serves the harness on a loopback httptest server.
+func (h *harness) start(t *testing.T) *httptest.Server {
+	t.Helper()
+	ts := httptest.NewServer(h.srv.Handler())
+	t.Cleanup(ts.Close)
+	return ts
+}
+
+// bearer adds an Authorization header to every request.
+type bearer struct {
+	secret string
+	base   http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.secret)
+	return b.base.RoundTrip(r)
+}
+
+// connect opens an MCP session to ts with secret, through the SDK client.
+func connect(t *testing.T, ts *httptest.Server, secret string) (*mcp.ClientSession, error) {
+	return connectRT(t, ts, bearer{secret, ts.Client().Transport})
+}
+
+func connectRT(t *testing.T, ts *httptest.Server, rt http.RoundTripper) (*mcp.ClientSession, error) {
+	t.Helper()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "0"}, nil)
+	return c.Connect(t.Context(), &mcp.StreamableClientTransport{
+		Endpoint:             ts.URL + "/mcp",
+		HTTPClient:           &http.Client{Transport: rt},
+		MaxRetries:           -1,
+		DisableStandaloneSSE: true,
+	}, nil)
+}
+
+func mustConnect(t *testing.T, ts *httptest.Server, secret string) *mcp.ClientSession {
+	t.Helper()
+	cs, err := connect(t, ts, secret)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
+
+// mcpRequest builds a request to /mcp as an MCP client would send it.
+func mcpRequest(method, secret, sessionID, body string) *http.Request {
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	r := httptest.NewRequest(method, "http://127.0.0.1:8080/mcp", rd)
+	r.RemoteAddr = "192.0.2.10:40000"
+	r.Header.Set("Accept", "application/json, text/event-stream")
+	if body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if secret != "" {
+		r.Header.Set("Authorization", "Bearer "+secret)
+	}
+	if sessionID != "" {
+		r.Header.Set(sessionHeader, sessionID)
+		r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	return r
+}
+
+// do serves r in memory and returns the response.
+func (h *harness) do(r *http.Request) *httptest.ResponseRecorder {
+	w := httptest.NewRecorder()
+	h.srv.Handler().ServeHTTP(w, r)
+	return w
+}
+
+// initialize opens a session with a raw initialize POST and returns its id.
+func (h *harness) initialize(t *testing.T, secret string) string {
+	t.Helper()
+	w := h.do(mcpRequest(http.MethodPost, secret, "", initializeBody))
+	id := w.Header().Get(sessionHeader)
+	if w.Code != http.StatusOK || id == "" {
+		t.Fatalf("initialize: status %d, session %q, body %s", w.Code, id, w.Body)
+	}
+	return id
+}
+
+// rpcError decodes the cortex code and message of a JSON-RPC error body.
+func rpcError(t *testing.T, body []byte) (code, message string) {
+	t.Helper()
+	var resp struct {
+		JSONRPC string           `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Error   struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Data    struct {
+				Code string `json:"code"`
+			} `json:"data"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(body, &resp); err != nil {
+		t.Fatalf("error body %q is not JSON: %v", body, err)
+	}
+	if resp.JSONRPC != "2.0" || string(resp.ID) != "null" || resp.Error.Code != jsonrpcServerError {
+		t.Fatalf("error body %q is not a JSON-RPC error", body)
+	}
+	return resp.Error.Data.Code, resp.Error.Message
+}
