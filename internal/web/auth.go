@@ -48,7 +48,7 @@ func bearerSecret(r *http.Request) (string, bool) {
 // cortex and slow for the guesser.
 func (s *Server) authenticate(r *http.Request) (store.Token, error) {
 	now := s.now()
-	src := sourceKey(r)
+	src := s.sourceKey(r)
 	if ok, retry := s.authFails.ready(src, now); !ok {
 		return store.Token{}, errRateLimited("with missing or bad tokens from this address", retry)
 	}

@@ -30,11 +30,11 @@ type bucket struct {
 	last   time.Time
 }
 
-func newLimiter(perMinute, burst, max int) *limiter {
+func newLimiter(perMinute, burst, size int) *limiter {
 	return &limiter{
 		rate:  float64(perMinute) / 60,
 		burst: float64(burst),
-		max:   max,
+		max:   size,
 		lru:   list.New(),
 		m:     make(map[string]*list.Element),
 	}
@@ -112,10 +112,10 @@ func (l *limiter) len() int {
 
 // sourceKey names the network source of r for the unauthenticated budget:
 // an IPv4 address, or the /64 an IPv6 address belongs to (one host usually
-// owns a whole /64). When the peer is a loopback address, the request came
-// through a reverse proxy on the same host, and the proxy's last
-// X-Forwarded-For entry (the address it saw) is used instead.
-func sourceKey(r *http.Request) string {
+// owns a whole /64). When the peer is a trusted proxy (loopback, or one of
+// Options.TrustedProxies), the proxy's last X-Forwarded-For entry (the
+// address it saw) is used instead.
+func (s *Server) sourceKey(r *http.Request) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
 		host = r.RemoteAddr
@@ -125,7 +125,7 @@ func sourceKey(r *http.Request) string {
 		return "peer:" + host
 	}
 	addr = addr.Unmap().WithZone("")
-	if addr.IsLoopback() {
+	if s.trustedProxy(addr) {
 		if fwd, ok := forwardedFor(r); ok {
 			addr = fwd
 		}
@@ -135,6 +135,18 @@ func sourceKey(r *http.Request) string {
 		return p.String()
 	}
 	return addr.String()
+}
+
+func (s *Server) trustedProxy(addr netip.Addr) bool {
+	if addr.IsLoopback() {
+		return true
+	}
+	for _, p := range s.opts.TrustedProxies {
+		if p.Contains(addr) {
+			return true
+		}
+	}
+	return false
 }
 
 // forwardedFor returns the last address in the X-Forwarded-For headers: the

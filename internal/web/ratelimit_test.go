@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"testing"
 	"time"
 )
@@ -125,14 +126,17 @@ func TestSourceKey(t *testing.T) {
 		{"[::1]:5000", "2001:db8:9::1", "2001:db8:9::/64"},
 		{"127.0.0.1:5000", "garbage", "127.0.0.1"},
 		{"pipe", "", "peer:pipe"},
+		{"172.18.0.5:5000", "198.51.100.9", "198.51.100.9"}, // a trusted proxy network
+		{"172.19.0.5:5000", "198.51.100.9", "172.19.0.5"},
 	}
+	h := newHarness(t, func(o *Options) { o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("172.18.0.0/16")} })
 	for _, tt := range tests {
 		r := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/mcp", nil)
 		r.RemoteAddr = tt.remote
 		if tt.xff != "" {
 			r.Header.Set("X-Forwarded-For", tt.xff)
 		}
-		if got := sourceKey(r); got != tt.want {
+		if got := h.srv.sourceKey(r); got != tt.want {
 			t.Errorf("sourceKey(%q, XFF %q) = %q, want %q", tt.remote, tt.xff, got, tt.want)
 		}
 	}

@@ -50,9 +50,9 @@ func newSessions(max int, now func() time.Time) *sessions {
 }
 
 // errTooManySessions is refused when all of a token's sessions are busy.
-func errTooManySessions(max int) *Error {
+func errTooManySessions(limit int) *Error {
 	return &Error{Status: http.StatusTooManyRequests, Code: CodeTooManySessions,
-		Message: fmt.Sprintf("this token already has %d open MCP sessions and all are busy; close sessions you no longer use (HTTP DELETE) and try again", max)}
+		Message: fmt.Sprintf("this token already has %d open MCP sessions and all are busy; close sessions you no longer use (HTTP DELETE) and try again", limit)}
 }
 
 // reserve makes room for one new session of token. It returns the session to

@@ -244,7 +244,7 @@ func (h *harness) initialize(t *testing.T, secret string) string {
 func rpcError(t *testing.T, body []byte) (code, message string) {
 	t.Helper()
 	var resp struct {
-		JSONRPC string           `json:"jsonrpc"`
+		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   struct {
 			Code    int    `json:"code"`
