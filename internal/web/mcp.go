@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"strconv"
+	"sync"
 )
 
 const (
@@ -56,18 +57,14 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 		go s.sessions.closeEvicted(evict)
 	}
 	memo := new(serverMemo)
-	recorded := false
-	record := func() {
-		if recorded {
-			return
-		}
-		recorded = true
+	// The SDK may write the response from its own goroutines.
+	record := sync.OnceFunc(func() {
 		if ss := findSession(memo.srv, w.Header().Get(sessionHeader)); ss != nil {
 			s.sessions.opened(tok.ID, ss)
 		} else {
 			s.sessions.abandon(tok.ID)
 		}
-	}
+	})
 	// The session is recorded as its id is about to reach the client, which
 	// may use it before this handler returns.
 	s.mcp.ServeHTTP(&headerHook{ResponseWriter: w, before: record}, r.WithContext(withServerMemo(ctx, memo)))

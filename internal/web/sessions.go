@@ -123,8 +123,8 @@ func (t *sessions) closeEvicted(s *session) {
 }
 
 // begin records a request for session id made with token. It reports false
-// when the session belongs to another token or is being evicted. Sessions it does not know (not
-// yet recorded, or already gone) are left to the SDK, which answers 404 for
+// when the session belongs to another token or is being evicted. Sessions
+// it does not know (already gone) are left to the SDK, which answers 404 for
 // unknown ones and checks the TokenInfo user for the rest.
 func (t *sessions) begin(id string, token int64) (end func(), ok bool) {
 	t.mu.Lock()
