@@ -18,7 +18,8 @@ build_base
 out="$CACHE/image"
 rm -rf "$out" && mkdir -p "$out"
 echo "ko build (version $VERSION)"
-ref=$(VERSION="$VERSION" KO_CONFIG_PATH="$PWD/ko.yaml" KO_DOCKER_REPO="$REG/cortex" KO_DEFAULTBASEIMAGE="$BASE_REF" \
+export VERSION # ko.yaml's ldflags read it
+ref=$(KO_CONFIG_PATH="$PWD/ko.yaml" KO_DOCKER_REPO="$REG/cortex" KO_DEFAULTBASEIMAGE="$BASE_REF" \
 	"$TOOLS/ko" build --bare --sbom=spdx --tags="$VERSION" \
 	--platform=linux/amd64,linux/arm64,linux/arm/v7 \
 	--image-label=org.opencontainers.image.source=https://github.com/cortex-mcp/cortex \

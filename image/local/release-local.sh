@@ -38,8 +38,8 @@ def sub(old, new):
 sub("      - ghcr.io/cortex-mcp/cortex\n", f"      - {reg}/cortex\n")
 s, n = re.subn(r"base_image: \S+", f"base_image: {base}", s)
 assert n == 1, "base_image"
-sub("      - sign-blob\n", f"      - sign-blob\n      - --key={key}\n      - --tlog-upload=false\n")
-sub("      - sign\n", f"      - sign\n      - --key={key}\n      - --tlog-upload=false\n      - --allow-http-registry\n")
+sub("      - sign-blob\n", f"      - sign-blob\n      - --key={key}\n      - --tlog-upload=false\n      - --use-signing-config=false\n")
+sub("      - sign\n", f"      - sign\n      - --key={key}\n      - --tlog-upload=false\n      - --use-signing-config=false\n      - --allow-http-registry\n")
 i = s.index("\nrelease:\n")
 j = s.index("\nchangelog:")
 s = s[:i] + "\nrelease:\n  disable: true\n" + s[j:]
@@ -52,7 +52,9 @@ echo "goreleaser release (v$LOCAL_VERSION, local config)"
 dist="$work/src/dist"
 
 echo "artifacts:"
-(cd "$dist" && ls -l --time-style=+ *.tar.gz *.cdx.json checksums.txt* | awk '{print "  " $5 "\t" $NF}')
+for f in "$dist"/*.tar.gz "$dist"/*.cdx.json "$dist"/checksums.txt*; do
+	printf '  %9d  %s\n' "$(stat -c %s "$f")" "${f##*/}"
+done
 
 echo "checksums:"
 (cd "$dist" && sha256sum -c checksums.txt | sed 's/^/  /')
