@@ -31,7 +31,10 @@ type Env struct {
 	// fills them from CORTEX_STATE / CORTEX_VAULT or their defaults. Run
 	// itself never reads the environment.
 	StateDir, VaultDir string
-	Now                func() time.Time
+	// PublicURL is the default for --public-url (cmd fills it from
+	// CORTEX_PUBLIC_URL, so `docker exec cortex cortex admin setup` finds it).
+	PublicURL string
+	Now       func() time.Time
 }
 
 // Exit codes.

@@ -73,7 +73,7 @@ func runOwner(ctx context.Context, env Env, args []string) (bool, error) {
 		fs.BoolVar(&o.yes, "yes", false, "do not ask for confirmation")
 	}
 	if strings.Contains(flagsOf, "--public-url") {
-		fs.StringVar(&o.publicURL, "public-url", "", "cortex's public `URL`")
+		fs.StringVar(&o.publicURL, "public-url", env.PublicURL, "cortex's public `URL` (default $CORTEX_PUBLIC_URL)")
 	}
 	pos, err := parseInterspersed(fs, args[n:])
 	if errors.Is(err, flag.ErrHelp) {

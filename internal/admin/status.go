@@ -4,11 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
-	"strings"
 	"text/tabwriter"
+
+	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
 // status prints one line per fact to stdout and carries on past a fact it
@@ -74,46 +73,14 @@ func countTokens(ctx context.Context, s *session) (int, error) {
 	return len(toks), err
 }
 
-// countNotes counts the notes under dir: files ending in .md, skipping
-// hidden entries (dot-folders such as .trash and .git among them), symbolic
-// links and Syncthing conflict copies. It mirrors the vault's own idea of a
-// note closely enough for a status line without importing internal/vault,
-// and only ever lists directories: no note is opened.
+// countNotes asks the vault package, the only code that may look inside
+// the vault; it lists folders only and never opens a note.
 func countNotes(ctx context.Context, dir string) (int, error) {
 	root, err := filepath.EvalSymlinks(dir) // the vault root itself may be a link
 	if err != nil {
 		return 0, err
 	}
-	n := 0
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == root {
-				return err
-			}
-			return nil // unreadable subfolder: count what we can
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		name := d.Name()
-		if p != root && strings.HasPrefix(name, ".") {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if d.Type().IsRegular() && len(name) > 3 && strings.EqualFold(filepath.Ext(name), ".md") &&
-			!strings.Contains(name, ".sync-conflict-") {
-			n++
-		}
-		return nil
-	})
-	if err == nil {
-		if fi, statErr := os.Stat(root); statErr == nil && !fi.IsDir() {
-			return 0, fmt.Errorf("%s is not a directory", dir)
-		}
-	}
-	return n, err
+	return vault.CountNotes(ctx, root)
 }
 
 func absPath(p string) string {

@@ -23,7 +23,7 @@ type Config struct {
 	Vault        string // absolute
 	State        string // absolute
 	Listen       string // host:port for plain HTTP (tls off or proxy)
-	PublicURL    string // canonical: lowercase scheme and host, no default port, no trailing slash
+	PublicURL    string // canonical: lowercase scheme and host, no default port, no trailing slash; "" until known when listening on port 0
 	Instructions string // vault-relative path of the instructions file
 	Deny         []string
 
@@ -141,12 +141,19 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	if c.TLS == "off" && !loopbackListen(c.Listen) {
 		return Config{}, &Error{"--listen", "plain HTTP without TLS may only listen on loopback", "use --listen 127.0.0.1:8080, or --tls acme, or --tls proxy behind a reverse proxy"}
 	}
-	pub := raw.publicURL
-	if pub == "" {
-		pub = "http://" + c.Listen
+	// Without --public-url the server is reached at its listen address;
+	// with port 0 that is only known after listening, so serve fills it in.
+	if raw.publicURL == "" && c.TLS != "off" {
+		return Config{}, &Error{"--public-url", "the public URL is required with --tls " + c.TLS, "set --public-url https://your.domain"}
 	}
-	if c.PublicURL, err = CanonicalURL(pub); err != nil {
-		return Config{}, &Error{"--public-url", err.Error(), "give the URL as https://notes.example.com (no path, no trailing slash)"}
+	if raw.publicURL != "" {
+		if c.PublicURL, err = CanonicalURL(raw.publicURL); err != nil {
+			return Config{}, &Error{"--public-url", err.Error(), "give the URL as https://notes.example.com (no path, no trailing slash)"}
+		}
+	} else if _, port, _ := net.SplitHostPort(c.Listen); port != "0" {
+		if c.PublicURL, err = CanonicalURL("http://" + c.Listen); err != nil {
+			return Config{}, &Error{"--listen", err.Error(), "write it like 127.0.0.1:8080"}
+		}
 	}
 	if c.TLS == "acme" && !strings.HasPrefix(c.PublicURL, "https://") {
 		return Config{}, &Error{"--public-url", "acme mode needs an https public URL", "set --public-url https://your.domain"}

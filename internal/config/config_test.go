@@ -110,3 +110,17 @@ func TestParseTrustedProxiesAndDeny(t *testing.T) {
 		t.Errorf("deny = %v", c.Deny)
 	}
 }
+
+func TestParsePortZeroLeavesPublicURLForServe(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Parse([]string{"--vault", filepath.Join(dir, "v"), "--state", filepath.Join(dir, "s"), "--listen", "127.0.0.1:0"}, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.PublicURL != "" {
+		t.Errorf("public url = %q, want it left for serve", c.PublicURL)
+	}
+	if _, err := Parse([]string{"--vault", filepath.Join(dir, "v"), "--state", filepath.Join(dir, "s"), "--tls", "proxy", "--listen", "0.0.0.0:8080"}, env(nil), io.Discard); err == nil {
+		t.Error("proxy mode without a public URL was accepted")
+	}
+}

@@ -15,6 +15,9 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/mcp", s.methodNotAllowed("GET, POST, DELETE"))
 	mux.Handle("GET /healthz", s.handle(s.healthz))
 	mux.Handle("/healthz", s.methodNotAllowed("GET, HEAD"))
+	if s.opts.Mount != nil {
+		s.opts.Mount(mux)
+	}
 	mux.Handle("/", s.handle(s.notFound))
 	return mux
 }

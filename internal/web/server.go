@@ -55,6 +55,11 @@ type Options struct {
 	Tokens TokenVerifier
 	// NewMCPServer builds the MCP server of each new session. Required.
 	NewMCPServer func(r *http.Request) *mcp.Server
+	// Mount, when set, registers the pages and endpoints of other packages
+	// (the owner's login, the OAuth authorization server) on the same mux,
+	// behind the same middleware stack. Their patterns must not overlap
+	// /mcp or /healthz.
+	Mount func(mux *http.ServeMux)
 	// ResourceMetadataURL, when set, is announced in WWW-Authenticate
 	// challenges as resource_metadata (RFC 9728) for OAuth discovery.
 	ResourceMetadataURL string

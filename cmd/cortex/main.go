@@ -1,0 +1,68 @@
+// Command cortex serves a folder of Markdown notes to AI assistants over MCP.
+// This file is wiring only: it parses arguments into a config value and hands
+// it to the packages that do the work.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is stamped at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+const usage = `cortex serves a folder of Markdown notes to AI assistants over MCP.
+
+usage:
+  cortex serve [flags]        run the server (cortex serve --help lists the flags)
+  cortex admin COMMAND ...    manage tokens and the owner on this server (cortex admin help)
+  cortex healthcheck          exit 0 when the local server answers /healthz
+  cortex version              print the version
+`
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return 2
+	}
+	switch args[0] {
+	case "serve":
+		if err := serve(ctx, args[1:], stdout, stderr, getenv); err != nil {
+			if errors.Is(err, errHelp) {
+				return 0
+			}
+			fmt.Fprintln(stderr, "cortex:", err)
+			return 1
+		}
+		return 0
+	case "admin":
+		return runAdmin(ctx, args[1:], stdin, stdout, stderr, getenv)
+	case "healthcheck":
+		if err := healthcheck(ctx, getenv); err != nil {
+			fmt.Fprintln(stderr, "cortex: unhealthy:", err)
+			return 1
+		}
+		return 0
+	case "version", "--version", "-version":
+		fmt.Fprintln(stdout, "cortex", version)
+		return 0
+	case "help", "--help", "-h", "-help":
+		fmt.Fprint(stdout, usage)
+		return 0
+	default:
+		fmt.Fprintf(stderr, "cortex: unknown command %q\nhint: run `cortex help`\n", args[0])
+		return 2
+	}
+}

@@ -1,0 +1,202 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	buildOut  []byte
+)
+
+// cortexBinary builds cmd/cortex once per test process.
+func cortexBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cortex-e2e-bin-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "cortex")
+		cmd := exec.Command("go", "build", "-o", binPath, "github.com/cortex-mcp/cortex/cmd/cortex")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		buildOut, buildErr = cmd.CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("building cortex: %v\n%s", buildErr, buildOut)
+	}
+	return binPath
+}
+
+// instance is one running cortex server with its own vault and state.
+type instance struct {
+	t     *testing.T
+	bin   string
+	Vault string
+	State string
+	URL   string // http://127.0.0.1:PORT
+	cmd   *exec.Cmd
+	logs  *syncBuffer
+	done  chan error
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// newInstance prepares vault and state folders without starting the server.
+func newInstance(t *testing.T) *instance {
+	t.Helper()
+	dir := t.TempDir()
+	return &instance{t: t, bin: cortexBinary(t), Vault: filepath.Join(dir, "vault"), State: filepath.Join(dir, "state")}
+}
+
+// admin runs `cortex admin args...` against the instance's state, given
+// only through the environment as a container would.
+func (in *instance) admin(args ...string) (stdout, stderr string, err error) {
+	in.t.Helper()
+	cmd := exec.Command(in.bin, append([]string{"admin"}, args...)...)
+	cmd.Env = append(os.Environ(), "CORTEX_STATE="+in.State, "CORTEX_VAULT="+in.Vault)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+func (in *instance) token(name string) string {
+	in.t.Helper()
+	out, errOut, err := in.admin("token", "create", name)
+	if err != nil {
+		in.t.Fatalf("token create: %v\n%s", err, errOut)
+	}
+	tok := strings.TrimSpace(out)
+	if !strings.HasPrefix(tok, "ctx_") || strings.ContainsAny(tok, " \n") {
+		in.t.Fatalf("token create printed %q on stdout; want the token alone", out)
+	}
+	return tok
+}
+
+// start runs `cortex serve` on a free loopback port and waits for its
+// "listening on" line.
+func (in *instance) start(extra ...string) {
+	in.t.Helper()
+	args := append([]string{"serve", "--vault", in.Vault, "--state", in.State, "--listen", "127.0.0.1:0"}, extra...)
+	in.cmd = exec.Command(in.bin, args...)
+	in.cmd.Env = os.Environ()
+	in.logs = &syncBuffer{}
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	in.cmd.Stderr = pw
+	in.cmd.Stdout = in.logs
+	if err := in.cmd.Start(); err != nil {
+		in.t.Fatal(err)
+	}
+	pw.Close()
+	in.done = make(chan error, 1)
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		found := false
+		for sc.Scan() {
+			line := sc.Text()
+			in.logs.Write([]byte(line + "\n"))
+			if !found && strings.HasPrefix(line, "listening on ") {
+				found = true
+				urlc <- strings.TrimPrefix(line, "listening on ")
+			}
+		}
+		close(urlc)
+	}()
+	go func() { in.done <- in.cmd.Wait() }()
+	select {
+	case u, ok := <-urlc:
+		if !ok {
+			in.t.Fatalf("cortex exited before listening:\n%s", in.logs.String())
+		}
+		in.URL = u
+	case <-time.After(30 * time.Second):
+		in.t.Fatalf("cortex did not start:\n%s", in.logs.String())
+	}
+	in.t.Cleanup(func() { in.stop() })
+}
+
+// stop sends SIGTERM and waits for a clean exit.
+func (in *instance) stop() error {
+	if in.cmd == nil || in.cmd.Process == nil {
+		return nil
+	}
+	_ = in.cmd.Process.Signal(os.Interrupt)
+	select {
+	case err := <-in.done:
+		in.cmd = nil
+		return err
+	case <-time.After(20 * time.Second):
+		_ = in.cmd.Process.Kill()
+		in.t.Errorf("cortex did not stop on SIGINT:\n%s", in.logs.String())
+		in.cmd = nil
+		return nil
+	}
+}
+
+type bearer struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
+}
+
+// connect opens an MCP session with the go-sdk streamable HTTP client.
+func (in *instance) connect(ctx context.Context, token string) *mcp.ClientSession {
+	in.t.Helper()
+	cs, err := in.tryConnect(ctx, token)
+	if err != nil {
+		in.t.Fatalf("connect: %v\n%s", err, in.logs.String())
+	}
+	in.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func (in *instance) tryConnect(ctx context.Context, token string) (*mcp.ClientSession, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
+	tr := &mcp.StreamableClientTransport{
+		Endpoint:             in.URL + "/mcp",
+		HTTPClient:           &http.Client{Transport: bearer{token, http.DefaultTransport}},
+		MaxRetries:           -1,
+		DisableStandaloneSSE: true,
+	}
+	return client.Connect(ctx, tr, nil)
+}
