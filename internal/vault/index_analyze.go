@@ -105,7 +105,8 @@ func analyse(p, content string, fi fs.FileInfo) *analysed {
 		c.text(a, false, fAlias)
 	}
 	a := &analysed{
-		info:    docInfo{path: p, title: title, mod: fi.ModTime().UnixNano(), size: fi.Size(), words: c.words},
+		// Clones: a substring would keep the whole note text in memory.
+		info:    docInfo{path: p, title: strings.Clone(title), mod: fi.ModTime().UnixNano(), size: fi.Size(), words: c.words},
 		terms:   make([]termStat, 0, len(c.m)+len(tags)),
 		noteKey: markdown.NoteKey(p),
 	}
@@ -132,7 +133,7 @@ func analyse(p, content string, fi fs.FileInfo) *analysed {
 		if !l.IsNote() {
 			continue
 		}
-		a.info.links = append(a.info.links, noteLink{target: l.Target, line: int32(l.Line), md: l.Kind == "markdown"})
+		a.info.links = append(a.info.links, noteLink{target: strings.Clone(l.Target), line: int32(l.Line), md: l.Kind == "markdown"})
 		for _, k := range markdown.LinkKeys(p, l) {
 			if !keys[k] {
 				keys[k] = true

@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -204,6 +205,9 @@ func (ix *indexer) rebuild() *Error {
 	ix.mu.Unlock()
 	ix.v.log.Info("search index ready", "notes", x.live, "terms", len(x.terms),
 		"duration", time.Since(start).Round(time.Millisecond))
+	// The build read every note once; hand that memory back to the
+	// system now rather than keep it as idle heap.
+	debug.FreeOSMemory()
 	return nil
 }
 

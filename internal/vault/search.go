@@ -228,6 +228,10 @@ func (v *Vault) confirm(pq markdown.Query, c candidate) (Hit, bool) {
 		// Changed since it was indexed; a notification is on its way.
 		title = markdown.Title(content, c.path)
 		v.ix.queue(c.path)
+	} else if len(pq.Phrases) == 0 {
+		// The index knows this very note: its tags and folder matched
+		// already, and checking them again would parse the frontmatter.
+		pq.Tags, pq.Folder = nil, ""
 	}
 	ok, snippet := markdown.Confirm(pq, c.path, title, content)
 	if !ok {

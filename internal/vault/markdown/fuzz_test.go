@@ -164,6 +164,9 @@ func FuzzQuery(f *testing.F) {
 		if score < 0 || score == 0 && snip != "" {
 			t.Fatalf("score %v snippet %q", score, snip)
 		}
+		if ok, s := Confirm(pq, "dir/note.md", Title(content, "dir/note.md"), content); ok != (score > 0) || s != snip {
+			t.Fatalf("Confirm = %v %q, Match = %v %q", ok, s, score, snip)
+		}
 		if strings.ContainsAny(snip, "\n\r\t") || utf8.RuneCountInString(snip) > snippetRunes+2 {
 			t.Fatalf("bad snippet %q", snip)
 		}

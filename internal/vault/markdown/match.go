@@ -86,13 +86,87 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 
 	var tf [maxQueryItems]int
 	var hits []hit
+	words := 0
+	// Without scoring, a long note is scanned in growing prefixes: once a
+	// prefix holds every item within one snippet window, the rest cannot
+	// change the answer.
+	for limit := confirmPrefix; ; limit *= 4 {
+		end := len(content)
+		if !scoring && limit < len(content) {
+			if k := strings.IndexByte(content[limit:], '\n'); k >= 0 {
+				end = limit + k
+			}
+		}
+		tf, hits, words = scanItems(q, terms, phrases, content[:end])
+		if end == len(content) {
+			break
+		}
+		// hits are gathered again if the loop goes on.
+		if pos, found := bestHit(hits, bodyStart); found == n && allFound(tf[:n]) {
+			return 1, makeSnippet(content, bodyStart, pos)
+		}
+	}
+
+	// Every item must appear somewhere: content, title or path.
+	name := trimMD(path.Base(notePath))
+	titleText := field(title)
+	pathText := field(trimMD(notePath))
+	for i := 0; i < n; i++ {
+		if tf[i] == 0 && !titleText.has(q, terms, phrases, i) && !pathText.has(q, terms, phrases, i) {
+			return 0, ""
+		}
+	}
+
+	if !scoring {
+		return 1, makeSnippet(content, bodyStart, bestPos(hits, bodyStart))
+	}
+	f := frontmatter()
+	nameText := field(name)
+	headText := field(headingText(content))
+	tagText := field(strings.Join(append(slices.Clone(f.Tags), InlineTags(content)...), " "))
+	aliasText := field(strings.Join(f.Aliases, " "))
+	lenNorm := bm25K1 * (1 - bm25B + bm25B*float64(words)/avgNoteWords)
+	score = 0.01
+	for i := 0; i < n; i++ {
+		w := 1.0
+		if i >= len(terms) {
+			w = phraseWeight
+		}
+		t := float64(tf[i])
+		score += w * t * (bm25K1 + 1) / (t + lenNorm)
+		for _, b := range []struct {
+			f     fieldText
+			boost float64
+		}{{titleText, boostTitle}, {nameText, boostName}, {headText, boostHeading}, {tagText, boostTag}, {aliasText, boostAlias}} {
+			if b.f.has(q, terms, phrases, i) {
+				score += w * b.boost
+			}
+		}
+	}
+	return score, makeSnippet(content, bodyStart, bestPos(hits, bodyStart))
+}
+
+// confirmPrefix is the first prefix of a note Confirm scans.
+const confirmPrefix = 16 << 10
+
+func allFound(tf []int) bool {
+	for _, n := range tf {
+		if n == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// scanItems counts the items of q in content (terms, then phrases) and
+// collects up to maxHits of their positions; words is the word count.
+func scanItems(q Query, terms, phrases []string, content string) (tf [maxQueryItems]int, hits []hit, words int) {
 	var norm []byte
 	var wordNorm, wordPos []int32
 	if len(phrases) > 0 {
 		norm = make([]byte, 1, len(content)+2)
 		norm[0] = ' '
 	}
-	words := 0
 	last := len(terms) - 1
 	scanWords(content, func(w []byte, start, _ int) {
 		words++
@@ -128,44 +202,13 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 			from = at
 		}
 	}
+	return tf, hits, words
+}
 
-	// Every item must appear somewhere: content, title or path.
-	name := trimMD(path.Base(notePath))
-	titleText := field(title)
-	pathText := field(trimMD(notePath))
-	for i := 0; i < n; i++ {
-		if tf[i] == 0 && !titleText.has(q, terms, phrases, i) && !pathText.has(q, terms, phrases, i) {
-			return 0, ""
-		}
-	}
-
-	if !scoring {
-		return 1, makeSnippet(content, bodyStart, bestHit(hits, bodyStart))
-	}
-	f := frontmatter()
-	nameText := field(name)
-	headText := field(headingText(content))
-	tagText := field(strings.Join(append(slices.Clone(f.Tags), InlineTags(content)...), " "))
-	aliasText := field(strings.Join(f.Aliases, " "))
-	lenNorm := bm25K1 * (1 - bm25B + bm25B*float64(words)/avgNoteWords)
-	score = 0.01
-	for i := 0; i < n; i++ {
-		w := 1.0
-		if i >= len(terms) {
-			w = phraseWeight
-		}
-		t := float64(tf[i])
-		score += w * t * (bm25K1 + 1) / (t + lenNorm)
-		for _, b := range []struct {
-			f     fieldText
-			boost float64
-		}{{titleText, boostTitle}, {nameText, boostName}, {headText, boostHeading}, {tagText, boostTag}, {aliasText, boostAlias}} {
-			if b.f.has(q, terms, phrases, i) {
-				score += w * b.boost
-			}
-		}
-	}
-	return score, makeSnippet(content, bodyStart, bestHit(hits, bodyStart))
+// bestPos is bestHit's offset.
+func bestPos(hits []hit, bodyStart int) int {
+	pos, _ := bestHit(hits, bodyStart)
+	return pos
 }
 
 // fieldText is folded text as " tok tok tok " for term and phrase tests.
@@ -205,11 +248,12 @@ func headingText(content string) string {
 
 // bestHit returns the offset of the body hit that starts the window of
 // about 100 bytes holding the most distinct query items (the earliest on a
-// tie), or bodyStart when no hit lies in the body.
-func bestHit(hits []hit, bodyStart int) int {
+// tie), or bodyStart when no hit lies in the body, and how many distinct
+// items that window holds.
+func bestHit(hits []hit, bodyStart int) (pos, distinct int) {
 	hits = slices.DeleteFunc(hits, func(h hit) bool { return h.pos < bodyStart })
 	if len(hits) == 0 {
-		return bodyStart
+		return bodyStart, 0
 	}
 	slices.SortStableFunc(hits, func(a, b hit) int { return cmp.Compare(a.pos, b.pos) })
 	var count [maxQueryItems]int
@@ -231,7 +275,7 @@ func bestHit(hits []hit, bodyStart int) int {
 			bestN, best = distinct, hits[lo].pos
 		}
 	}
-	return best
+	return best, bestN
 }
 
 // makeSnippet renders about snippetRunes runes of content starting a little

@@ -130,3 +130,27 @@ func TestMatchSnippet(t *testing.T) {
 		t.Errorf("invalid UTF-8 snippet %q", snip)
 	}
 }
+
+// TestConfirmLongNotes checks that Confirm, which scans long notes in
+// growing prefixes, decides and cuts snippets as Match does.
+func TestConfirmLongNotes(t *testing.T) {
+	filler := strings.Repeat("lorem ipsum dolor sit amet\n", 2000) // about 54 kB
+	notes := map[string]string{
+		"early":      "alpha beta gamma\n" + filler,
+		"late":       filler + "alpha beta gamma\n",
+		"split":      "alpha\n" + filler + "beta gamma\n",
+		"missing":    "alpha\n" + filler,
+		"phrase cut": strings.Repeat("x", confirmPrefix-3) + "\nalpha\nbeta gamma\n" + filler,
+		"tag":        "---\ntags: [t]\n---\nalpha beta\n" + filler,
+	}
+	for _, q := range []string{"alpha beta", `"alpha beta"`, "gamma", "alph", "alpha tag:t", `"beta gamma" alpha`, "lorem"} {
+		pq := ParseQuery(q)
+		for name, content := range notes {
+			score, want := Match(pq, "n.md", "N", content)
+			ok, got := Confirm(pq, "n.md", "N", content)
+			if ok != (score > 0) || got != want {
+				t.Errorf("%s / %q: Confirm = %v %q, Match = %v %q", name, q, ok, got, score, want)
+			}
+		}
+	}
+}

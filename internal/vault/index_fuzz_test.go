@@ -1,0 +1,59 @@
+package vault
+
+import (
+	"io/fs"
+	"testing"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+)
+
+type fakeInfo struct{ size int64 }
+
+func (f fakeInfo) Name() string       { return "n.md" }
+func (f fakeInfo) Size() int64        { return f.size }
+func (f fakeInfo) Mode() fs.FileMode  { return 0o644 }
+func (f fakeInfo) ModTime() time.Time { return time.Unix(1, 0) }
+func (f fakeInfo) IsDir() bool        { return false }
+func (f fakeInfo) Sys() any           { return nil }
+
+// FuzzIndexAgreesWithMatch checks the index against markdown.Match, which
+// decides what a search finds: every note Match accepts is a candidate,
+// and without phrases (which the index leaves to Match) every candidate
+// is accepted.
+func FuzzIndexAgreesWithMatch(f *testing.F) {
+	f.Add("basil garlic", "Dir/Note.md", "---\ntags: [food/herbs]\n---\n# Pesto\nBasil and garlic.\n")
+	f.Add(`"pine nuts" tag:food`, "a.md", "---\ntags: [Food]\n---\nPine, nuts. #x\n")
+	f.Add("会議 東京", "Work/会議.md", "# 会議の記録\n東京で打ち合わせ。\n")
+	f.Add("creme bru", "x/y/z.md", "Crème Brûlée and Straße\n")
+	f.Add("#a/b folder:Dir", "Dir/n.md", "text #a/b/c and #d\n")
+	f.Add("state-of-the-art", "s.md", "state of the art, state-of-the-art\n")
+	f.Fuzz(func(t *testing.T, q, p, content string) {
+		if checkPath(p) != nil || !isNoteName(lastSeg(p)) {
+			return
+		}
+		pq := markdown.ParseQuery(q)
+		if len(pq.Terms)+len(pq.Phrases)+len(pq.Tags) == 0 {
+			return
+		}
+		x := newIndex()
+		x.put(analyse(p, content, fakeInfo{int64(len(content))}), true)
+		found := len(x.candidates(pq)) == 1
+		score, _ := markdown.Match(pq, p, markdown.Title(content, p), content)
+		if score > 0 && !found {
+			t.Fatalf("Match accepts %q for %q but the index has no candidate", p, q)
+		}
+		if found && score == 0 && len(pq.Phrases) == 0 {
+			t.Fatalf("index offers %q for %q but Match refuses it", p, q)
+		}
+	})
+}
+
+func lastSeg(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '/' {
+			return p[i+1:]
+		}
+	}
+	return p
+}
