@@ -120,15 +120,22 @@ func (s *Store) Owner(ctx context.Context) (OwnerRecord, error) {
 }
 
 // DeleteOwner removes the owner and, by cascade, every passkey, recovery
-// code, login session and enrolment link. It reports ErrNoOwner when there
+// code, login session and enrolment link, and in the same transaction every
+// OAuth grant, code and pending request. It reports ErrNoOwner when there
 // was nothing to delete.
 func (s *Store) DeleteOwner(ctx context.Context) error {
-	res, err := s.db.ExecContext(ctx, `DELETE FROM owner`)
+	err := s.ownerTx(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM owner`)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return ErrNoOwner
+		}
+		return deleteAllOAuth(ctx, tx)
+	})
 	if err != nil {
 		return fmt.Errorf("delete owner: %w", err)
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fmt.Errorf("delete owner: %w", ErrNoOwner)
 	}
 	s.log.Info("owner deleted")
 	return nil

@@ -1,0 +1,144 @@
+package oauth
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+var errNoRequest = &pageError{status: http.StatusBadRequest, code: "unknown_request",
+	msg: "This request expired, was already answered, or was started in another browser. Start connecting the app again from the app."}
+
+type consentData struct {
+	CSRF         string
+	Request      string
+	ClientName   string
+	ClientID     string
+	Kind         string
+	RedirectHost string
+	RedirectURI  string
+	Scopes       []scopeLine
+	Loopback     bool
+}
+
+type scopeLine struct{ Name, Text string }
+
+var scopeText = map[string]string{
+	ScopeRead:  "read your notes, search them and follow their links",
+	ScopeWrite: "create, change, move and delete notes (deleted notes go to the trash; old versions are kept)",
+}
+
+var kindText = map[string]string{
+	store.ClientDCR:   "It registered itself with cortex a moment ago.",
+	store.ClientAdmin: "You added it on the server's console.",
+	store.ClientCIMD:  "It is identified by a document published at its client ID.",
+}
+
+// consentPage is GET /authorize/consent: after sign-in, the owner sees
+// which app asks, where the answer goes and what it may do.
+func (s *Server) consentPage(w http.ResponseWriter, r *http.Request) error {
+	id := r.URL.Query().Get("request")
+	if !wellFormed(id, "") {
+		return errNoRequest
+	}
+	if _, ok := s.own.RequireOwner(w, r); !ok {
+		return nil
+	}
+	ctx := r.Context()
+	p, err := s.st.OAuthPendingRequest(ctx, hashSecret("request", id), browserHash(r))
+	if errors.Is(err, store.ErrPendingNotFound) {
+		return errNoRequest
+	}
+	if err != nil {
+		return err
+	}
+	c, err := s.client(ctx, p.ClientID, s.source(r))
+	if err != nil {
+		return badAuthorize("unknown_client", "This app's description could not be loaded. Try again in a minute.", err)
+	}
+	d := consentData{
+		CSRF:         s.own.CSRFToken(w, r),
+		Request:      id,
+		ClientName:   c.Name,
+		ClientID:     c.ID,
+		Kind:         kindText[c.Kind],
+		RedirectHost: redirectHost(p.RedirectURI),
+		RedirectURI:  p.RedirectURI,
+	}
+	for _, sc := range strings.Fields(p.Scope) {
+		d.Scopes = append(d.Scopes, scopeLine{Name: sc, Text: scopeText[sc]})
+	}
+	if u, err := url.Parse(p.RedirectURI); err == nil && isLoopback(u) {
+		d.Loopback = true
+	}
+	setSecurityHeaders(w, formActionSource(p.RedirectURI))
+	s.pages.render(w, http.StatusOK, "consent.html", d)
+	return nil
+}
+
+// consentDecision is POST /authorize/consent: the signed-in owner's answer,
+// from the browser that started the request, with the page's CSRF token.
+// Approval makes a code valid CodeTTL; either way the request is consumed.
+func (s *Server) consentDecision(w http.ResponseWriter, r *http.Request) error {
+	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+	if _, ok := s.own.RequireOwner(w, r); !ok {
+		return nil
+	}
+	if !s.own.CheckCSRF(r) {
+		return errPageCSRF
+	}
+	id := r.PostFormValue("request")
+	bind := browserHash(r)
+	if !wellFormed(id, "") || bind == "" {
+		return errNoRequest
+	}
+	ctx := r.Context()
+	idHash := hashSecret("request", id)
+	var p store.OAuthPending
+	var code string
+	var err error
+	switch r.PostFormValue("decision") {
+	case "deny":
+		p, err = s.st.TakeOAuthPending(ctx, idHash, bind)
+	case "approve":
+		if p, err = s.st.OAuthPendingRequest(ctx, idHash, bind); err != nil {
+			break
+		}
+		var c store.OAuthClient
+		if c, err = s.client(ctx, p.ClientID, s.source(r)); err != nil {
+			return badAuthorize("unknown_client", "This app's description could not be loaded. Try again in a minute.", err)
+		}
+		if c.Kind == store.ClientCIMD {
+			// The first approval stores the document, so the client keeps
+			// working from it should its host be down later.
+			if err = s.st.PutCIMDClient(ctx, c); err != nil {
+				return err
+			}
+			s.cimd.forget(c.ID)
+		}
+		code = newSecret(codePrefix)
+		p, err = s.st.ApproveOAuthPending(ctx, idHash, bind, hashSecret("code", code), s.lim.CodeTTL)
+	default:
+		return badAuthorize("invalid_request", "Choose Allow or Deny.", nil)
+	}
+	if errors.Is(err, store.ErrPendingNotFound) {
+		return errNoRequest
+	}
+	if err != nil {
+		return err
+	}
+	params := url.Values{"state": {p.State}, "iss": {s.issuer}}
+	if code == "" {
+		params.Set("error", "access_denied")
+		params.Set("error_description", "the owner denied the request")
+		s.log.Info("oauth request denied", "client", p.ClientID)
+	} else {
+		params.Set("code", code)
+		s.log.Info("oauth request approved", "client", p.ClientID, "scope", p.Scope)
+	}
+	http.Redirect(w, r, withParams(p.RedirectURI, params), http.StatusSeeOther)
+	return nil
+}

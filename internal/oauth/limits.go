@@ -1,0 +1,158 @@
+package oauth
+
+import (
+	"net/netip"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+// Rate is a token bucket: Burst at once, refilling PerMinute.
+type Rate struct {
+	Burst     int
+	PerMinute float64
+}
+
+// Limits are the lifetimes and bounds of the authorization server. Zero
+// fields take the value of DefaultLimits.
+type Limits struct {
+	CodeTTL      time.Duration // authorization codes
+	AccessTTL    time.Duration // access tokens
+	RefreshTTL   time.Duration // a refresh token, from its issue; each rotation starts anew
+	RefreshGrace time.Duration // a spent refresh token returns the same pair within this (≤ 60 s)
+
+	PendingTTL       time.Duration // authorization requests waiting for the owner
+	PendingPerSource int
+	PendingTotal     int
+
+	MaxUnusedClients   int           // registered clients never approved
+	UnusedClientMinAge time.Duration // younger ones are never evicted
+
+	// Budgets: per source first, then global. The signed-in owner's
+	// /authorize spends none.
+	AuthorizePerSource, AuthorizeGlobal Rate
+	RegisterPerSource, RegisterGlobal   Rate
+	FetchPerSource, FetchGlobal         Rate // metadata document and key set fetches
+	TokenPerSource                      Rate // /token and /revoke
+	MaxSources                          int  // sources each budget remembers (LRU)
+
+	FetchTimeout  time.Duration
+	FetchMaxBytes int64
+	DocTTL        time.Duration // a fetched metadata document or key set is fresh this long
+	DocStale      time.Duration // an approved client's stored document serves this long when its host is down
+	DocCacheSize  int           // documents of not yet approved clients kept in memory
+	MaxAssertions int           // remembered client assertion ids (jti)
+	PruneEvery    time.Duration
+}
+
+// DefaultLimits are the numbers cortex runs with.
+var DefaultLimits = Limits{
+	CodeTTL:      60 * time.Second,
+	AccessTTL:    time.Hour,
+	RefreshTTL:   30 * 24 * time.Hour,
+	RefreshGrace: 30 * time.Second,
+
+	PendingTTL:       10 * time.Minute,
+	PendingPerSource: 10,
+	PendingTotal:     200,
+
+	MaxUnusedClients:   50,
+	UnusedClientMinAge: 10 * time.Minute,
+
+	AuthorizePerSource: Rate{Burst: 10, PerMinute: 10},
+	AuthorizeGlobal:    Rate{Burst: 120, PerMinute: 120},
+	RegisterPerSource:  Rate{Burst: 10, PerMinute: 5},
+	RegisterGlobal:     Rate{Burst: 30, PerMinute: 30},
+	FetchPerSource:     Rate{Burst: 5, PerMinute: 5},
+	FetchGlobal:        Rate{Burst: 20, PerMinute: 20},
+	TokenPerSource:     Rate{Burst: 60, PerMinute: 60},
+	MaxSources:         4096,
+
+	FetchTimeout:  5 * time.Second,
+	FetchMaxBytes: 64 << 10,
+	DocTTL:        time.Hour,
+	DocStale:      7 * 24 * time.Hour,
+	DocCacheSize:  64,
+	MaxAssertions: 4096,
+	PruneEvery:    5 * time.Minute,
+}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	dur := func(v *time.Duration, def time.Duration) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	n := func(v *int, def int) {
+		if *v <= 0 {
+			*v = def
+		}
+	}
+	rate := func(v *Rate, def Rate) {
+		if v.Burst <= 0 || v.PerMinute <= 0 {
+			*v = def
+		}
+	}
+	dur(&l.CodeTTL, d.CodeTTL)
+	dur(&l.AccessTTL, d.AccessTTL)
+	dur(&l.RefreshTTL, d.RefreshTTL)
+	dur(&l.RefreshGrace, d.RefreshGrace)
+	l.RefreshGrace = min(l.RefreshGrace, time.Minute)
+	dur(&l.PendingTTL, d.PendingTTL)
+	n(&l.PendingPerSource, d.PendingPerSource)
+	n(&l.PendingTotal, d.PendingTotal)
+	n(&l.MaxUnusedClients, d.MaxUnusedClients)
+	dur(&l.UnusedClientMinAge, d.UnusedClientMinAge)
+	rate(&l.AuthorizePerSource, d.AuthorizePerSource)
+	rate(&l.AuthorizeGlobal, d.AuthorizeGlobal)
+	rate(&l.RegisterPerSource, d.RegisterPerSource)
+	rate(&l.RegisterGlobal, d.RegisterGlobal)
+	rate(&l.FetchPerSource, d.FetchPerSource)
+	rate(&l.FetchGlobal, d.FetchGlobal)
+	rate(&l.TokenPerSource, d.TokenPerSource)
+	n(&l.MaxSources, d.MaxSources)
+	dur(&l.FetchTimeout, d.FetchTimeout)
+	if l.FetchMaxBytes <= 0 {
+		l.FetchMaxBytes = d.FetchMaxBytes
+	}
+	dur(&l.DocTTL, d.DocTTL)
+	dur(&l.DocStale, d.DocStale)
+	n(&l.DocCacheSize, d.DocCacheSize)
+	n(&l.MaxAssertions, d.MaxAssertions)
+	dur(&l.PruneEvery, d.PruneEvery)
+	return l
+}
+
+func (l Limits) pending() store.PendingLimits {
+	return store.PendingLimits{PerSource: l.PendingPerSource, Total: l.PendingTotal}
+}
+
+// budget is a per-source limiter in front of an optional global one.
+type budget struct {
+	source *owner.Limiter
+	global *owner.Limiter // nil: per source only
+}
+
+func newBudget(src, global Rate, maxSources int, now func() time.Time) budget {
+	b := budget{source: owner.NewLimiter(src.Burst, src.PerMinute, maxSources, now)}
+	if global.Burst > 0 {
+		b.global = owner.NewLimiter(global.Burst, global.PerMinute, 1, now)
+	}
+	return b
+}
+
+// take spends one attempt of src, then one of the global bucket; when the
+// global one refuses, src gets its token back.
+func (b budget) take(src netip.Prefix) (bool, time.Duration) {
+	ok, wait := b.source.Take(src)
+	if !ok || b.global == nil {
+		return ok, wait
+	}
+	if ok, wait := b.global.Take(netip.Prefix{}); !ok {
+		b.source.Refund(src)
+		return false, wait
+	}
+	return true, 0
+}

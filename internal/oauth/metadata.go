@@ -1,0 +1,128 @@
+package oauth
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+)
+
+// Scopes. Tokens carry one or both; a request without scope gets both.
+const (
+	ScopeRead  = "notes:read"
+	ScopeWrite = "notes:write"
+)
+
+// Scopes is every scope cortex knows, in the order it lists them.
+var Scopes = []string{ScopeRead, ScopeWrite}
+
+// DefaultScope is granted when a client asks for none (ChatGPT omits scope
+// when it reconnects) or only for scopes cortex does not know.
+const DefaultScope = ScopeRead + " " + ScopeWrite
+
+// authMethods are the token endpoint client authentications cortex takes.
+var authMethods = []string{"none", "client_secret_post", "client_secret_basic", "private_key_jwt"}
+
+// normalizeScope keeps the known scopes of a space-separated request, in
+// canonical order; unknown ones (offline_access, openid, ...) are dropped,
+// as RFC 6749 §3.3 lets a server grant less than asked. Nothing known left
+// means the default.
+func normalizeScope(s string) string {
+	asked := strings.Fields(s)
+	var out []string
+	for _, sc := range Scopes {
+		if slices.Contains(asked, sc) {
+			out = append(out, sc)
+		}
+	}
+	if len(out) == 0 {
+		return DefaultScope
+	}
+	return strings.Join(out, " ")
+}
+
+// subsetScope narrows granted to what a refresh asks for; asking for more
+// than was granted is refused.
+func subsetScope(granted, asked string) (string, bool) {
+	if strings.TrimSpace(asked) == "" {
+		return granted, true
+	}
+	have := strings.Fields(granted)
+	var out []string
+	for _, sc := range Scopes {
+		if slices.Contains(strings.Fields(asked), sc) {
+			if !slices.Contains(have, sc) {
+				return "", false
+			}
+			out = append(out, sc)
+		}
+	}
+	if len(out) == 0 {
+		return granted, true
+	}
+	return strings.Join(out, " "), true
+}
+
+// ResourceURL is the MCP endpoint, the audience of every token.
+func (s *Server) ResourceURL() string { return s.resource }
+
+// ResourceMetadataURL is the protected resource metadata of /mcp (RFC 9728,
+// path-inserted), as announced in challenges.
+func (s *Server) ResourceMetadataURL() string {
+	return s.issuer + "/.well-known/oauth-protected-resource/mcp"
+}
+
+// Challenge is the WWW-Authenticate value of a 401 from /mcp. tokenSent
+// says whether the request carried a bearer token that was refused.
+func (s *Server) Challenge(tokenSent bool) string {
+	c := `Bearer resource_metadata="` + s.ResourceMetadataURL() + `", scope="` + DefaultScope + `"`
+	if tokenSent {
+		c += `, error="invalid_token", error_description="the access token is unknown, expired or revoked"`
+	}
+	return c
+}
+
+// InsufficientScope is the WWW-Authenticate value of a 403 from /mcp when
+// the token lacks a scope the request needs.
+func (s *Server) InsufficientScope(needed ...string) string {
+	return `Bearer resource_metadata="` + s.ResourceMetadataURL() + `", scope="` + strings.Join(needed, " ") +
+		`", error="insufficient_scope", error_description="the access token does not allow this"`
+}
+
+func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
+	publicJSON(w, map[string]any{
+		"resource":                 s.resource,
+		"authorization_servers":    []string{s.issuer},
+		"scopes_supported":         Scopes,
+		"bearer_methods_supported": []string{"header"},
+		"resource_name":            "cortex",
+	})
+}
+
+func (s *Server) serverMetadata(w http.ResponseWriter, r *http.Request) {
+	publicJSON(w, map[string]any{
+		"issuer":                                         s.issuer,
+		"authorization_endpoint":                         s.issuer + "/authorize",
+		"token_endpoint":                                 s.issuer + "/token",
+		"registration_endpoint":                          s.issuer + "/register",
+		"revocation_endpoint":                            s.issuer + "/revoke",
+		"scopes_supported":                               Scopes,
+		"response_types_supported":                       []string{"code"},
+		"response_modes_supported":                       []string{"query"},
+		"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
+		"code_challenge_methods_supported":               []string{"S256"},
+		"token_endpoint_auth_methods_supported":          authMethods,
+		"token_endpoint_auth_signing_alg_values_supported": signingAlgs,
+		"revocation_endpoint_auth_methods_supported":     authMethods,
+		"client_id_metadata_document_supported":          true,
+		"authorization_response_iss_parameter_supported": true,
+	})
+}
+
+// publicJSON serves a metadata document: public, cacheable for a while,
+// readable from any origin (RFC 9728 §3.1).
+func publicJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Access-Control-Allow-Origin", "*")
+	w.Header().Set("Cache-Control", "public, max-age=300")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	writeJSON(w, http.StatusOK, v)
+}

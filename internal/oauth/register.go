@@ -1,0 +1,121 @@
+package oauth
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+// registration is the part of an RFC 7591 request cortex reads.
+type registration struct {
+	RedirectURIs  []string `json:"redirect_uris"`
+	ClientName    string   `json:"client_name"`
+	AuthMethod    *string  `json:"token_endpoint_auth_method"`
+	GrantTypes    []string `json:"grant_types"`
+	ResponseTypes []string `json:"response_types"`
+	Scope         string   `json:"scope"`
+}
+
+func errRegistration(code, desc string) *oauthError {
+	return &oauthError{status: http.StatusBadRequest, code: code, desc: desc}
+}
+
+// registerClient is dynamic client registration (RFC 7591). Anyone may
+// call it, so it spends a per-source then a global budget, and clients that
+// were never approved are capped (the oldest one past the minimum age makes
+// room; otherwise 503).
+func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) error {
+	if ok, wait := s.register.take(s.source(r)); !ok {
+		return errSlowDown(wait)
+	}
+	var reg registration
+	dec := json.NewDecoder(r.Body)
+	if err := dec.Decode(&reg); err != nil {
+		return errRegistration("invalid_client_metadata", "the body must be a JSON object of client metadata")
+	}
+	c, err := s.newRegisteredClient(reg, store.ClientDCR)
+	if err != nil {
+		return err
+	}
+	var secret string
+	if c.AuthMethod != "none" {
+		secret = newSecret(secretPrefix)
+		c.SecretHash = hashSecret("client-secret", secret)
+	}
+	c, err = s.st.RegisterOAuthClient(r.Context(), c, s.lim.MaxUnusedClients, s.now().Add(-s.lim.UnusedClientMinAge))
+	if errors.Is(err, store.ErrClientCapFull) {
+		return &oauthError{status: http.StatusServiceUnavailable, code: "temporarily_unavailable", retry: 10 * time.Minute,
+			desc: "too many clients registered recently and never used; try again in ten minutes"}
+	}
+	if err != nil {
+		return err
+	}
+	s.log.Info("oauth client registered", "client", c.ID, "name", c.Name, "auth", c.AuthMethod)
+	resp := map[string]any{
+		"client_id":                  c.ID,
+		"client_id_issued_at":        c.Created.Unix(),
+		"client_name":                c.Name,
+		"redirect_uris":              c.RedirectURIs,
+		"grant_types":                grantTypes(reg.GrantTypes),
+		"response_types":             []string{"code"},
+		"token_endpoint_auth_method": c.AuthMethod,
+		"scope":                      normalizeScope(reg.Scope),
+	}
+	if secret != "" {
+		resp["client_secret"] = secret
+		resp["client_secret_expires_at"] = 0
+	}
+	writeJSON(w, http.StatusCreated, resp)
+	return nil
+}
+
+func grantTypes(asked []string) []string {
+	if len(asked) == 0 {
+		return []string{"authorization_code"}
+	}
+	return asked
+}
+
+// newRegisteredClient checks registration metadata, whether it comes from
+// /register or from the console. The secret is left to the caller.
+func (s *Server) newRegisteredClient(reg registration, kind string) (store.OAuthClient, error) {
+	if len(reg.RedirectURIs) == 0 || len(reg.RedirectURIs) > maxRedirects {
+		return store.OAuthClient{}, errRegistration("invalid_redirect_uri", fmt.Sprintf("give 1 to %d redirect_uris", maxRedirects))
+	}
+	for _, u := range reg.RedirectURIs {
+		if !s.allow.permits(u) {
+			return store.OAuthClient{}, errRegistration("invalid_redirect_uri",
+				fmt.Sprintf("redirect URI %.200q is not on this server's allowlist; the owner can add it with CORTEX_REDIRECT_ALLOWLIST", u))
+		}
+	}
+	for _, g := range reg.GrantTypes {
+		if g != "authorization_code" && g != "refresh_token" {
+			return store.OAuthClient{}, errRegistration("invalid_client_metadata", "grant_types may hold only authorization_code and refresh_token")
+		}
+	}
+	for _, rt := range reg.ResponseTypes {
+		if rt != "code" {
+			return store.OAuthClient{}, errRegistration("invalid_client_metadata", "response_types may hold only code")
+		}
+	}
+	method := "client_secret_basic" // RFC 7591 §2: the default
+	if reg.AuthMethod != nil {
+		method = *reg.AuthMethod
+	}
+	if !slices.Contains([]string{"none", "client_secret_post", "client_secret_basic"}, method) {
+		return store.OAuthClient{}, errRegistration("invalid_client_metadata",
+			"token_endpoint_auth_method must be none, client_secret_post or client_secret_basic (private_key_jwt is for metadata document clients)")
+	}
+	return store.OAuthClient{
+		ID:           newClientID(),
+		Kind:         kind,
+		Name:         SanitizeName(reg.ClientName, "unnamed app"),
+		RedirectURIs: slices.Clone(reg.RedirectURIs),
+		AuthMethod:   method,
+	}, nil
+}

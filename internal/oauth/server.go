@@ -1,0 +1,237 @@
+package oauth
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+// Options configures New. Store, Owner and PublicURL are required; zero
+// fields take defaults.
+type Options struct {
+	Store *store.Store
+	Owner *owner.Owner
+	// PublicURL is cortex's canonical external URL (lowercase scheme and
+	// host, no default port, no path, no trailing slash). It is the issuer;
+	// PublicURL + "/mcp" is the one resource tokens are issued for.
+	PublicURL string
+	Logger    *slog.Logger
+	Now       func() time.Time
+	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	// RedirectAllowlist lists the redirect URIs clients may use; nil means
+	// DefaultRedirectAllowlist. See ParseRedirectAllowlist.
+	RedirectAllowlist []string
+	Limits            Limits
+
+	// Resolver resolves the hosts of client metadata documents and key
+	// sets; nil means net.DefaultResolver. Every address it returns is
+	// checked: only public unicast addresses are dialled.
+	Resolver Resolver
+	// DialContext connects to an already checked "ip:443"; nil means a
+	// net.Dialer. Tests point it at a local server.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
+	// TLSConfig verifies fetched hosts; nil means the system roots.
+	TLSConfig *tls.Config
+}
+
+// Resolver is the part of *net.Resolver the fetcher uses.
+type Resolver interface {
+	LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+}
+
+// Server is the authorization server. It is safe for concurrent use.
+type Server struct {
+	st        *store.Store
+	own       *owner.Owner
+	issuer    string
+	resource  string
+	log       *slog.Logger
+	now       func() time.Time
+	trusted   []netip.Prefix
+	allow     *allowlist
+	lim       Limits
+	cop       *http.CrossOriginProtection
+	pages     *pages
+	fetch     *fetcher
+	cimd      *docCache
+	jti       *jtiCache
+	authorize budget
+	register  budget
+	fetches   budget
+	tokens    budget
+
+	mu        sync.Mutex
+	touched   map[int64]time.Time // grant id → last use written
+	lastPrune time.Time
+}
+
+// New builds the authorization server.
+func New(opts Options) (*Server, error) {
+	if opts.Store == nil || opts.Owner == nil {
+		return nil, fmt.Errorf("%w: a store and an owner are required", ErrBadConfig)
+	}
+	if err := checkIssuer(opts.PublicURL); err != nil {
+		return nil, err
+	}
+	list := opts.RedirectAllowlist
+	if list == nil {
+		list = DefaultRedirectAllowlist
+	}
+	allow, err := newAllowlist(list)
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		st:       opts.Store,
+		own:      opts.Owner,
+		issuer:   opts.PublicURL,
+		resource: opts.PublicURL + "/mcp",
+		log:      opts.Logger,
+		now:      opts.Now,
+		trusted:  opts.TrustedProxies,
+		allow:    allow,
+		lim:      opts.Limits.withDefaults(),
+		cop:      http.NewCrossOriginProtection(),
+		touched:  make(map[int64]time.Time),
+	}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if err := s.cop.AddTrustedOrigin(s.issuer); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrBadConfig, err)
+	}
+	s.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.renderError(w, r, &pageError{status: http.StatusForbidden, code: "cross_origin",
+			msg: "This form was sent from another site. Start connecting the app again."})
+	}))
+	if s.pages, err = loadPages(); err != nil {
+		return nil, err
+	}
+	l := s.lim
+	s.authorize = newBudget(l.AuthorizePerSource, l.AuthorizeGlobal, l.MaxSources, s.now)
+	s.register = newBudget(l.RegisterPerSource, l.RegisterGlobal, l.MaxSources, s.now)
+	s.fetches = newBudget(l.FetchPerSource, l.FetchGlobal, l.MaxSources, s.now)
+	s.tokens = newBudget(l.TokenPerSource, Rate{}, l.MaxSources, s.now)
+	s.fetch = newFetcher(opts.Resolver, opts.DialContext, opts.TLSConfig, l.FetchTimeout, l.FetchMaxBytes)
+	s.cimd = newDocCache(l.DocCacheSize)
+	s.jti = newJTICache(l.MaxAssertions)
+	return s, nil
+}
+
+// checkIssuer insists on the canonical form, so that the exact string
+// comparisons of issuer and resource that clients make hold.
+func checkIssuer(pub string) error {
+	u, err := url.Parse(pub)
+	bad := err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != "" ||
+		u.RawQuery != "" || u.Fragment != "" || u.User != nil || strings.HasSuffix(pub, "/") ||
+		u.Scheme+"://"+strings.ToLower(u.Host) != pub ||
+		(u.Scheme == "https" && u.Port() == "443") || (u.Scheme == "http" && u.Port() == "80")
+	if bad {
+		return fmt.Errorf("%w: public URL %q is not canonical (want scheme://host[:port], lowercase, no default port, no path)", ErrBadConfig, pub)
+	}
+	return nil
+}
+
+// Routes registers the authorization server's endpoints on mux.
+func (s *Server) Routes(mux *http.ServeMux) {
+	meta := http.HandlerFunc(s.resourceMetadata)
+	mux.Handle("GET /.well-known/oauth-protected-resource", meta)
+	mux.Handle("GET /.well-known/oauth-protected-resource/mcp", meta)
+	mux.Handle("GET /.well-known/oauth-authorization-server", http.HandlerFunc(s.serverMetadata))
+	mux.Handle("GET /.well-known/openid-configuration", http.HandlerFunc(s.serverMetadata))
+	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp",
+		"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/token", "/register", "/revoke"} {
+		mux.HandleFunc("OPTIONS "+p, preflight)
+	}
+	mux.Handle("GET /authorize", s.page(s.authorizeStart))
+	mux.Handle("/authorize", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", "GET, HEAD")
+		s.renderError(w, r, &pageError{status: http.StatusMethodNotAllowed, code: "method_not_allowed",
+			msg: "The authorization endpoint takes only GET requests."})
+	}))
+	mux.Handle("GET /authorize/consent", s.page(s.consentPage))
+	mux.Handle("POST /authorize/consent", s.cop.Handler(s.page(s.consentDecision)))
+	mux.Handle("POST /token", s.api(s.token))
+	mux.Handle("POST /register", s.api(s.registerClient))
+	mux.Handle("POST /revoke", s.api(s.revoke))
+}
+
+// maxBody bounds every POST body of these endpoints.
+const maxBody = 64 << 10
+
+// source is the budget key of r.
+func (s *Server) source(r *http.Request) netip.Prefix {
+	return owner.SourceKey(owner.ClientAddr(r, s.trusted))
+}
+
+// maybePrune deletes dead rows at most every PruneEvery; the requests that
+// grow the tables call it, so they also keep them small.
+func (s *Server) maybePrune(ctx context.Context) {
+	now := s.now()
+	s.mu.Lock()
+	due := now.Sub(s.lastPrune) >= s.lim.PruneEvery || now.Before(s.lastPrune)
+	if due {
+		s.lastPrune = now
+	}
+	s.mu.Unlock()
+	if due {
+		if err := s.Prune(ctx); err != nil {
+			s.log.Warn("prune oauth state", "err", err)
+		}
+	}
+}
+
+// Prune deletes expired requests, codes and tokens and dead grants, and
+// forgets expired assertion ids. The server calls it now and then by
+// itself; a caller may also run it on a timer.
+func (s *Server) Prune(ctx context.Context) error {
+	s.jti.prune(s.now())
+	n, err := s.st.PruneOAuth(ctx, codeReplayMemory)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		s.log.Debug("oauth state pruned", "rows", n)
+	}
+	return nil
+}
+
+// codeReplayMemory is how long a used code is remembered after it expired,
+// so that a late replay still revokes what it produced.
+const codeReplayMemory = 10 * time.Minute
+
+// touch records a grant's use at most once a minute per grant.
+func (s *Server) touch(ctx context.Context, grant int64) {
+	now := s.now()
+	s.mu.Lock()
+	last, ok := s.touched[grant]
+	fresh := ok && now.Sub(last) < time.Minute && !now.Before(last)
+	if !fresh {
+		if len(s.touched) >= 1024 {
+			clear(s.touched)
+		}
+		s.touched[grant] = now
+	}
+	s.mu.Unlock()
+	if !fresh {
+		if err := s.st.TouchOAuthUse(ctx, grant, now); err != nil && !errors.Is(err, context.Canceled) {
+			s.log.Warn("record oauth use", "err", err)
+		}
+	}
+}
