@@ -14,7 +14,7 @@ type termCounter struct {
 	words uint32
 }
 
-func (c *termCounter) add(w []byte, body bool, fields uint8) {
+func (c *termCounter) add(w []byte, body bool, fields uint8) *termStat {
 	t, ok := c.m[string(w)]
 	if !ok {
 		t = &termStat{term: string(w)}
@@ -24,19 +24,25 @@ func (c *termCounter) add(w []byte, body bool, fields uint8) {
 		t.tf++
 	}
 	t.fields |= fields
+	return t
 }
 
 // text adds the words of s. Two CJK characters in a row also give a
 // bigram term, so that a run of them is found without reading every note
-// holding its characters.
+// holding its characters. Each word marks its bit in the successor bits
+// of the word before it.
 func (c *termCounter) text(s string, body bool, fields uint8) {
 	var prev [8]byte
 	prevLen := 0
+	var before *termStat
 	markdown.Words(s, func(w []byte, _, _ int, cjk bool) {
 		if body {
 			c.words++
 		}
-		c.add(w, body, fields)
+		if before != nil {
+			before.next |= nextBit(w)
+		}
+		before = c.add(w, body, fields)
 		if !cjk {
 			prevLen = 0
 			return
@@ -49,27 +55,6 @@ func (c *termCounter) text(s string, body bool, fields uint8) {
 		}
 		prevLen = copy(prev[:], w)
 	})
-}
-
-// bigramTerms turns the tokens of a phrase into the index terms that every
-// note holding the phrase has: each non-CJK token, each pair of CJK tokens
-// in a row, and each CJK token standing alone.
-func bigramTerms(toks []string) []string {
-	var out []string
-	for i, t := range toks {
-		cjk := markdown.IsCJKToken(t)
-		switch {
-		case !cjk:
-			out = append(out, t)
-		case i+1 < len(toks) && markdown.IsCJKToken(toks[i+1]):
-			out = append(out, t+toks[i+1])
-		case i > 0 && markdown.IsCJKToken(toks[i-1]):
-			// covered by the pair before
-		default:
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // analyse turns a note into what the index stores.

@@ -33,6 +33,7 @@ const matchFields = fTitle | fPath
 type item struct {
 	terms  []uint32
 	weight float64
+	next   uint16 // successor bits the note's posting must have
 }
 
 // scored is a candidate with its score.
@@ -59,14 +60,11 @@ func (x *index) candidates(q markdown.Query) []scored {
 		items = append(items, item{terms: ids, weight: 1})
 	}
 	for _, p := range q.Phrases {
-		terms := bigramTerms(strings.Split(p, " "))
-		for _, t := range terms {
-			id, ok := x.terms[t]
-			if !ok {
-				return nil
-			}
-			items = append(items, item{terms: []uint32{id}, weight: phraseWeight / float64(len(terms))})
+		phrase := x.phraseItems(strings.Split(p, " "))
+		if phrase == nil {
+			return nil
 		}
+		items = append(items, phrase...)
 	}
 	// Tags restrict; they do not score.
 	var allowed []uint32
@@ -149,7 +147,7 @@ func (x *index) candidates(q markdown.Query) []scored {
 		if k == 0 {
 			cur = make([]scored, 0, len(list))
 			for _, e := range list {
-				if x.docs[e.doc].live && (e.tf > 0 || e.fields&matchFields != 0) && folderOK(e.doc) &&
+				if x.docs[e.doc].live && (e.tf > 0 || e.fields&matchFields != 0) && e.next&it.next == it.next && folderOK(e.doc) &&
 					(allowed == nil || containsID(allowed, e.doc)) {
 					cur = append(cur, scored{e.doc, score(e)})
 				}
@@ -163,8 +161,11 @@ func (x *index) candidates(q markdown.Query) []scored {
 			for j < len(list) && list[j].doc < c.doc {
 				j++
 			}
-			if j < len(list) && list[j].doc == c.doc && (list[j].tf > 0 || list[j].fields&matchFields != 0) {
-				c.score += score(list[j])
+			if j == len(list) {
+				break
+			}
+			if e := list[j]; e.doc == c.doc && (e.tf > 0 || e.fields&matchFields != 0) && e.next&it.next == it.next {
+				c.score += score(e)
 				out = append(out, c)
 			}
 		}
@@ -174,6 +175,37 @@ func (x *index) candidates(q markdown.Query) []scored {
 		}
 	}
 	return cur
+}
+
+// phraseItems are the items every note holding the phrase of toks has:
+// each non-CJK token, with the successor bit of the token after it; each
+// pair of CJK tokens in a row; each CJK token standing alone. It returns
+// nil when one of them is not in the index.
+func (x *index) phraseItems(toks []string) []item {
+	var out []item
+	for i, t := range toks {
+		var next uint16
+		cjk := markdown.IsCJKToken(t)
+		switch {
+		case !cjk:
+			if i+1 < len(toks) {
+				next = nextBit([]byte(toks[i+1]))
+			}
+		case i+1 < len(toks) && markdown.IsCJKToken(toks[i+1]):
+			t += toks[i+1]
+		case i > 0 && markdown.IsCJKToken(toks[i-1]):
+			continue // in the pair before
+		}
+		id, ok := x.terms[t]
+		if !ok {
+			return nil
+		}
+		out = append(out, item{terms: []uint32{id}, next: next})
+	}
+	for i := range out {
+		out[i].weight = phraseWeight / float64(len(out))
+	}
+	return out
 }
 
 // entries returns the postings of the terms merged by document, live ones
