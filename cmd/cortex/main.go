@@ -18,7 +18,7 @@ var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
-	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	code := run(ctx, os.Args[0], os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(code)
 }
@@ -32,14 +32,14 @@ usage:
   cortex version              print the version
 `
 
-func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+func run(ctx context.Context, prog string, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
 	switch args[0] {
 	case "serve":
-		if err := serve(ctx, args[1:], stdout, stderr, getenv); err != nil {
+		if err := serve(ctx, prog, args[1:], stdout, stderr, getenv); err != nil {
 			if errors.Is(err, errHelp) {
 				return 0
 			}

@@ -31,7 +31,7 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
-func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
+func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	cfg, err := config.Parse(args, getenv, stderr)
 	if err != nil {
 		if errors.Is(err, config.ErrHelp) {
@@ -108,7 +108,7 @@ func serve(ctx context.Context, args []string, stdout, stderr io.Writer, getenv 
 
 	log.Info("cortex is serving", "version", version, "vault", cfg.Vault, "public_url", cfg.PublicURL)
 	fmt.Fprintf(stderr, "listening on http://%s\n", ln.Addr())
-	fmt.Fprintf(stderr, "connect an assistant: TOKEN=$(cortex admin token create NAME --state %s)\n", cfg.State)
+	fmt.Fprintf(stderr, "connect an assistant: TOKEN=$(%s admin token create NAME --state %s)\n", prog, cfg.State)
 	return web.Serve(ctx, ln, srv.Handler(), log)
 }
 

@@ -321,3 +321,33 @@ func TestHealthzAndUnauthenticated(t *testing.T) {
 		t.Errorf("cortex exited with %v on SIGINT:\n%s", err, in.logs.String())
 	}
 }
+
+func TestInstructionsFileReachesNewSessions(t *testing.T) {
+	in := newInstance(t)
+	token := in.token("laptop")
+	if err := os.MkdirAll(in.Vault, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in.Vault, "AGENTS.md"), []byte("Answer in French.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	in.start()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs := in.connect(ctx, token)
+	if got := cs.InitializeResult().Instructions; !strings.Contains(got, "Answer in French.") {
+		t.Errorf("instructions = %q", got)
+	}
+	// Tools may read the instructions file but never change it.
+	if r := call(t, ctx, cs, "edit_note", map[string]any{"id": "AGENTS.md", "version": "x", "old_text": "French", "new_text": "Dutch"}); !r.isError {
+		t.Errorf("the instructions file was writable: %+v", r)
+	}
+	// The owner edits it; the next session sees the new text.
+	if err := os.WriteFile(filepath.Join(in.Vault, "AGENTS.md"), []byte("Answer in Spanish.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cs2 := in.connect(ctx, token)
+	if got := cs2.InitializeResult().Instructions; !strings.Contains(got, "Answer in Spanish.") {
+		t.Errorf("instructions after the edit = %q", got)
+	}
+}
