@@ -1,0 +1,297 @@
+package oauth
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/pquerna/otp/totp"
+
+	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+const testPublicURL = "https://cortex.example"
+
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func newClock() *clock { return &clock{t: time.Date(2025, 6, 2, 10, 0, 0, 0, time.UTC)} }
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// harness is cortex's owner and authorization server on one mux over a real
+// SQLite file, driven without sockets so requests can come from any address.
+type harness struct {
+	t    testing.TB
+	clk  *clock
+	st   *store.Store
+	own  *owner.Owner
+	srv  *Server
+	mux  *http.ServeMux
+	totp string
+	pub  string
+}
+
+func newHarness(t testing.TB, mod func(*Options)) *harness {
+	t.Helper()
+	return newHarnessAt(t, testPublicURL, mod)
+}
+
+func newHarnessAt(t testing.TB, pub string, mod func(*Options)) *harness {
+	t.Helper()
+	ctx := context.Background()
+	h := &harness{t: t, clk: newClock(), pub: pub}
+	var err error
+	h.st, err = store.Open(ctx, t.TempDir(), store.Options{Now: h.clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.st.Close() })
+	res, err := owner.Setup(ctx, h.st, pub, false, h.clk.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.totp = res.TOTPSecret
+	h.own, err = owner.New(owner.Options{Store: h.st, PublicURL: pub, Now: h.clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Store: h.st, Owner: h.own, PublicURL: pub, Now: h.clk.Now}
+	if mod != nil {
+		mod(&opts)
+	}
+	h.srv, err = New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.mux = http.NewServeMux()
+	h.own.Routes(h.mux)
+	h.srv.Routes(h.mux)
+	return h
+}
+
+// code is the owner's current TOTP code; each call moves to a fresh step,
+// since a step is accepted once.
+func (h *harness) code() string {
+	h.clk.Advance(30 * time.Second)
+	c, err := totp.GenerateCode(h.totp, h.clk.Now())
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return c
+}
+
+// dcr registers a public client with these redirect URIs.
+func (h *harness) dcr(name string, redirects ...string) string {
+	h.t.Helper()
+	body, _ := json.Marshal(map[string]any{"client_name": name, "redirect_uris": redirects,
+		"token_endpoint_auth_method": "none", "grant_types": []string{"authorization_code", "refresh_token"}})
+	resp := h.call("203.0.113.9:1", http.MethodPost, "/register", "application/json", string(body), nil)
+	if resp.StatusCode != http.StatusCreated {
+		h.t.Fatalf("register: %d %s", resp.StatusCode, bodyOf(resp))
+	}
+	var out struct {
+		ClientID string `json:"client_id"`
+	}
+	json.NewDecoder(resp.Body).Decode(&out)
+	return out.ClientID
+}
+
+// call makes one request from addr.
+func (h *harness) call(addr, method, path, ctype, body string, hdr http.Header) *http.Response {
+	r := httptest.NewRequest(method, path, strings.NewReader(body))
+	r.RemoteAddr = addr
+	if ctype != "" {
+		r.Header.Set("Content-Type", ctype)
+	}
+	for k, v := range hdr {
+		r.Header[k] = v
+	}
+	rec := httptest.NewRecorder()
+	h.mux.ServeHTTP(rec, r)
+	resp := rec.Result()
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return resp
+}
+
+// postForm posts a form to /token or /revoke and decodes the JSON answer.
+func (h *harness) postForm(path string, v url.Values) (int, map[string]any) {
+	resp := h.call("198.51.100.7:1", http.MethodPost, path, "application/x-www-form-urlencoded", v.Encode(), nil)
+	var out map[string]any
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+// browser keeps cookies and comes from one address.
+type browser struct {
+	h       *harness
+	addr    string
+	cookies map[string]string
+	csrf    string
+	request string
+}
+
+func (h *harness) browser(addr string) *browser {
+	return &browser{h: h, addr: addr, cookies: map[string]string{}}
+}
+
+var (
+	csrfRE    = regexp.MustCompile(`name="csrf" value="([^"]+)"|data-csrf="([^"]+)"`)
+	requestRE = regexp.MustCompile(`name="request" value="([^"]+)"`)
+)
+
+func (b *browser) do(r *http.Request) *http.Response {
+	r.RemoteAddr = b.addr
+	for k, v := range b.cookies {
+		r.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	rec := httptest.NewRecorder()
+	b.h.mux.ServeHTTP(rec, r)
+	resp := rec.Result()
+	for _, c := range resp.Cookies() {
+		if c.MaxAge < 0 {
+			delete(b.cookies, c.Name)
+		} else {
+			b.cookies[c.Name] = c.Value
+		}
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	if m := csrfRE.FindSubmatch(body); m != nil {
+		b.csrf = string(bytes.Join(m[1:], nil))
+	}
+	if m := requestRE.FindSubmatch(body); m != nil {
+		b.request = string(m[1])
+	}
+	return resp
+}
+
+func (b *browser) get(path string) *http.Response {
+	return b.do(httptest.NewRequest(http.MethodGet, path, nil))
+}
+
+func (b *browser) post(path string, v url.Values) *http.Response {
+	if _, ok := v["csrf"]; !ok {
+		v.Set("csrf", b.csrf)
+	}
+	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(v.Encode()))
+	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	r.Header.Set("Sec-Fetch-Site", "same-origin")
+	return b.do(r)
+}
+
+// follow GETs path and follows redirects on this server, returning the
+// last response (a page, or a redirect leaving the server).
+func (b *browser) follow(path string) *http.Response {
+	resp := b.get(path)
+	for i := 0; i < 10 && resp.StatusCode == http.StatusSeeOther; i++ {
+		loc := resp.Header.Get("Location")
+		if !strings.HasPrefix(loc, "/") {
+			return resp
+		}
+		resp = b.get(loc)
+	}
+	return resp
+}
+
+// signIn signs the browser in with a TOTP code.
+func (b *browser) signIn() {
+	b.h.t.Helper()
+	b.get("/login")
+	resp := b.post("/login/totp", url.Values{"code": {b.h.code()}})
+	if resp.StatusCode != http.StatusSeeOther {
+		b.h.t.Fatalf("sign-in: %d %s", resp.StatusCode, bodyOf(resp))
+	}
+}
+
+// decide answers the consent page last shown; it returns the redirect.
+func (b *browser) decide(decision string) *url.URL {
+	b.h.t.Helper()
+	resp := b.post("/authorize/consent", url.Values{"request": {b.request}, "decision": {decision}})
+	if resp.StatusCode != http.StatusSeeOther {
+		b.h.t.Fatalf("consent %s: %d %s", decision, resp.StatusCode, bodyOf(resp))
+	}
+	u, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		b.h.t.Fatal(err)
+	}
+	return u
+}
+
+func bodyOf(resp *http.Response) string {
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	return string(b)
+}
+
+// pkce is a verifier and its S256 challenge.
+type pkce struct{ verifier, challenge string }
+
+func newPKCE(seed string) pkce {
+	v := strings.Repeat(seed, 43/len(seed)+1)[:43]
+	sum := sha256.Sum256([]byte(v))
+	return pkce{v, base64.RawURLEncoding.EncodeToString(sum[:])}
+}
+
+// authURL builds an /authorize URL with everything a good client sends.
+func authURL(client, redirect string, p pkce, mod func(url.Values)) string {
+	q := url.Values{"response_type": {"code"}, "client_id": {client}, "redirect_uri": {redirect},
+		"code_challenge": {p.challenge}, "code_challenge_method": {"S256"}, "state": {"st-1"},
+		"scope": {DefaultScope}, "resource": {testPublicURL + "/mcp"}}
+	if mod != nil {
+		mod(q)
+	}
+	return "/authorize?" + q.Encode()
+}
+
+// approve runs the whole browser side for a signed-in owner and returns
+// the code.
+func (h *harness) approve(b *browser, path string) string {
+	h.t.Helper()
+	resp := b.follow(path)
+	if resp.StatusCode != http.StatusOK || !strings.Contains(bodyOf(resp), `id="consent-form"`) {
+		h.t.Fatalf("consent page: %d %s", resp.StatusCode, bodyOf(resp))
+	}
+	u := b.decide("approve")
+	code := u.Query().Get("code")
+	if code == "" {
+		h.t.Fatalf("no code in %s", u)
+	}
+	return code
+}
+
+func (h *harness) exchange(client, code, redirect string, p pkce) (int, map[string]any) {
+	return h.postForm("/token", url.Values{"grant_type": {"authorization_code"}, "client_id": {client}, "code": {code},
+		"redirect_uri": {redirect}, "code_verifier": {p.verifier}, "resource": {h.pub + "/mcp"}})
+}
+
+func (h *harness) refresh(client, rt string) (int, map[string]any) {
+	return h.postForm("/token", url.Values{"grant_type": {"refresh_token"}, "client_id": {client}, "refresh_token": {rt}})
+}
+
+func str(m map[string]any, k string) string { s, _ := m[k].(string); return s }
