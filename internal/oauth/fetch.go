@@ -40,12 +40,12 @@ func newFetcher(res Resolver, dial func(context.Context, string, string) (net.Co
 	}
 	f := &fetcher{res: res, dial: dial, timeout: timeout, maxBytes: maxBytes}
 	tr := &http.Transport{
-		Proxy:                 nil, // a proxy would dial for us, past the address check
-		DialContext:           f.dialPublic,
-		TLSHandshakeTimeout:   timeout,
-		ResponseHeaderTimeout: timeout,
-		MaxIdleConns:          4,
-		IdleConnTimeout:       30 * time.Second,
+		Proxy:                  nil, // a proxy would dial for us, past the address check
+		DialContext:            f.dialPublic,
+		TLSHandshakeTimeout:    timeout,
+		ResponseHeaderTimeout:  timeout,
+		MaxIdleConns:           4,
+		IdleConnTimeout:        30 * time.Second,
 		MaxResponseHeaderBytes: 16 << 10,
 	}
 	if tc != nil {

@@ -93,7 +93,9 @@ func parseJWKS(raw []byte) ([]publicKey, error) {
 	return out, nil
 }
 
-func b64bytes(s string) ([]byte, error) { return base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "=")) }
+func b64bytes(s string) ([]byte, error) {
+	return base64.RawURLEncoding.DecodeString(strings.TrimRight(s, "="))
+}
 
 func b64int(s string) (*big.Int, error) {
 	b, err := b64bytes(s)

@@ -100,21 +100,21 @@ func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 
 func (s *Server) serverMetadata(w http.ResponseWriter, r *http.Request) {
 	publicJSON(w, map[string]any{
-		"issuer":                                         s.issuer,
-		"authorization_endpoint":                         s.issuer + "/authorize",
-		"token_endpoint":                                 s.issuer + "/token",
-		"registration_endpoint":                          s.issuer + "/register",
-		"revocation_endpoint":                            s.issuer + "/revoke",
-		"scopes_supported":                               Scopes,
-		"response_types_supported":                       []string{"code"},
-		"response_modes_supported":                       []string{"query"},
-		"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
-		"code_challenge_methods_supported":               []string{"S256"},
-		"token_endpoint_auth_methods_supported":          authMethods,
+		"issuer":                                           s.issuer,
+		"authorization_endpoint":                           s.issuer + "/authorize",
+		"token_endpoint":                                   s.issuer + "/token",
+		"registration_endpoint":                            s.issuer + "/register",
+		"revocation_endpoint":                              s.issuer + "/revoke",
+		"scopes_supported":                                 Scopes,
+		"response_types_supported":                         []string{"code"},
+		"response_modes_supported":                         []string{"query"},
+		"grant_types_supported":                            []string{"authorization_code", "refresh_token"},
+		"code_challenge_methods_supported":                 []string{"S256"},
+		"token_endpoint_auth_methods_supported":            authMethods,
 		"token_endpoint_auth_signing_alg_values_supported": signingAlgs,
-		"revocation_endpoint_auth_methods_supported":     authMethods,
-		"client_id_metadata_document_supported":          true,
-		"authorization_response_iss_parameter_supported": true,
+		"revocation_endpoint_auth_methods_supported":       authMethods,
+		"client_id_metadata_document_supported":            true,
+		"authorization_response_iss_parameter_supported":   true,
 	})
 }
 
