@@ -172,10 +172,10 @@ func TestDocumentClients(t *testing.T) {
 	d := newDocHost(t)
 	h := newHarness(t, d.options)
 	for path, body := range map[string]string{
-		"/mismatch.json": `{"client_id":"https://example.com/other.json","redirect_uris":["https://claude.ai/api/mcp/auth_callback"]}`,
+		"/mismatch.json":   `{"client_id":"https://example.com/other.json","redirect_uris":["https://claude.ai/api/mcp/auth_callback"]}`,
 		"/noredirect.json": `{"client_id":"https://example.com/noredirect.json","redirect_uris":["https://evil.example/cb"]}`,
-		"/secret.json": `{"client_id":"https://example.com/secret.json","redirect_uris":["https://claude.ai/api/mcp/auth_callback"],"token_endpoint_auth_method":"client_secret_post"}`,
-		"/array.json":  `["not an object"]`,
+		"/secret.json":     `{"client_id":"https://example.com/secret.json","redirect_uris":["https://claude.ai/api/mcp/auth_callback"],"token_endpoint_auth_method":"client_secret_post"}`,
+		"/array.json":      `["not an object"]`,
 	} {
 		d.set(path, body)
 		b := h.browser("192.0.2.50:1")
