@@ -54,6 +54,7 @@ type harness struct {
 	mux  *http.ServeMux
 	totp string
 	pub  string
+	dir  string // the state directory
 }
 
 func newHarness(t testing.TB, mod func(*Options)) *harness {
@@ -64,9 +65,9 @@ func newHarness(t testing.TB, mod func(*Options)) *harness {
 func newHarnessAt(t testing.TB, pub string, mod func(*Options)) *harness {
 	t.Helper()
 	ctx := context.Background()
-	h := &harness{t: t, clk: newClock(), pub: pub}
+	h := &harness{t: t, clk: newClock(), pub: pub, dir: t.TempDir()}
 	var err error
-	h.st, err = store.Open(ctx, t.TempDir(), store.Options{Now: h.clk.Now})
+	h.st, err = store.Open(ctx, h.dir, store.Options{Now: h.clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,3 +296,12 @@ func (h *harness) refresh(client, rt string) (int, map[string]any) {
 }
 
 func str(m map[string]any, k string) string { s, _ := m[k].(string); return s }
+
+// url1 builds url.Values from key, value pairs.
+func url1(kv ...string) url.Values {
+	v := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		v.Set(kv[i], kv[i+1])
+	}
+	return v
+}

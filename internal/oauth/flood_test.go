@@ -1,0 +1,141 @@
+package oauth
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+// flood sends n /authorize requests for client from the addresses addr(i)
+// on workers goroutines, moving the clock by step each request, and checks
+// every so often that the pending table stays within its caps.
+func flood(t *testing.T, h *harness, client string, n, workers int, step time.Duration, addr func(i int) string) map[int]int {
+	t.Helper()
+	var mu sync.Mutex
+	statuses := map[int]int{}
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range workers {
+		wg.Go(func() {
+			for i := range next {
+				r := httptest.NewRequest(http.MethodGet, authURL(client, "http://127.0.0.1:9/cb", newPKCE(fmt.Sprint(i%97)), nil), nil)
+				r.RemoteAddr = addr(i)
+				rec := httptest.NewRecorder()
+				h.mux.ServeHTTP(rec, r)
+				h.clk.Advance(step)
+				mu.Lock()
+				statuses[rec.Code]++
+				mu.Unlock()
+			}
+		})
+	}
+	for i := range n {
+		next <- i
+		if i%1000 == 999 {
+			checkPending(t, h)
+		}
+	}
+	close(next)
+	wg.Wait()
+	checkPending(t, h)
+	return statuses
+}
+
+func checkPending(t *testing.T, h *harness) {
+	t.Helper()
+	total, per, err := h.st.PendingCounts(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if total > DefaultLimits.PendingTotal || per > DefaultLimits.PendingPerSource {
+		t.Fatalf("pending table: %d rows, %d from one source; caps %d and %d", total, per,
+			DefaultLimits.PendingTotal, DefaultLimits.PendingPerSource)
+	}
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+func TestAuthorizeFlood(t *testing.T) {
+	if testing.Short() {
+		t.Skip("flood test")
+	}
+	h := newHarness(t, nil)
+	client := h.dcr("flooded", "http://127.0.0.1:9/cb")
+	heap0 := heapInUse()
+
+	// Phase 1: 20,000 requests from 2,000 sources plus 10 heavy ones.
+	st := flood(t, h, client, 20000, 4, 50*time.Millisecond, func(i int) string {
+		if i%2 == 0 {
+			return fmt.Sprintf("10.%d.%d.1:1", i/2%2000/250, i/2%250)
+		}
+		return fmt.Sprintf("172.16.0.%d:1", i%10)
+	})
+	t.Logf("phase 1 statuses: %v", st)
+	if st[http.StatusSeeOther] == 0 || st[http.StatusTooManyRequests] == 0 {
+		t.Fatalf("flood did not both fill and hit the budgets: %v", st)
+	}
+
+	// Afterwards the owner starts connecting an app from their own address.
+	h.clk.Advance(time.Minute)
+	owner := h.browser("192.0.2.200:1")
+	resp := owner.follow(authURL(client, "http://127.0.0.1:9/cb", newPKCE("own"), nil))
+	if !strings.Contains(bodyOf(resp), `id="totp-form"`) {
+		t.Fatalf("owner not sent to sign in: %d %s", resp.StatusCode, bodyOf(resp))
+	}
+	login := owner.post("/login/totp", url1("code", h.code(), "return", returnOf(t, bodyOf(resp))))
+	resp = owner.follow(login.Header.Get("Location"))
+	if !strings.Contains(bodyOf(resp), `id="consent-form"`) {
+		t.Fatalf("no consent page: %d %s", resp.StatusCode, bodyOf(resp))
+	}
+	// A few addresses keep hammering while the owner reads the page.
+	flood(t, h, client, 3000, 2, 20*time.Millisecond, func(i int) string { return fmt.Sprintf("172.16.1.%d:1", i%20) })
+	if u := owner.decide("approve"); u.Query().Get("code") == "" {
+		t.Fatalf("owner's approval after the flood: %s", u)
+	}
+
+	// Signed in, the owner's request survives even thousands of sources.
+	resp = owner.follow(authURL(client, "http://127.0.0.1:9/cb", newPKCE("own2"), nil))
+	if !strings.Contains(bodyOf(resp), `id="consent-form"`) {
+		t.Fatalf("no consent page: %d", resp.StatusCode)
+	}
+	flood(t, h, client, 5000, 4, 50*time.Millisecond, func(i int) string { return fmt.Sprintf("10.200.%d.%d:1", i/250%20, i%250) })
+	if u := owner.decide("approve"); u.Query().Get("code") == "" {
+		t.Fatalf("signed-in owner's approval after the flood: %s", u)
+	}
+
+	// Disk and memory stayed bounded.
+	rows, _ := h.st.OAuthRowCounts(t.Context())
+	if rows["oauth_pending"] > DefaultLimits.PendingTotal || rows["oauth_clients"] != 1 || rows["oauth_codes"] != 2 {
+		t.Errorf("rows after the flood: %v", rows)
+	}
+	if grew := int64(heapInUse()) - int64(heap0); grew > 32<<20 {
+		t.Errorf("heap grew by %d MiB", grew>>20)
+	}
+	// The rows live in a database file of a few hundred KiB; the WAL is
+	// reused after each checkpoint, so it stays within a few checkpoints' worth.
+	sizes := map[string]int64{}
+	files, _ := filepath.Glob(filepath.Join(h.dir, store.FileName+"*"))
+	for _, f := range files {
+		if fi, err := os.Stat(f); err == nil {
+			sizes[filepath.Base(f)] = fi.Size()
+		}
+	}
+	if db, wal := sizes[store.FileName], sizes[store.FileName+"-wal"]; db == 0 || db > 1<<20 || wal > 32<<20 {
+		t.Errorf("state files after the flood: %v", sizes)
+	}
+	t.Logf("after the flood: rows %v, state files %v, limiter sources %d", rows, sizes, h.srv.authorize.source.Len())
+}
