@@ -420,3 +420,29 @@ func FuzzSearchCursor(f *testing.F) {
 		}
 	})
 }
+
+// TestIndexRemovesStrayTempsInBackground: with the index, stray temp files
+// are removed by the background walk, but never one a write of this
+// process may be using.
+func TestIndexRemovesStrayTempsInBackground(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"a/.cortex-tmp-old": "half", "a/.cortex-tmp-new": "in use", "a/n.md": "x"})
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "a", ".cortex-tmp-old"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(filepath.Join(dir, "a", ".cortex-tmp-new"), time.Now().Add(time.Minute), time.Now().Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	v, err := Open(Options{Dir: dir, FreeSpace: plenty, Index: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	if err := v.WaitIndexed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if exists(dir, "a/.cortex-tmp-old") || !exists(dir, "a/.cortex-tmp-new") || !exists(dir, "a/n.md") {
+		t.Errorf("old %v new %v note %v", exists(dir, "a/.cortex-tmp-old"), exists(dir, "a/.cortex-tmp-new"), exists(dir, "a/n.md"))
+	}
+}

@@ -36,6 +36,7 @@ type indexer struct {
 	mu       sync.RWMutex
 	x        *index // nil until the first build is done
 	building bool   // a build runs: changes are queued for the new index too
+	opened   time.Time
 
 	ready   chan struct{} // closed when the first build is done
 	stop    chan struct{}
@@ -43,12 +44,12 @@ type indexer struct {
 	kick    chan struct{} // a path was queued
 	changed chan struct{} // closed and replaced whenever the index changes
 
-	pmu      sync.Mutex
+	pmu      sync.Mutex      // guards the fields below but w
 	pending  map[string]bool // vault-relative paths to look at again
 	full     bool            // a full reconcile is wanted (events lost)
-	watched  map[string]bool // folders with a watch; guarded by pmu
+	watched  map[string]bool // folders with a watch
+	degraded bool            // no notifications, or not for every folder
 	w        *fsnotify.Watcher
-	degraded bool // no notifications, or not for every folder
 }
 
 // startIndex begins building the index in the background.
@@ -65,6 +66,9 @@ func (v *Vault) startIndex() {
 		building: true,
 	}
 	v.ix = ix
+	// Temp files of writes made from now on are not stray; a second of
+	// margin covers file systems with coarse timestamps.
+	ix.opened = time.Now().Add(-time.Second)
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		v.log.Warn("vault: file-system notifications unavailable; outside changes are found by a periodic rescan", "err", err)
@@ -146,6 +150,7 @@ func (ix *indexer) changes() <-chan struct{} {
 
 func (ix *indexer) run() {
 	defer close(ix.done)
+	ix.v.removeStrayTemps(ix.opened)
 	if e := ix.rebuild(); e != nil {
 		select {
 		case <-ix.stop:
@@ -159,9 +164,11 @@ func (ix *indexer) run() {
 	ix.drain()
 
 	every := reconcileEvery
+	ix.pmu.Lock()
 	if ix.degraded {
 		every = degradedEvery
 	}
+	ix.pmu.Unlock()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for {
@@ -180,6 +187,13 @@ func (ix *indexer) run() {
 		case <-tick.C:
 			ix.reconcile(context.Background())
 			ix.drain()
+			ix.pmu.Lock()
+			degraded := ix.degraded
+			ix.pmu.Unlock()
+			if degraded && every != degradedEvery {
+				every = degradedEvery
+				tick.Reset(every)
+			}
 		}
 	}
 }
@@ -203,11 +217,11 @@ func (ix *indexer) rebuild() *Error {
 	close(ix.changed)
 	ix.changed = make(chan struct{})
 	ix.mu.Unlock()
-	ix.v.log.Info("search index ready", "notes", x.live, "terms", len(x.terms),
-		"duration", time.Since(start).Round(time.Millisecond))
 	// The build read every note once; hand that memory back to the
 	// system now rather than keep it as idle heap.
 	debug.FreeOSMemory()
+	ix.v.log.Info("search index ready", "notes", x.live, "terms", len(x.terms),
+		"duration", time.Since(start).Round(time.Millisecond))
 	return nil
 }
 

@@ -105,9 +105,12 @@ func Open(opts Options) (*Vault, error) {
 		return nil, newErr(CodeInvalidArgument, "The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open root: %w", err))
 	}
 	v.root = root
-	v.removeStrayTemps()
 	if opts.Index {
+		// Cleaning walks every folder, as the build does; both run in the
+		// background so that serving starts at once.
 		v.startIndex()
+	} else {
+		v.removeStrayTemps(time.Time{})
 	}
 	return v, nil
 }

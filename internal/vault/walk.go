@@ -254,12 +254,14 @@ func (v *Vault) SeedWelcome(ctx context.Context) (bool, error) {
 }
 
 // removeStrayTemps deletes temporary files that an interrupted write left
-// behind, in every folder cortex may write to (the trash included).
-func (v *Vault) removeStrayTemps() {
-	v.cleanTemps(v.root, "", 0)
+// behind, in every folder cortex may write to (the trash included). A
+// non-zero before spares files modified since, which may belong to writes
+// of this process running meanwhile.
+func (v *Vault) removeStrayTemps(before time.Time) {
+	v.cleanTemps(v.root, "", 0, before)
 }
 
-func (v *Vault) cleanTemps(r *os.Root, dir string, depth int) {
+func (v *Vault) cleanTemps(r *os.Root, dir string, depth int, before time.Time) {
 	names, err := readNames(r)
 	if err != nil {
 		v.log.Warn("vault: folder not checked for temp files", "err", err)
@@ -276,6 +278,9 @@ func (v *Vault) cleanTemps(r *os.Root, dir string, depth int) {
 		}
 		switch {
 		case fi.Mode().IsRegular() && strings.HasPrefix(name, tmpPrefix):
+			if !before.IsZero() && !fi.ModTime().Before(before) {
+				continue
+			}
 			if err := r.Remove(name); err != nil {
 				v.log.Warn("vault: temp file not removed", "err", err)
 			} else {
@@ -286,7 +291,7 @@ func (v *Vault) cleanTemps(r *os.Root, dir string, depth int) {
 			if err != nil {
 				continue
 			}
-			v.cleanTemps(sub, rel, depth+1)
+			v.cleanTemps(sub, rel, depth+1, before)
 			sub.Close()
 		}
 	}
