@@ -136,6 +136,9 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 	if ok, err := runOwner(ctx, env, args); ok {
 		return err
 	}
+	if ok, err := runClients(ctx, env, args); ok {
+		return err
+	}
 	c, rest := lookup(commands(), args)
 	if c == nil {
 		return unknown(args)
@@ -168,7 +171,7 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 // allCommands is every row, for help and for explaining unknown commands.
 func allCommands() []command {
 	help := command{name: "help", args: []string{"[COMMAND]"}, summary: "show this help, or the help of one command"}
-	return append(append(commands(), ownerCommands()...), help)
+	return append(append(append(commands(), ownerCommands()...), clientCommands()...), help)
 }
 
 // lookup finds the command of table whose words start args, the longest one

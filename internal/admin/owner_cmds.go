@@ -35,7 +35,7 @@ func ownerTable(o *ownerOpts) []command {
 		{name: "passkey remove", args: []string{"ID"}, summary: "remove a passkey", run: passkeyRemove},
 		{name: "recovery regenerate", summary: "void every recovery code and print ten new ones", run: recoveryRegenerate},
 		{name: "unlock-totp", summary: "allow TOTP codes again after too many wrong ones", run: unlockTOTP},
-		{name: "reset", args: []string{"[--yes]"}, summary: "remove the owner and every passkey, code and login session", run: with(ownerReset)},
+		{name: "reset", args: []string{"[--yes]"}, summary: "remove the owner and every passkey, code, login session and app approval", run: with(ownerReset)},
 	}
 }
 
@@ -293,7 +293,7 @@ func ownerReset(ctx context.Context, s *session, o ownerOpts, _ []string) error 
 		return err
 	}
 	if !o.yes {
-		fmt.Fprint(s.Stderr, "This removes the owner, every passkey, the TOTP secret, the recovery codes and all sign-ins.\nType \"reset\" to go on: ")
+		fmt.Fprint(s.Stderr, "This removes the owner, every passkey, the TOTP secret, the recovery codes, all sign-ins and every app's access.\nType \"reset\" to go on: ")
 		line, _ := bufio.NewReader(s.Stdin).ReadString('\n')
 		if strings.TrimSpace(line) != "reset" {
 			return fail("type reset at the prompt, or pass --yes", "reset cancelled; nothing was changed")
