@@ -23,11 +23,6 @@ var (
 	topics  = []string{"Projects", "Areas", "Resources", "Archive", "Journal", "People", "Recipes", "Travel", "Work", "Reading"}
 )
 
-type genNote struct {
-	path string
-	size int
-}
-
 // generate writes n notes under dir and returns their paths.
 func generate(dir string, n int, seed uint64) ([]string, int64, error) {
 	r := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))

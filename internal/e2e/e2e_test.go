@@ -122,7 +122,9 @@ func TestAllTwelveToolsOverStreamableHTTP(t *testing.T) {
 	// edits, each with the version read
 	e := must(t, call(t, ctx, cs, "edit_note", map[string]any{"id": "Projects/Garden.md", "version": version,
 		"old_text": "in May", "new_text": "in early May"}), "edit_note")
-	version = str(e, "version")
+	if str(e, "version") == version || str(e, "previous_version") != version {
+		t.Errorf("edit_note = %v; want a new version and the previous one", e)
+	}
 	if r := call(t, ctx, cs, "edit_note", map[string]any{"id": "Projects/Garden.md", "version": str(meta, "version"),
 		"old_text": "early", "new_text": "late"}); !r.isError || !strings.HasPrefix(r.text, "note_changed") {
 		t.Errorf("stale edit: %+v", r)
@@ -135,6 +137,9 @@ func TestAllTwelveToolsOverStreamableHTTP(t *testing.T) {
 	uf := must(t, call(t, ctx, cs, "update_frontmatter", map[string]any{"id": "Projects/Garden.md", "version": version,
 		"set": map[string]any{"status": "active"}}), "update_frontmatter")
 	version = str(uf, "version")
+	if version == "" {
+		t.Fatalf("update_frontmatter returned no version: %v", uf)
+	}
 	raw, err := os.ReadFile(filepath.Join(in.Vault, "Projects", "Garden.md"))
 	if err != nil {
 		t.Fatal(err)

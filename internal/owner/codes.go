@@ -75,7 +75,7 @@ func normalizeRecoveryCode(s string) (string, bool) {
 		case r == 'I' || r == 'L':
 			r = '1'
 		}
-		if r > 127 || strings.IndexRune(recoveryAlphabet, r) < 0 {
+		if r > 127 || !strings.ContainsRune(recoveryAlphabet, r) {
 			return "", false
 		}
 		sb.WriteRune(r)
