@@ -357,8 +357,9 @@ func (ix *indexer) build(ctx context.Context) (*index, *Error) {
 		data []byte
 		fi   fs.FileInfo
 	}
-	jobs := make(chan job, 64)
-	results := make(chan *analysed, 64)
+	// Small buffers: a queued job holds a whole note in memory.
+	jobs := make(chan job, 8)
+	results := make(chan *analysed, 8)
 	workers := min(2, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for range workers {
