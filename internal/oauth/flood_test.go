@@ -78,7 +78,7 @@ func TestAuthorizeFlood(t *testing.T) {
 	heap0 := heapInUse()
 
 	// Phase 1: 20,000 requests from 2,000 sources plus 10 heavy ones.
-	st := flood(t, h, client, 20000, 4, 50*time.Millisecond, func(i int) string {
+	st := flood(t, h, client, 20000, 4, 10*time.Millisecond, func(i int) string {
 		if i%2 == 0 {
 			return fmt.Sprintf("10.%d.%d.1:1", i/2%2000/250, i/2%250)
 		}
@@ -102,7 +102,7 @@ func TestAuthorizeFlood(t *testing.T) {
 		t.Fatalf("no consent page: %d %s", resp.StatusCode, bodyOf(resp))
 	}
 	// A few addresses keep hammering while the owner reads the page.
-	flood(t, h, client, 3000, 2, 20*time.Millisecond, func(i int) string { return fmt.Sprintf("172.16.1.%d:1", i%20) })
+	flood(t, h, client, 3000, 2, 10*time.Millisecond, func(i int) string { return fmt.Sprintf("172.16.1.%d:1", i%20) })
 	if u := owner.decide("approve"); u.Query().Get("code") == "" {
 		t.Fatalf("owner's approval after the flood: %s", u)
 	}
@@ -112,7 +112,10 @@ func TestAuthorizeFlood(t *testing.T) {
 	if !strings.Contains(bodyOf(resp), `id="consent-form"`) {
 		t.Fatalf("no consent page: %d", resp.StatusCode)
 	}
-	flood(t, h, client, 5000, 4, 50*time.Millisecond, func(i int) string { return fmt.Sprintf("10.200.%d.%d:1", i/250%20, i%250) })
+	st3 := flood(t, h, client, 5000, 4, 30*time.Millisecond, func(i int) string { return fmt.Sprintf("10.200.%d.%d:1", i/250%20, i%250) })
+	if st3[http.StatusSeeOther] <= DefaultLimits.PendingTotal {
+		t.Fatalf("phase 3 stored only %d requests; it must overflow the table", st3[http.StatusSeeOther])
+	}
 	if u := owner.decide("approve"); u.Query().Get("code") == "" {
 		t.Fatalf("signed-in owner's approval after the flood: %s", u)
 	}

@@ -7,19 +7,52 @@ import (
 	"html/template"
 	"net/http"
 	"strconv"
+	"sync"
 )
 
 //go:embed assets/*.html
 var assets embed.FS
 
-type pages struct{ tmpl *template.Template }
+type pages struct {
+	tmpl *template.Template
+
+	// Error pages are few and fixed; each is rendered once, so a flood of
+	// refusals costs no template work.
+	mu     sync.Mutex
+	errors map[errorData][]byte
+}
 
 func loadPages() (*pages, error) {
 	t, err := template.ParseFS(assets, "assets/*.html")
 	if err != nil {
 		return nil, err
 	}
-	return &pages{tmpl: t}, nil
+	return &pages{tmpl: t, errors: make(map[errorData][]byte)}, nil
+}
+
+// renderError writes an error page from the cache, rendering it the first
+// time.
+func (p *pages) renderError(w http.ResponseWriter, status int, d errorData) {
+	p.mu.Lock()
+	b, ok := p.errors[d]
+	p.mu.Unlock()
+	if !ok {
+		var buf bytes.Buffer
+		if err := p.tmpl.ExecuteTemplate(&buf, "error.html", d); err != nil {
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+		b = buf.Bytes()
+		p.mu.Lock()
+		if len(p.errors) < 64 {
+			p.errors[d] = b
+		}
+		p.mu.Unlock()
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.WriteHeader(status)
+	w.Write(b)
 }
 
 // render executes a template into a buffer first, so a template error never
@@ -67,7 +100,7 @@ func (s *Server) renderError(w http.ResponseWriter, r *http.Request, err error) 
 	if pe.status == http.StatusTooManyRequests {
 		title = "Slow down"
 	}
-	s.pages.render(w, pe.status, "error.html", errorData{Title: title, Message: pe.msg, Code: pe.code})
+	s.pages.renderError(w, pe.status, errorData{Title: title, Message: pe.msg, Code: pe.code})
 }
 
 // setSecurityHeaders: no script at all, no framing, no referrer, nothing
