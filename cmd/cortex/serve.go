@@ -52,6 +52,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		Denied:       cfg.Deny,
 		Instructions: cfg.Instructions,
 		MinFree:      cfg.MinFreeBytes,
+		Index:        true,
 		Logger:       log,
 	})
 	if err != nil {

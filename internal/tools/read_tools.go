@@ -30,6 +30,7 @@ type searchIn struct {
 	Folder string `json:"folder,omitempty" jsonschema:"only search notes in this folder (vault-relative), e.g. projects"`
 	Tag    string `json:"tag,omitempty" jsonschema:"only search notes with this tag, without '#'"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"most results to return: default 10, at most 50"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page, to continue"`
 }
 
 type searchResult struct {
@@ -41,7 +42,8 @@ type searchResult struct {
 }
 
 type searchOut struct {
-	Results []searchResult `json:"results"`
+	Results    []searchResult `json:"results"`
+	NextCursor string         `json:"next_cursor,omitempty" jsonschema:"pass as cursor for more results"`
 }
 
 type listIn struct {
@@ -109,7 +111,8 @@ func (s *server) addReadTools(srv *mcp.Server) {
 	addTool(s, srv, &mcp.Tool{
 		Name: "search",
 		Description: "Search the owner's notes by words, optionally within a folder or tag. " +
-			"Returns note ids (paths) with a snippet; read a note with fetch.",
+			`All words must appear (any case or accent); "quoted phrases" and tag:x work. ` +
+			"Returns note ids (paths) with snippets, best first; read one with fetch.",
 		Annotations: readOnly("Search notes"),
 	}, s.search)
 	addTool(s, srv, &mcp.Tool{
@@ -148,12 +151,13 @@ func (s *server) search(ctx context.Context, _ call, in searchIn) (searchOut, er
 	if err != nil {
 		return searchOut{}, err
 	}
-	hits, err := s.vault.Search(ctx, vault.Query{Text: q, Folder: in.Folder, Tag: strings.TrimPrefix(in.Tag, "#"), Limit: limit})
+	page, err := s.vault.SearchPage(ctx, vault.Query{Text: q, Folder: in.Folder, Tag: strings.TrimPrefix(in.Tag, "#"),
+		Limit: limit, Cursor: in.Cursor})
 	if err != nil {
 		return searchOut{}, err
 	}
-	out := searchOut{Results: make([]searchResult, 0, len(hits))}
-	for _, h := range hits {
+	out := searchOut{Results: make([]searchResult, 0, len(page.Hits)), NextCursor: page.NextCursor}
+	for _, h := range page.Hits {
 		out.Results = append(out.Results, searchResult{
 			ID:       h.Path,
 			Title:    h.Title,

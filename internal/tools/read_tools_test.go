@@ -39,6 +39,37 @@ func TestSearch(t *testing.T) {
 	e.fail("search", map[string]any{"query": "x", "limit": -1}, "invalid_argument")
 }
 
+func TestSearchPages(t *testing.T) {
+	e := newEnv(t)
+	for i := range 13 {
+		e.write(fmt.Sprintf("n%02d.md", i), "# Note\n\nturnip soup\n")
+	}
+	seen := map[string]bool{}
+	var out searchOut
+	e.ok("search", map[string]any{"query": "turnip", "limit": 5}, &out)
+	for page := 0; ; page++ {
+		if len(out.Results) > 5 || page > 3 {
+			t.Fatalf("page %d has %d results", page, len(out.Results))
+		}
+		for _, r := range out.Results {
+			if seen[r.ID] {
+				t.Errorf("%s appears twice", r.ID)
+			}
+			seen[r.ID] = true
+		}
+		if out.NextCursor == "" {
+			break
+		}
+		cursor := out.NextCursor
+		out = searchOut{}
+		e.ok("search", map[string]any{"query": "turnip", "limit": 5, "cursor": cursor}, &out)
+	}
+	if len(seen) != 13 {
+		t.Errorf("pages held %d notes, want 13", len(seen))
+	}
+	e.fail("search", map[string]any{"query": "turnip", "cursor": "!!not-a-cursor"}, "invalid_argument")
+}
+
 func TestFetch(t *testing.T) {
 	e := newEnv(t)
 	e.write("a.md", "---\ntitle: Alpha\ntags: [x]\nstatus: draft\n---\nBody with #inline tag.\n\n## Plan\n\nDig.\n\n## Log\n\nDone.\n")
