@@ -66,7 +66,7 @@ func (j *memJournal) all() []store.JournalEntry {
 // env is a real vault in a temporary directory served over the SDK's
 // in-memory transport to a real client session.
 type env struct {
-	t   *testing.T
+	t   testing.TB
 	dir string
 	v   *vault.Vault
 	j   *memJournal
@@ -76,7 +76,7 @@ type env struct {
 
 const testURL = "http://127.0.0.1:8080"
 
-func newEnv(t *testing.T, opts ...func(*vault.Options)) *env {
+func newEnv(t testing.TB, opts ...func(*vault.Options)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	o := vault.Options{

@@ -2,10 +2,12 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -103,5 +105,20 @@ func TestNoInstructions(t *testing.T) {
 func BenchmarkNewServer(b *testing.B) {
 	for b.Loop() {
 		NewServer(Deps{App: "bench"}, "")
+	}
+}
+
+// BenchmarkFetch is one fetch through a real MCP client session (in-memory
+// transport): the tool layer's and the SDK's cost per read.
+func BenchmarkFetch(b *testing.B) {
+	e := newEnv(b)
+	e.write("a.md", "---\ntags: [x]\n---\n# A\n\n"+strings.Repeat("Some words about the garden and the plan.\n", 200))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{"id": "a.md"}})
+		if err != nil || r.IsError {
+			b.Fatal(err, r)
+		}
 	}
 }
