@@ -17,8 +17,10 @@ VULNDB_VERSION      := v0.0.0-20261105234957-e22db6528018
 ACTIONLINT_VERSION  := v1.7.12
 KO_VERSION          := v0.19.1
 CRANE_VERSION       := v0.22.1
-# v2.18 needs Go 1.27.1 or newer to build; the project pins go1.26.10.
-GORELEASER_VERSION  := v2.17.0
+# v2.18 needs Go 1.27.1 or newer to build (the project pins go1.26.10), and
+# v2.17 needs go.digitalxero.dev/go-msix, which the module proxy refuses.
+# v2.16.0 is the first version whose signed checksums verify.
+GORELEASER_VERSION  := v2.16.0
 COSIGN_VERSION      := v3.1.3
 CYCLONEDX_VERSION   := v1.10.0
 

@@ -79,6 +79,13 @@ cosign verify-blob --key "$work/cosign.pub" --insecure-ignore-tlog=true \
 image="$REG/cortex:$LOCAL_VERSION"
 echo "image $image@$("$crane" digest "$image")"
 platform_sizes "$image"
+bin="$work/image-amd64"
+mkdir -p "$bin"
+"$crane" export --platform linux/amd64 "$image" - 2>>"$CACHE/crane.log" | tar -x -C "$bin" 2>/dev/null
+echo "  linux/amd64 binary build settings:"
+"$GO" version -m "$bin/ko-app/cortex" | grep -E 'build\s+(-trimpath|-ldflags|CGO_ENABLED)' | sed 's/^\s*/    /'
+"$GO" version -m "$bin/ko-app/cortex" | grep -q -- "-X main.version=$LOCAL_VERSION" ||
+	{ echo "the image's binary lacks the version stamp" >&2; exit 1; }
 echo "cosign verify $image:"
 cosign verify --key "$work/cosign.pub" --insecure-ignore-tlog=true --allow-http-registry "$image" 2>&1 |
 	python3 -c 'import sys,json
