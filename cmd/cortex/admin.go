@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/admin"
+	"github.com/cortex-mcp/cortex/internal/certs"
 	"github.com/cortex-mcp/cortex/internal/config"
 )
 
@@ -33,19 +33,22 @@ func runAdmin(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 }
 
 // healthcheck asks the local server's /healthz; the container image has no
-// curl, so its healthcheck runs this.
+// curl, so its healthcheck runs this. It reads the same CORTEX_* settings as
+// serve, so in acme mode it asks the loopback side of the :80 listener.
 func healthcheck(ctx context.Context, getenv func(string) string) error {
-	addr := orDefault(getenv("CORTEX_LISTEN"), config.DefaultListen)
-	host, port, err := net.SplitHostPort(addr)
+	u, err := certs.HealthURL(certs.Options{
+		Mode:       orDefault(getenv("CORTEX_TLS"), certs.ModeOff),
+		PublicURL:  getenv("CORTEX_PUBLIC_URL"),
+		ListenAddr: orDefault(getenv("CORTEX_LISTEN"), config.DefaultListen),
+		HTTPAddr:   orDefault(getenv("CORTEX_HTTP_ADDR"), certs.DefaultHTTPAddr),
+		HTTPSAddr:  getenv("CORTEX_HTTPS_ADDR"),
+	})
 	if err != nil {
-		return fmt.Errorf("CORTEX_LISTEN %q is not host:port", addr)
-	}
-	if host == "" || host == "0.0.0.0" || host == "::" {
-		host = "127.0.0.1"
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+net.JoinHostPort(host, port)+"/healthz", nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return err
 	}
@@ -55,7 +58,7 @@ func healthcheck(ctx context.Context, getenv func(string) string) error {
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("/healthz answered %s", resp.Status)
+		return fmt.Errorf("%s answered %s", u, resp.Status)
 	}
 	return nil
 }

@@ -8,15 +8,19 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/certs"
 	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/tools"
 	"github.com/cortex-mcp/cortex/internal/vault"
 	"github.com/cortex-mcp/cortex/internal/web"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 var errHelp = errors.New("help shown")
@@ -31,6 +35,21 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, opts))
 }
 
+func certOptions(cfg config.Config, log *slog.Logger) certs.Options {
+	return certs.Options{
+		Mode:           cfg.TLS,
+		PublicURL:      cfg.PublicURL,
+		CacheDir:       filepath.Join(cfg.State, "acme"),
+		DirectoryURL:   cfg.ACMEDirectory,
+		Email:          cfg.ACMEEmail,
+		HTTPAddr:       cfg.HTTPAddr,
+		HTTPSAddr:      cfg.HTTPSAddr,
+		ListenAddr:     cfg.Listen,
+		TrustedProxies: cfg.TrustedProxies,
+		Logger:         log,
+	}
+}
+
 func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Writer, getenv func(string) string) error {
 	cfg, err := config.Parse(args, getenv, stderr)
 	if err != nil {
@@ -40,6 +59,11 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
+	redirects, err := oauth.ParseRedirectAllowlist(cfg.RedirectAllowlist)
+	if err != nil {
+		return &config.Error{Setting: "--redirect-allowlist", Problem: err.Error(),
+			Hint: "list redirect URIs separated by commas, e.g. defaults,https://app.example/callback"}
+	}
 
 	st, err := store.Open(ctx, cfg.State, store.Options{Logger: log})
 	if err != nil {
@@ -47,11 +71,13 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	}
 	defer st.Close()
 
+	// A floor of 0 turns the disk check off; the vault reads 0 as "default".
+	minFree := max(cfg.MinFreeBytes, 1)
 	v, err := vault.Open(vault.Options{
 		Dir:          cfg.Vault,
 		Denied:       cfg.Deny,
 		Instructions: cfg.Instructions,
-		MinFree:      cfg.MinFreeBytes,
+		MinFree:      minFree,
 		Index:        true,
 		Logger:       log,
 	})
@@ -65,27 +91,39 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		log.Info("the vault was empty; wrote a welcome note")
 	}
 
-	ln, err := net.Listen("tcp", cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
-	}
-	if cfg.PublicURL == "" {
-		if cfg.PublicURL, err = config.CanonicalURL("http://" + ln.Addr().String()); err != nil {
-			ln.Close()
-			return err
+	// In the plain modes cortex listens itself, before building the rest, so
+	// that a port of 0 gives the public URL its real port.
+	var ln net.Listener
+	if cfg.TLS != certs.ModeACME {
+		if ln, err = net.Listen("tcp", cfg.Listen); err != nil {
+			return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 		}
+		defer ln.Close()
+		if cfg.PublicURL == "" {
+			if cfg.PublicURL, err = config.CanonicalURL("http://" + ln.Addr().String()); err != nil {
+				return err
+			}
+		}
+	}
+	co := certOptions(cfg, log)
+	if err := co.WithDefaults().Validate(); err != nil {
+		return err
 	}
 
 	own, err := owner.New(owner.Options{Store: st, PublicURL: cfg.PublicURL, Logger: log, TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
-		ln.Close()
+		return err
+	}
+	as, err := oauth.New(oauth.Options{Store: st, Owner: own, PublicURL: cfg.PublicURL, Logger: log.With("component", "oauth"),
+		TrustedProxies: cfg.TrustedProxies, RedirectAllowlist: redirects})
+	if err != nil {
 		return err
 	}
 
 	deps := tools.Deps{Vault: v, Journal: st, PublicURL: cfg.PublicURL, Logger: log, Version: version}
 	srv, err := web.New(web.Options{
 		PublicURL: cfg.PublicURL,
-		Tokens:    st,
+		Verify:    verifier(st, as),
 		NewMCPServer: func(r *http.Request) *mcp.Server {
 			instructions, err := v.Instructions(r.Context())
 			if err != nil {
@@ -93,7 +131,14 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			}
 			return tools.NewServer(deps, instructions)
 		},
-		Mount:               own.Routes,
+		Mount: func(mux *http.ServeMux) {
+			own.Routes(mux)
+			as.Routes(mux)
+		},
+		ResourceMetadataURL: as.ResourceMetadataURL(),
+		ChallengeScope:      oauth.DefaultScope,
+		WriteScope:          oauth.ScopeWrite,
+		IsWriteTool:         tools.IsWriteTool,
 		TrustedProxies:      cfg.TrustedProxies,
 		RatePerMinute:       cfg.RatePerMinute,
 		MaxSessionsPerToken: cfg.MaxSessions,
@@ -101,20 +146,48 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		Logger:              log,
 	})
 	if err != nil {
-		ln.Close()
 		return err
 	}
 
-	go pruneJournal(ctx, st, cfg.JournalDays, log)
+	go prune(ctx, st, as, cfg.JournalDays, log)
 
-	log.Info("cortex is serving", "version", version, "vault", cfg.Vault, "public_url", cfg.PublicURL)
-	fmt.Fprintf(stderr, "listening on http://%s\n", ln.Addr())
+	log.Info("cortex is serving", "version", version, "vault", cfg.Vault, "public_url", cfg.PublicURL, "tls", cfg.TLS)
+	if cfg.TLS == certs.ModeACME {
+		fmt.Fprintf(stderr, "serving %s (certificate from %s)\n", cfg.PublicURL, cfg.ACMEDirectory)
+	} else {
+		fmt.Fprintf(stderr, "listening on http://%s\n", ln.Addr())
+	}
 	fmt.Fprintf(stderr, "connect an assistant: TOKEN=$(%s admin token create NAME --state %s)\n", prog, cfg.State)
-	return web.Serve(ctx, ln, srv.Handler(), log)
+	if cfg.TLS == certs.ModeACME {
+		return certs.Serve(ctx, co, srv.Handler())
+	}
+	for _, w := range co.WithDefaults().Warnings() {
+		log.Warn(w)
+	}
+	return web.Serve(ctx, ln, certs.PlainHandler(co, srv.Handler()), log)
 }
 
-// pruneJournal drops journal entries older than the retention once an hour.
-func pruneJournal(ctx context.Context, st *store.Store, days int, log *slog.Logger) {
+// verifier accepts cortex's own bearer tokens and OAuth access tokens.
+func verifier(st *store.Store, as *oauth.Server) web.Verifier {
+	tokens := web.StoreVerifier(st)
+	return func(ctx context.Context, secret string) (web.Identity, error) {
+		if !oauth.IsAccessToken(secret) {
+			return tokens(ctx, secret)
+		}
+		id, err := as.VerifyAccessToken(ctx, secret)
+		if errors.Is(err, oauth.ErrInvalidToken) {
+			return web.Identity{}, web.ErrUnknownToken
+		}
+		if err != nil {
+			return web.Identity{}, err
+		}
+		return web.Identity{Subject: id.Subject, App: id.App, Scopes: id.Scopes, Expires: id.Expires}, nil
+	}
+}
+
+// prune drops journal entries older than the retention and expired OAuth
+// state once an hour.
+func prune(ctx context.Context, st *store.Store, as *oauth.Server, days int, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -123,6 +196,9 @@ func pruneJournal(ctx context.Context, st *store.Store, days int, log *slog.Logg
 			log.Warn("pruning the write journal failed", "err", err)
 		} else if n > 0 {
 			log.Info("pruned the write journal", "entries", n)
+		}
+		if err := as.Prune(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("pruning expired OAuth state failed", "err", err)
 		}
 		select {
 		case <-ctx.Done():

@@ -49,8 +49,11 @@ func Serve(ctx context.Context, o Options, h http.Handler) error {
 
 var loopbackPrefixes = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 
-// servePlain serves the proxy and off modes on ln.
-func servePlain(ctx context.Context, o Options, h http.Handler, ln net.Listener) error {
+// PlainHandler wraps h with the forwarded-header policy of the proxy and off
+// modes, for a caller that serves a plain listener itself: in proxy mode
+// X-Forwarded-* headers are believed from trusted proxies (loopback when none
+// are configured) and removed otherwise; in off mode they are always removed.
+func PlainHandler(o Options, h http.Handler) http.Handler {
 	if o.Mode == ModeProxy {
 		trusted := o.TrustedProxies
 		if len(trusted) == 0 {
@@ -58,10 +61,14 @@ func servePlain(ctx context.Context, o Options, h http.Handler, ln net.Listener)
 			// trusted as cortex itself.
 			trusted = loopbackPrefixes
 		}
-		h = trustForwarded(trusted, h)
-	} else {
-		h = stripForwardedHandler(h)
+		return trustForwarded(trusted, h)
 	}
+	return stripForwardedHandler(h)
+}
+
+// servePlain serves the proxy and off modes on ln.
+func servePlain(ctx context.Context, o Options, h http.Handler, ln net.Listener) error {
+	h = PlainHandler(o, h)
 	o.Logger.Info("listening", "mode", o.Mode, "addr", ln.Addr().String(), "public_url", o.PublicURL)
 	return run(ctx, o.Logger, served{newServer(h, o.Logger), ln, nil})
 }

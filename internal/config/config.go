@@ -40,6 +40,9 @@ type Config struct {
 	HTTPAddr       string // acme: :80
 	HTTPSAddr      string // acme: :443
 	TrustedProxies []netip.Prefix
+	// RedirectAllowlist is the raw OAuth redirect allowlist setting ("" for
+	// the built-in list); the oauth package parses and checks it.
+	RedirectAllowlist string
 }
 
 // Defaults used by `make run` on a fresh machine.
@@ -73,9 +76,9 @@ type setting struct {
 // getenv (flags win), applies defaults, validates and creates the folders.
 func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, error) {
 	var raw struct {
-		vault, state, listen, publicURL, instructions, deny             string
-		minFree, rate, sessions, idle, journalDays, logFormat, logLevel string
-		tls, acmeDir, acmeEmail, httpAddr, httpsAddr, trusted           string
+		vault, state, listen, publicURL, instructions, deny              string
+		minFree, rate, sessions, idle, journalDays, logFormat, logLevel  string
+		tls, acmeDir, acmeEmail, httpAddr, httpsAddr, trusted, redirects string
 	}
 	settings := []setting{
 		{"vault", "CORTEX_VAULT", DefaultVault, "folder of Markdown notes", &raw.vault},
@@ -97,6 +100,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		{"http-addr", "CORTEX_HTTP_ADDR", ":80", "acme: address answering http-01 and redirecting to https", &raw.httpAddr},
 		{"https-addr", "CORTEX_HTTPS_ADDR", ":443", "acme: address serving https", &raw.httpsAddr},
 		{"trusted-proxies", "CORTEX_TRUSTED_PROXIES", "", "comma-separated networks whose X-Forwarded-For is believed", &raw.trusted},
+		{"redirect-allowlist", "CORTEX_REDIRECT_ALLOWLIST", "", "OAuth redirect URIs apps may use, separated by commas (\"defaults\" adds the built-in list of claude.ai, ChatGPT, Meta AI and loopback)", &raw.redirects},
 	}
 	fs := flag.NewFlagSet("cortex serve", flag.ContinueOnError)
 	fs.SetOutput(usage)
@@ -211,6 +215,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		}
 		c.TrustedProxies = append(c.TrustedProxies, pfx)
 	}
+	c.RedirectAllowlist = raw.redirects
 	return c, nil
 }
 

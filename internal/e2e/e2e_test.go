@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -354,5 +355,76 @@ func TestInstructionsFileReachesNewSessions(t *testing.T) {
 	cs2 := in.connect(ctx, token)
 	if got := cs2.InitializeResult().Instructions; !strings.Contains(got, "Answer in Spanish.") {
 		t.Errorf("instructions after the edit = %q", got)
+	}
+}
+
+func TestHealthcheckAndOAuthDiscovery(t *testing.T) {
+	in := newInstance(t)
+	in.start()
+	addr := strings.TrimPrefix(in.URL, "http://")
+	cmd := exec.Command(in.bin, "healthcheck")
+	cmd.Env = append(os.Environ(), "CORTEX_LISTEN="+addr)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("healthcheck: %v %s", err, out)
+	}
+	cmd = exec.Command(in.bin, "healthcheck")
+	cmd.Env = append(os.Environ(), "CORTEX_LISTEN=127.0.0.1:1")
+	if err := cmd.Run(); err == nil {
+		t.Error("healthcheck passed with nothing listening")
+	}
+
+	// A 401 from /mcp leads an OAuth client to the metadata.
+	resp, err := http.Post(in.URL+"/mcp", "application/json", strings.NewReader(`{}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	challenge := resp.Header.Get("WWW-Authenticate")
+	wantMeta := in.URL + "/.well-known/oauth-protected-resource/mcp"
+	if !strings.Contains(challenge, `resource_metadata="`+wantMeta+`"`) || !strings.Contains(challenge, `scope="`) {
+		t.Fatalf("challenge = %q", challenge)
+	}
+	var prm struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	getJSON(t, wantMeta, &prm)
+	if prm.Resource != in.URL+"/mcp" || len(prm.AuthorizationServers) != 1 || prm.AuthorizationServers[0] != in.URL {
+		t.Errorf("protected resource metadata = %+v", prm)
+	}
+	var asm struct {
+		Issuer                string `json:"issuer"`
+		AuthorizationEndpoint string `json:"authorization_endpoint"`
+		TokenEndpoint         string `json:"token_endpoint"`
+		RegistrationEndpoint  string `json:"registration_endpoint"`
+	}
+	getJSON(t, in.URL+"/.well-known/oauth-authorization-server", &asm)
+	if asm.Issuer != in.URL || asm.AuthorizationEndpoint != in.URL+"/authorize" || asm.TokenEndpoint != in.URL+"/token" ||
+		asm.RegistrationEndpoint != in.URL+"/register" {
+		t.Errorf("authorization server metadata = %+v", asm)
+	}
+	// The login page is served, with its security headers.
+	resp, err = http.Get(in.URL + "/login")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+		t.Errorf("/login: %d %q", resp.StatusCode, resp.Header.Get("Content-Security-Policy"))
+	}
+}
+
+func getJSON(t *testing.T, url string, v any) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s", url, resp.Status)
+	}
+	if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+		t.Fatalf("GET %s: %v", url, err)
 	}
 }

@@ -122,3 +122,16 @@ func BenchmarkFetch(b *testing.B) {
 		}
 	}
 }
+
+func TestIsWriteToolMatchesAnnotations(t *testing.T) {
+	e := newEnv(t)
+	tl, err := e.cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tl.Tools {
+		if IsWriteTool(tool.Name) == tool.Annotations.ReadOnlyHint {
+			t.Errorf("IsWriteTool(%q) = %v but readOnlyHint = %v", tool.Name, IsWriteTool(tool.Name), tool.Annotations.ReadOnlyHint)
+		}
+	}
+}

@@ -76,6 +76,16 @@ type deleteOut struct {
 	PreviousVersion string `json:"previous_version,omitempty"`
 }
 
+// IsWriteTool reports whether the tool called name changes notes, so that the
+// HTTP layer can refuse it to a credential that may only read.
+func IsWriteTool(name string) bool {
+	switch name {
+	case "create_note", "append", "edit_note", "replace_section", "update_frontmatter", "move_note", "delete_note":
+		return true
+	}
+	return false
+}
+
 func (s *server) addWriteTools(srv *mcp.Server) {
 	addTool(s, srv, &mcp.Tool{
 		Name: "create_note",

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
@@ -18,17 +20,52 @@ type TokenVerifier interface {
 	VerifyToken(ctx context.Context, secret string) (store.Token, error)
 }
 
-// ExtraApp is the key of auth.TokenInfo.Extra holding the name of the token
-// (the app) that made an MCP request.
+// Identity is who a verified bearer credential belongs to.
+type Identity struct {
+	// Subject binds MCP sessions and the per-credential budget: "token:NAME"
+	// for a bearer token, "oauth:GRANT" for an OAuth grant (stable across
+	// token rotation).
+	Subject string
+	// App names the writer in the journal and the logs.
+	App string
+	// Scopes are the credential's scopes; nil means every scope.
+	Scopes []string
+	// Expires is when the credential stops working; zero for never.
+	Expires time.Time
+}
+
+// ErrUnknownToken is what a Verifier returns for a credential that is
+// unknown, expired or revoked; any other error is a server failure.
+var ErrUnknownToken = errors.New("unknown, expired or revoked token")
+
+// Verifier checks one bearer credential.
+type Verifier func(ctx context.Context, secret string) (Identity, error)
+
+// StoreVerifier verifies cortex's own bearer tokens.
+func StoreVerifier(tv TokenVerifier) Verifier {
+	return func(ctx context.Context, secret string) (Identity, error) {
+		t, err := tv.VerifyToken(ctx, secret)
+		if errors.Is(err, store.ErrTokenNotFound) {
+			return Identity{}, ErrUnknownToken
+		}
+		if err != nil {
+			return Identity{}, err
+		}
+		return Identity{Subject: UserIDPrefix + t.Name, App: t.Name}, nil
+	}
+}
+
+// ExtraApp is the key of auth.TokenInfo.Extra holding the name of the app
+// that made an MCP request.
 const ExtraApp = "app"
 
-// UserIDPrefix starts the auth.TokenInfo.UserID of a bearer token; the SDK
-// binds each session to the UserID that opened it.
+// UserIDPrefix starts the Subject of a bearer token; the SDK binds each
+// session to the UserID that opened it.
 const UserIDPrefix = "token:"
 
-// tokenInfo is what tools see of the token behind a request.
-func tokenInfo(t store.Token) *auth.TokenInfo {
-	return &auth.TokenInfo{UserID: UserIDPrefix + t.Name, Extra: map[string]any{ExtraApp: t.Name}}
+// tokenInfo is what tools see of the credential behind a request.
+func tokenInfo(id Identity) *auth.TokenInfo {
+	return &auth.TokenInfo{UserID: id.Subject, Scopes: id.Scopes, Expiration: id.Expires, Extra: map[string]any{ExtraApp: id.App}}
 }
 
 // bearerSecret extracts the token from an "Authorization: Bearer <token>"
@@ -41,35 +78,41 @@ func bearerSecret(r *http.Request) (string, bool) {
 	return f[1], true
 }
 
-// authenticate verifies the bearer token of r, on every request, so that a
-// revoked token stops working at once, also within open sessions. Failures
-// spend the source's unauthenticated budget; a source that spent it all is
-// refused before any verification, so that guessing tokens stays cheap for
-// cortex and slow for the guesser.
-func (s *Server) authenticate(r *http.Request) (store.Token, error) {
+// authenticate verifies the bearer credential of r, on every request, so that
+// a revoked one stops working at once, also within open sessions. A valid
+// credential always passes; failures spend the source's unauthenticated
+// budget, and a source that spent it all is answered 429, so guessing stays
+// slow for the guesser without locking out good clients behind the same
+// address.
+func (s *Server) authenticate(r *http.Request) (Identity, error) {
 	now := s.now()
+	secret, sent := bearerSecret(r)
+	if sent {
+		id, err := s.verify(r.Context(), secret)
+		if err == nil {
+			return id, nil
+		}
+		if !errors.Is(err, ErrUnknownToken) {
+			return Identity{}, fmt.Errorf("verify token: %w", err)
+		}
+	}
 	src := s.sourceKey(r)
-	if ok, retry := s.authFails.ready(src, now); !ok {
-		return store.Token{}, errRateLimited("with missing or bad tokens from this address", retry)
+	if ok, retry := s.authFails.take(src, now); !ok {
+		return Identity{}, errRateLimited("with missing or bad tokens from this address", retry)
 	}
-	secret, ok := bearerSecret(r)
-	if !ok {
-		s.authFails.take(src, now)
-		return store.Token{}, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
+	if !sent {
+		return Identity{}, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
 			Challenge: s.challenge(""),
-			Message:   "this endpoint needs an \"Authorization: Bearer <token>\" header; create a token with \"cortex admin tokens create\""}
+			Message:   "this endpoint needs an \"Authorization: Bearer <token>\" header; create a token with \"cortex admin token create NAME\" or connect through OAuth"}
 	}
-	tok, err := s.tokens.VerifyToken(r.Context(), secret)
-	if errors.Is(err, store.ErrTokenNotFound) {
-		s.authFails.take(src, now)
-		return store.Token{}, &Error{Status: http.StatusUnauthorized, Code: CodeInvalidToken,
-			Challenge: s.challenge(`error="invalid_token", error_description="the token is unknown or revoked"`),
-			Message:   "the bearer token is unknown or revoked; ask the owner for a new one"}
-	}
-	if err != nil {
-		return store.Token{}, fmt.Errorf("verify token: %w", err)
-	}
-	return tok, nil
+	return Identity{}, &Error{Status: http.StatusUnauthorized, Code: CodeInvalidToken,
+		Challenge: s.challenge(`error="invalid_token", error_description="the token is unknown, expired or revoked"`),
+		Message:   "the bearer token is unknown, expired or revoked; ask the owner for a new one or sign in again"}
+}
+
+// hasScope reports whether id may use scope.
+func (id Identity) hasScope(scope string) bool {
+	return id.Scopes == nil || slices.Contains(id.Scopes, scope)
 }
 
 // challenge builds a WWW-Authenticate value (RFC 6750 §3), pointing at the
@@ -78,6 +121,9 @@ func (s *Server) challenge(params string) string {
 	var p []string
 	if s.opts.ResourceMetadataURL != "" {
 		p = append(p, fmt.Sprintf("resource_metadata=%q", s.opts.ResourceMetadataURL))
+	}
+	if s.opts.ChallengeScope != "" && !strings.Contains(params, "scope=") {
+		p = append(p, fmt.Sprintf("scope=%q", s.opts.ChallengeScope))
 	}
 	if params != "" {
 		p = append(p, params)

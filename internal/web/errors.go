@@ -13,17 +13,18 @@ import (
 
 // Error codes. They are stable: clients, tests and log searches rely on them.
 const (
-	CodeUnauthorized     = "unauthorized"
-	CodeInvalidToken     = "invalid_token"
-	CodeRateLimited      = "rate_limited"
-	CodeTooManySessions  = "too_many_sessions"
-	CodeSessionNotFound  = "session_not_found"
-	CodeForbiddenHost    = "forbidden_host"
-	CodeForbiddenOrigin  = "forbidden_origin"
-	CodeBodyTooLarge     = "body_too_large"
-	CodeNotFound         = "not_found"
-	CodeMethodNotAllowed = "method_not_allowed"
-	CodeInternal         = "internal"
+	CodeUnauthorized      = "unauthorized"
+	CodeInvalidToken      = "invalid_token"
+	CodeRateLimited       = "rate_limited"
+	CodeTooManySessions   = "too_many_sessions"
+	CodeSessionNotFound   = "session_not_found"
+	CodeForbiddenHost     = "forbidden_host"
+	CodeForbiddenOrigin   = "forbidden_origin"
+	CodeBodyTooLarge      = "body_too_large"
+	CodeInsufficientScope = "insufficient_scope"
+	CodeNotFound          = "not_found"
+	CodeMethodNotAllowed  = "method_not_allowed"
+	CodeInternal          = "internal"
 )
 
 // jsonrpcServerError is the JSON-RPC code carried by every error that the HTTP

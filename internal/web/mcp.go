@@ -3,7 +3,6 @@ package web
 import (
 	"context"
 	"net/http"
-	"strconv"
 	"sync"
 )
 
@@ -15,20 +14,23 @@ const (
 // serveMCP guards the SDK's streamable HTTP handler: token, per-token rate,
 // session ownership and the per-token session cap, in that order.
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
-	tok, err := s.authenticate(r)
+	id, err := s.authenticate(r)
 	if err != nil {
 		return err
 	}
 	if li := logInfoFrom(r.Context()); li != nil {
-		li.app = tok.Name
+		li.app = id.App
 	}
-	if ok, retry := s.tokenRate.take(strconv.FormatInt(tok.ID, 10), s.now()); !ok {
+	if ok, retry := s.tokenRate.take(id.Subject, s.now()); !ok {
 		return errRateLimited("for this token", retry)
 	}
-	ctx := context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(tok))
+	if err := s.checkScope(r, id); err != nil {
+		return err
+	}
+	ctx := context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(id))
 
-	if id := r.Header.Get(sessionHeader); id != "" {
-		end, ok := s.sessions.begin(id, tok.ID)
+	if sid := r.Header.Get(sessionHeader); sid != "" {
+		end, ok := s.sessions.begin(sid, id.Subject)
 		if !ok {
 			// Answered like an unknown session: another token's session ids
 			// are not even confirmed to exist.
@@ -46,12 +48,12 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	}
 
 	// A POST without a session opens one.
-	evict, err := s.sessions.reserve(tok.ID)
+	evict, err := s.sessions.reserve(id.Subject)
 	if err != nil {
 		return err
 	}
 	if evict != nil {
-		s.logger.Info("closing least recently used MCP session to make room for a new one", "app", tok.Name)
+		s.logger.Info("closing least recently used MCP session to make room for a new one", "app", id.App)
 		// Close waits for the session's running calls; the new session
 		// need not wait with it.
 		go s.sessions.closeEvicted(evict)
@@ -60,9 +62,9 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	// The SDK may write the response from its own goroutines.
 	record := sync.OnceFunc(func() {
 		if ss := findSession(memo.srv, w.Header().Get(sessionHeader)); ss != nil {
-			s.sessions.opened(tok.ID, ss)
+			s.sessions.opened(id.Subject, ss)
 		} else {
-			s.sessions.abandon(tok.ID)
+			s.sessions.abandon(id.Subject)
 		}
 	})
 	// The session is recorded as its id is about to reach the client, which

@@ -3,12 +3,14 @@ package web
 import (
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"runtime/debug"
 	"strings"
+	"time"
 )
 
 // middleware wraps h in cortex's stack, outermost first.
@@ -146,13 +148,25 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 // without Origin (every non-browser client) pass.
 func (s *Server) checkOrigin(next http.Handler) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		if o := r.Header.Get("Origin"); o != "" && !s.originAllowed(o) {
+		if o := r.Header.Get("Origin"); o != "" && !s.originAllowed(o) && !anyOrigin(r) {
 			return &Error{Status: http.StatusForbidden, Code: CodeForbiddenOrigin,
 				Message: "requests from web pages of other sites are not allowed"}
 		}
 		next.ServeHTTP(w, r)
 		return nil
 	})
+}
+
+// anyOrigin reports the endpoints that browser-based MCP clients call from
+// their own origin, without cookies: the OAuth metadata, token, registration
+// and revocation endpoints. They carry no ambient authority, so a foreign
+// Origin gains nothing there.
+func anyOrigin(r *http.Request) bool {
+	switch r.URL.Path {
+	case "/token", "/register", "/revoke":
+		return r.Method == http.MethodPost || r.Method == http.MethodOptions
+	}
+	return strings.HasPrefix(r.URL.Path, "/.well-known/") && (r.Method == http.MethodGet || r.Method == http.MethodOptions)
 }
 
 // limitBody caps request bodies at MaxBody: refused at once when the
@@ -165,10 +179,39 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 		}
 		if r.Body != nil {
 			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
+			if r.ContentLength != 0 && r.Body != http.NoBody {
+				r.Body = readWithin(w, r.Body, s.opts.BodyReadTimeout)
+			}
 		}
 		next.ServeHTTP(w, r)
 		return nil
 	})
+}
+
+// readWithin sets a read deadline on the connection while body is read and
+// clears it at the end of the body, so a long response that follows is not
+// cut off by it.
+func readWithin(w http.ResponseWriter, body io.ReadCloser, d time.Duration) io.ReadCloser {
+	rc := http.NewResponseController(w)
+	if rc.SetReadDeadline(time.Now().Add(d)) != nil {
+		return body // not supported by this writer (tests): nothing to clear
+	}
+	return &deadlineBody{ReadCloser: body, clear: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+}
+
+type deadlineBody struct {
+	io.ReadCloser
+	clear func()
+	done  bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !b.done {
+		b.done = true
+		b.clear()
+	}
+	return n, err
 }
 
 func (s *Server) hostAllowed(hostport string) bool {

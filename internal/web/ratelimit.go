@@ -2,10 +2,8 @@ package web
 
 import (
 	"container/list"
-	"net"
+	"github.com/cortex-mcp/cortex/internal/owner"
 	"net/http"
-	"net/netip"
-	"strings"
 	"sync"
 	"time"
 )
@@ -110,59 +108,10 @@ func (l *limiter) len() int {
 	return l.lru.Len()
 }
 
-// sourceKey names the network source of r for the unauthenticated budget:
-// an IPv4 address, or the /64 an IPv6 address belongs to (one host usually
-// owns a whole /64). When the peer is a trusted proxy (loopback, or one of
-// Options.TrustedProxies), the proxy's last X-Forwarded-For entry (the
-// address it saw) is used instead.
+// sourceKey names the network source of r for the unauthenticated budget,
+// by the same rules as the owner's login budgets: the TCP peer, or the
+// right-most untrusted X-Forwarded-For entry when the peer is one of
+// Options.TrustedProxies; IPv4 alone, IPv6 per /48.
 func (s *Server) sourceKey(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	addr, err := netip.ParseAddr(host)
-	if err != nil {
-		return "peer:" + host
-	}
-	addr = addr.Unmap().WithZone("")
-	if s.trustedProxy(addr) {
-		if fwd, ok := forwardedFor(r); ok {
-			addr = fwd
-		}
-	}
-	if addr.Is6() {
-		p, _ := addr.Prefix(64)
-		return p.String()
-	}
-	return addr.String()
-}
-
-func (s *Server) trustedProxy(addr netip.Addr) bool {
-	if addr.IsLoopback() {
-		return true
-	}
-	for _, p := range s.opts.TrustedProxies {
-		if p.Contains(addr) {
-			return true
-		}
-	}
-	return false
-}
-
-// forwardedFor returns the last address in the X-Forwarded-For headers: the
-// one appended by the nearest proxy, the only one a proxy vouches for.
-func forwardedFor(r *http.Request) (netip.Addr, bool) {
-	vals := r.Header.Values("X-Forwarded-For")
-	if len(vals) == 0 {
-		return netip.Addr{}, false
-	}
-	last := vals[len(vals)-1]
-	if i := strings.LastIndexByte(last, ','); i >= 0 {
-		last = last[i+1:]
-	}
-	addr, err := netip.ParseAddr(strings.TrimSpace(last))
-	if err != nil {
-		return netip.Addr{}, false
-	}
-	return addr.Unmap().WithZone(""), true
+	return owner.SourceKey(owner.ClientAddr(r, s.opts.TrustedProxies)).String()
 }

@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -230,5 +232,33 @@ func TestServeClosesMCPStreamsAndFinishesCalls(t *testing.T) {
 	}
 	if err := <-served; err != nil {
 		t.Fatalf("Serve with an open MCP stream: %v", err)
+	}
+}
+
+func TestSlowBodyIsCutOff(t *testing.T) {
+	h := newHarness(t, func(o *Options) { o.BodyReadTimeout = 200 * time.Millisecond })
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Serve(ctx, ln, h.srv.Handler(), nil) }()
+	defer func() { cancel(); <-done }()
+
+	conn, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Headers, one byte of a promised 1000, then nothing.
+	fmt.Fprintf(conn, "POST /login/totp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 1000\r\n\r\nx", "127.0.0.1")
+	// The server must give up on the body and close the connection; the
+	// read returns when it does (the test's own deadline only guards a hang).
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	_, err = io.Copy(io.Discard, conn)
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		t.Fatal("the server kept a trickling connection open")
 	}
 }

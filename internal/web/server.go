@@ -51,8 +51,19 @@ type Options struct {
 	// only Host headers answered; its origin (and loopback origins) the only
 	// Origin headers accepted. Required.
 	PublicURL string
-	// Tokens verifies bearer tokens. Required.
+	// Tokens verifies cortex's own bearer tokens (created with `cortex
+	// admin token create`). Required unless Verify is set.
 	Tokens TokenVerifier
+	// Verify, when set, verifies every bearer credential instead of Tokens:
+	// cmd composes it from the bearer-token store and the OAuth server.
+	Verify Verifier
+	// ChallengeScope is announced as scope="…" in 401 and 403 challenges.
+	ChallengeScope string
+	// WriteScope, when set, is the scope a credential with limited scopes
+	// needs to call a tool for which IsWriteTool is true; without it the call
+	// is refused with 403 insufficient_scope before it reaches the tool.
+	WriteScope  string
+	IsWriteTool func(name string) bool
 	// NewMCPServer builds the MCP server of each new session. Required.
 	NewMCPServer func(r *http.Request) *mcp.Server
 	// Mount, when set, registers the pages and endpoints of other packages
@@ -81,8 +92,13 @@ type Options struct {
 	// MaxBody caps request bodies (default 4 MiB: a write carries up to 1 MiB
 	// of text, which JSON escaping can grow).
 	MaxBody int64
-	Logger  *slog.Logger
-	Now     func() time.Time
+	// BodyReadTimeout bounds how long a client may take to send a request
+	// body (default 30s), so a stranger trickling bytes cannot hold
+	// connections forever; the server has no overall ReadTimeout because
+	// responses (SSE) may last for hours.
+	BodyReadTimeout time.Duration
+	Logger          *slog.Logger
+	Now             func() time.Time
 }
 
 // Server is cortex's HTTP handler with its state: rate budgets and sessions.
@@ -90,7 +106,7 @@ type Server struct {
 	opts         Options
 	logger       *slog.Logger
 	now          func() time.Time
-	tokens       TokenVerifier
+	verify       Verifier
 	newMCPServer func(r *http.Request) *mcp.Server
 
 	publicScheme string
@@ -108,8 +124,11 @@ type Server struct {
 
 // New checks o and builds a Server.
 func New(o Options) (*Server, error) {
-	if o.Tokens == nil {
-		return nil, errors.New("web: Options.Tokens is required")
+	if o.Verify == nil && o.Tokens == nil {
+		return nil, errors.New("web: Options.Tokens or Options.Verify is required")
+	}
+	if o.Verify == nil {
+		o.Verify = StoreVerifier(o.Tokens)
 	}
 	if o.NewMCPServer == nil {
 		return nil, errors.New("web: Options.NewMCPServer is required")
@@ -122,6 +141,7 @@ func New(o Options) (*Server, error) {
 	setDefault(&o.MaxSessionsPerToken, DefaultMaxSessionsPerToken)
 	setDefault(&o.SessionIdle, DefaultSessionIdle)
 	setDefault(&o.MaxBody, DefaultMaxBody)
+	setDefault(&o.BodyReadTimeout, 30*time.Second)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -132,7 +152,7 @@ func New(o Options) (*Server, error) {
 		opts:         o,
 		logger:       o.Logger,
 		now:          o.Now,
-		tokens:       o.Tokens,
+		verify:       o.Verify,
 		newMCPServer: o.NewMCPServer,
 		tokenRate:    newLimiter(o.RatePerMinute, o.RateBurst, maxTokenBuckets),
 		authFails:    newLimiter(authFailPerMinute, authFailBurst, maxSources),

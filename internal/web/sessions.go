@@ -26,13 +26,13 @@ type sessions struct {
 
 	mu      sync.Mutex
 	byID    map[string]*session
-	byToken map[int64]map[string]*session
-	pending map[int64]int // sessions being opened right now, per token
+	byToken map[string]map[string]*session
+	pending map[string]int // sessions being opened right now, per token
 }
 
 type session struct {
 	id       string
-	token    int64
+	token    string
 	lastSeen time.Time
 	inflight int
 	evicted  bool
@@ -44,8 +44,8 @@ func newSessions(max int, now func() time.Time) *sessions {
 		max:     max,
 		now:     now,
 		byID:    make(map[string]*session),
-		byToken: make(map[int64]map[string]*session),
-		pending: make(map[int64]int),
+		byToken: make(map[string]map[string]*session),
+		pending: make(map[string]int),
 	}
 }
 
@@ -58,7 +58,7 @@ func errTooManySessions(limit int) *Error {
 // reserve makes room for one new session of token. It returns the session to
 // evict (to be closed by the caller, outside the lock), or an error when the
 // token is full of busy sessions. The caller must call opened or abandon.
-func (t *sessions) reserve(token int64) (evict *session, err error) {
+func (t *sessions) reserve(token string) (evict *session, err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	own := t.byToken[token]
@@ -81,7 +81,7 @@ func (t *sessions) reserve(token int64) (evict *session, err error) {
 }
 
 // abandon gives back a reservation whose request opened no session.
-func (t *sessions) abandon(token int64) {
+func (t *sessions) abandon(token string) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.unpendLocked(token)
@@ -89,7 +89,7 @@ func (t *sessions) abandon(token int64) {
 
 // opened turns token's reservation into the live session ss and forgets it
 // again once the SDK ends it (DELETE, idle timeout, eviction).
-func (t *sessions) opened(token int64, ss *mcp.ServerSession) {
+func (t *sessions) opened(token string, ss *mcp.ServerSession) {
 	s := &session{id: ss.ID(), token: token, lastSeen: t.now(), close: ss.Close}
 	t.mu.Lock()
 	t.unpendLocked(token)
@@ -126,7 +126,7 @@ func (t *sessions) closeEvicted(s *session) {
 // when the session belongs to another token or is being evicted. Sessions
 // it does not know (already gone) are left to the SDK, which answers 404 for
 // unknown ones and checks the TokenInfo user for the rest.
-func (t *sessions) begin(id string, token int64) (end func(), ok bool) {
+func (t *sessions) begin(id string, token string) (end func(), ok bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	s := t.byID[id]
@@ -147,13 +147,13 @@ func (t *sessions) begin(id string, token int64) (end func(), ok bool) {
 }
 
 // count reports the live sessions of token.
-func (t *sessions) count(token int64) int {
+func (t *sessions) count(token string) int {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return len(t.byToken[token])
 }
 
-func (t *sessions) unpendLocked(token int64) {
+func (t *sessions) unpendLocked(token string) {
 	if t.pending[token]--; t.pending[token] <= 0 {
 		delete(t.pending, token)
 	}

@@ -35,7 +35,7 @@ func TestSessionBoundToToken(t *testing.T) {
 
 	// Behind cortex's own check, the SDK refuses a foreign UserID too.
 	r := mcpRequest(http.MethodPost, secretB, cs.ID(), `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`)
-	r = r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(h.tokens.m[secretB])))
+	r = r.WithContext(context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(Identity{Subject: UserIDPrefix + h.tokens.m[secretB].Name, App: h.tokens.m[secretB].Name})))
 	w := httptest.NewRecorder()
 	h.srv.mcp.ServeHTTP(w, r)
 	if w.Code != http.StatusForbidden {
@@ -57,7 +57,7 @@ func TestSessionCapEvictsLeastRecentlyUsedIdle(t *testing.T) {
 	h.initialize(t, secretB) // another token's sessions do not count
 	third := h.initialize(t, secretA)
 
-	if n := h.srv.sessions.count(1); n != 2 {
+	if n := h.srv.sessions.count(UserIDPrefix + "app-a"); n != 2 {
 		t.Errorf("app-a has %d sessions, want 2", n)
 	}
 	ping := `{"jsonrpc":"2.0","id":9,"method":"ping"}`
@@ -107,7 +107,7 @@ func TestSessionCapRefusesWhenAllBusy(t *testing.T) {
 	wg.Wait()
 	// Idle again: the next session evicts one instead.
 	mustConnect(t, ts, secretA)
-	if n := h.srv.sessions.count(1); n != 2 {
+	if n := h.srv.sessions.count(UserIDPrefix + "app-a"); n != 2 {
 		t.Errorf("app-a has %d sessions, want 2", n)
 	}
 }
@@ -123,7 +123,7 @@ func TestSessionEndsOnDeleteAndIdle(t *testing.T) {
 		deleted := h.initialize(t, secretA)
 		idle := h.initialize(t, secretA)
 		busy := h.initialize(t, secretA)
-		if n := h.srv.sessions.count(1); n != 3 {
+		if n := h.srv.sessions.count(UserIDPrefix + "app-a"); n != 3 {
 			t.Fatalf("%d sessions, want 3", n)
 		}
 
@@ -131,7 +131,7 @@ func TestSessionEndsOnDeleteAndIdle(t *testing.T) {
 			t.Fatalf("DELETE: status %d", w.Code)
 		}
 		synctest.Wait()
-		if n := h.srv.sessions.count(1); n != 2 {
+		if n := h.srv.sessions.count(UserIDPrefix + "app-a"); n != 2 {
 			t.Errorf("after DELETE: %d sessions, want 2", n)
 		}
 
@@ -143,7 +143,7 @@ func TestSessionEndsOnDeleteAndIdle(t *testing.T) {
 			}
 		}
 		synctest.Wait()
-		if n := h.srv.sessions.count(1); n != 1 {
+		if n := h.srv.sessions.count(UserIDPrefix + "app-a"); n != 1 {
 			t.Errorf("after idling: %d sessions, want 1", n)
 		}
 		for id, want := range map[string]int{deleted: http.StatusNotFound, idle: http.StatusNotFound, busy: http.StatusOK} {
@@ -160,22 +160,22 @@ func TestSessionEndsOnDeleteAndIdle(t *testing.T) {
 func TestSessionsReserve(t *testing.T) {
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	ss := newSessions(1, func() time.Time { return now })
-	if _, err := ss.reserve(1); err != nil {
+	if _, err := ss.reserve("token:a"); err != nil {
 		t.Fatal(err)
 	}
 	// A reservation in flight counts, with nothing to evict.
 	var e *Error
-	if _, err := ss.reserve(1); !errors.As(err, &e) || e.Code != CodeTooManySessions {
+	if _, err := ss.reserve("token:a"); !errors.As(err, &e) || e.Code != CodeTooManySessions {
 		t.Fatalf("second reserve: %v", err)
 	}
-	ss.abandon(1)
-	if _, err := ss.reserve(1); err != nil {
+	ss.abandon("token:a")
+	if _, err := ss.reserve("token:a"); err != nil {
 		t.Fatalf("after abandon: %v", err)
 	}
 	if len(ss.pending) != 1 || len(ss.byID) != 0 {
 		t.Errorf("pending %v byID %v", ss.pending, ss.byID)
 	}
-	ss.abandon(1)
+	ss.abandon("token:a")
 	if len(ss.pending) != 0 {
 		t.Errorf("pending left behind: %v", ss.pending)
 	}
