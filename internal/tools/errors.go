@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -192,8 +193,9 @@ func buildOutputSchema[Out any]() *jsonschema.Schema {
 // schemaErrors turns the SDK's own refusals of a tool call (arguments that
 // do not match the input schema, caught before any handler runs) into the
 // same shape as every other tool error: "invalid_argument: ..." text and a
-// structured error.
-func schemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
+// structured error. A refused write is still a write attempt, so it is
+// journaled like any other.
+func (s *server) schemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
 		r, ok := res.(*mcp.CallToolResult)
@@ -214,6 +216,23 @@ func schemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		r.Content = []mcp.Content{&mcp.TextContent{Text: te.text()}}
 		r.StructuredContent = errorOutput{Error: te}
+		if cr, ok := req.(*mcp.CallToolRequest); ok && cr.Params != nil && IsWriteTool(cr.Params.Name) {
+			var args struct {
+				ID      any `json:"id"`
+				Path    any `json:"path"`
+				Version any `json:"version"`
+			}
+			_ = json.Unmarshal(cr.Params.Arguments, &args)
+			p, _ := args.ID.(string)
+			if p == "" {
+				p, _ = args.Path.(string)
+			}
+			v, _ := args.Version.(string)
+			if p == "" {
+				p = "(unknown)"
+			}
+			s.record(ctx, call{tool: cr.Params.Name, app: s.appFor(cr)}, p, v, "", &vault.Error{Code: vault.CodeInvalidArgument})
+		}
 		return r, nil
 	}
 }

@@ -96,7 +96,7 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
 		SchemaCache:  schemaCache,
 	})
-	srv.AddReceivingMiddleware(schemaErrors)
+	srv.AddReceivingMiddleware(s.schemaErrors)
 	s.addReadTools(srv)
 	s.addWriteTools(srv)
 	return srv

@@ -47,7 +47,7 @@ type moveIn struct {
 	ID          string `json:"id" jsonschema:"the note's current path"`
 	To          string `json:"to" jsonschema:"the new vault-relative path, ending in .md; must not exist yet"`
 	Version     string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
-	UpdateLinks *bool  `json:"update_links,omitempty" jsonschema:"rewrite links in other notes to point to the new path (default true)"`
+	UpdateLinks bool   `json:"update_links,omitempty" jsonschema:"also rewrite links in other notes to point to the new path; each rewrite is its own journaled edit"`
 }
 
 type deleteIn struct {
@@ -119,8 +119,8 @@ func (s *server) addWriteTools(srv *mcp.Server) {
 	}, s.updateFrontmatter)
 	addTool(s, srv, &mcp.Tool{
 		Name: "move_note",
-		Description: "Move or rename a note. By default links to it in other notes are rewritten; " +
-			"still_linking lists notes that still point to the old path. Needs the version from your latest fetch.",
+		Description: "Move or rename a note, or restore one from .trash/. still_linking lists notes that still point " +
+			"to the old path; update_links: true rewrites them. Needs the version from your latest fetch.",
 		Annotations: writes("Move note", true, true),
 	}, s.moveNote)
 	addTool(s, srv, &mcp.Tool{
@@ -240,7 +240,7 @@ func (s *server) moveNote(ctx context.Context, c call, in moveIn) (moveOut, erro
 	}
 	var r vault.MoveResult
 	if err == nil {
-		r, err = s.vault.Move(ctx, in.ID, in.To, in.Version, in.UpdateLinks == nil || *in.UpdateLinks)
+		r, err = s.vault.Move(ctx, in.ID, in.To, in.Version, in.UpdateLinks)
 	}
 	if err != nil {
 		s.record(ctx, c, in.ID, in.Version, "", err)
@@ -289,5 +289,8 @@ func (s *server) deleteNote(ctx context.Context, c call, in deleteIn) (deleteOut
 		prev = in.Version
 	}
 	s.record(ctx, c, in.ID, prev, "", nil)
+	// The trashed copy is the same text: name its writer too, so fetch and
+	// recent do not call it an outside change.
+	s.record(ctx, c, r.Path, "", prev, nil)
 	return deleteOut{ID: in.ID, TrashedTo: r.Path, PreviousVersion: prev}, nil
 }

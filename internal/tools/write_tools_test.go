@@ -79,7 +79,7 @@ func TestMoveAndDelete(t *testing.T) {
 	before := len(e.j.all())
 
 	var mv moveOut
-	e.ok("move_note", map[string]any{"id": "Garden.md", "to": "Home/Garden plan.md", "version": e.version("Garden.md")}, &mv)
+	e.ok("move_note", map[string]any{"id": "Garden.md", "to": "Home/Garden plan.md", "version": e.version("Garden.md"), "update_links": true}, &mv)
 	if mv.ID != "Home/Garden plan.md" || mv.From != "Garden.md" || mv.Version == "" || len(mv.Rewritten) != 2 || len(mv.StillLinking) != 0 {
 		t.Fatalf("move = %+v", mv)
 	}
@@ -119,11 +119,37 @@ func TestMoveAndDelete(t *testing.T) {
 	if body := e.read(d.TrashedTo); body != "# Garden\n" {
 		t.Errorf("trashed note = %q", body)
 	}
-	last := e.j.all()[len(e.j.all())-1]
-	if last.Tool != "delete_note" || last.Path != "Garden.md" || last.OldVersion != mv2.Version || last.NewVersion != "" {
-		t.Errorf("delete entry = %+v", last)
+	all := e.j.all()
+	gone, trashed := all[len(all)-2], all[len(all)-1]
+	if gone.Tool != "delete_note" || gone.Path != "Garden.md" || gone.OldVersion != mv2.Version || gone.NewVersion != "" {
+		t.Errorf("delete entry = %+v", gone)
+	}
+	if trashed.Tool != "delete_note" || trashed.Path != d.TrashedTo || trashed.NewVersion != mv2.Version {
+		t.Errorf("trash entry = %+v", trashed)
+	}
+	var tf fetchOut
+	e.ok("fetch", map[string]any{"id": d.TrashedTo}, &tf)
+	if tf.Metadata.LastWriter != "tester" {
+		t.Errorf("trashed note's last writer = %q, want tester", tf.Metadata.LastWriter)
 	}
 	e.fail("fetch", map[string]any{"id": "Garden.md"}, "not_found")
+}
+
+func TestSchemaRefusedWritesAreJournaled(t *testing.T) {
+	e := newEnv(t)
+	e.ok("create_note", map[string]any{"path": "a.md", "content": "x\n"}, nil)
+	n := len(e.j.all())
+	e.fail("edit_note", map[string]any{"id": "a.md", "version": 5, "old_text": "x", "new_text": "y"}, "invalid_argument")
+	e.fail("delete_note", map[string]any{"id": "a.md"}, "invalid_argument")
+	got := e.j.all()[n:]
+	if len(got) != 2 || got[0].Tool != "edit_note" || got[0].Path != "a.md" || got[0].Result != "invalid_argument" ||
+		got[1].Tool != "delete_note" || got[1].App != "tester" {
+		t.Errorf("journal = %+v", got)
+	}
+	e.fail("fetch", map[string]any{"id": 5}, "invalid_argument")
+	if len(e.j.all()) != n+2 {
+		t.Error("a refused read was journaled")
+	}
 }
 
 func TestRefusedWritesAreJournaled(t *testing.T) {
