@@ -12,7 +12,7 @@ FUZZTIME  ?= 5s
 STATICCHECK_VERSION := v0.8.2
 GOSEC_VERSION       := v2.30.0
 
-.PHONY: run build test test-short lint vet staticcheck gosec fuzz bench clean
+.PHONY: run build test test-short lint gates vet staticcheck gosec fuzz bench clean
 
 ## run: start cortex on embedded defaults (vault ./data/vault, state ./data/state, http://127.0.0.1:8080)
 run: build
@@ -30,8 +30,11 @@ test:
 test-short:
 	$(GO) test -count=1 ./...
 
-## lint: go vet, staticcheck and gosec at pinned versions
-lint: vet staticcheck gosec
+## lint: go vet, staticcheck, gosec, govulncheck (local database) and actionlint at pinned versions
+lint: vet staticcheck gosec vuln actionlint
+
+## gates: the fast gates CI runs after the tests (gosec and the release gates are slower: make lint, image, release-local)
+gates: vet staticcheck vuln actionlint fuzz
 
 vet:
 	$(GO) vet ./...
@@ -66,3 +69,6 @@ clean:
 bench:
 	CORTEX_BENCH=1 $(GO) test -run '^TestBench$$' -v -count=1 -timeout 120m ./internal/bench
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./internal/vault/...
+
+# Release gates: vulnerability database, image, goreleaser, actionlint.
+include docs/release.mk

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -247,5 +246,3 @@ func folderList(paths []string) []string {
 	slices.Sort(out)
 	return out
 }
-
-func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 1)) }

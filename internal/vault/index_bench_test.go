@@ -90,6 +90,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 	runtime.GC()
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
+	runtime.KeepAlive(x)
 	x = nil
 	runtime.GC()
 	var after runtime.MemStats
