@@ -45,15 +45,17 @@ func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 // address alone, an IPv6 address by its /48 (a home or a small provider
 // hands out a /48 or /56; one attacker easily owns a whole /64). The invalid
 // Addr maps to one shared key so that unparsable peers share one budget.
+// A zone ("fe80::1%eth0") is dropped first: it names a local interface, not
+// a party, and a zoned address has no prefix.
 func SourceKey(a netip.Addr) netip.Prefix {
 	if !a.IsValid() {
 		return netip.Prefix{}
 	}
-	a = a.Unmap()
+	a = a.WithZone("").Unmap()
 	if a.Is4() {
 		return netip.PrefixFrom(a, 32)
 	}
-	p, _ := a.WithZone("").Prefix(48)
+	p, _ := a.Prefix(48)
 	return p
 }
 

@@ -68,10 +68,16 @@ func TestSourceKey(t *testing.T) {
 		{"2001:db8:1234:5678::1", "2001:db8:1234::/48"},
 		{"2001:db8:1234:ffff:ffff::9", "2001:db8:1234::/48"},
 		{"2001:db8:1235::1", "2001:db8:1235::/48"},
+		// Zones name a local interface: dropped, never an invalid key.
+		{"fe80::1%eth0", "fe80::/48"},
+		{"fe80::1%eth1", "fe80::/48"},
+		{"2001:db8:1234::1%7", "2001:db8:1234::/48"},
+		{"::ffff:203.0.113.5%eth0", "203.0.113.5/32"},
 	}
 	for _, tc := range cases {
-		if got := SourceKey(netip.MustParseAddr(tc.in)).String(); got != tc.want {
-			t.Errorf("SourceKey(%s) = %s, want %s", tc.in, got, tc.want)
+		got := SourceKey(netip.MustParseAddr(tc.in))
+		if !got.IsValid() || got.String() != tc.want {
+			t.Errorf("SourceKey(%s) = %s (valid %v), want %s", tc.in, got, got.IsValid(), tc.want)
 		}
 	}
 	if SourceKey(netip.Addr{}) != (netip.Prefix{}) {
