@@ -27,11 +27,6 @@ type Budgets struct {
 	// MaxSources bounds how many sources each budget remembers (LRU).
 	MaxSources int
 
-	// Open WebAuthn ceremonies: at most MaxCeremonies in all and
-	// MaxCeremoniesPerSource per source; a new one evicts the oldest.
-	MaxCeremonies          int
-	MaxCeremoniesPerSource int
-
 	// TOTPLockAfter consecutive wrong TOTP codes lock TOTP until a passkey
 	// or recovery-code login, or `cortex admin unlock-totp`.
 	TOTPLockAfter int
@@ -46,8 +41,6 @@ var DefaultBudgets = Budgets{
 	PasskeySourceBurst:     10,
 	PasskeySourcePerMinute: 10,
 	MaxSources:             4096,
-	MaxCeremonies:          256,
-	MaxCeremoniesPerSource: 4,
 	TOTPLockAfter:          50,
 }
 
@@ -70,8 +63,6 @@ func (b Budgets) withDefaults() Budgets {
 	setInt(&b.PasskeySourceBurst, d.PasskeySourceBurst)
 	setF(&b.PasskeySourcePerMinute, d.PasskeySourcePerMinute)
 	setInt(&b.MaxSources, d.MaxSources)
-	setInt(&b.MaxCeremonies, d.MaxCeremonies)
-	setInt(&b.MaxCeremoniesPerSource, d.MaxCeremoniesPerSource)
 	setInt(&b.TOTPLockAfter, d.TOTPLockAfter)
 	return b
 }

@@ -13,6 +13,8 @@
 // X-Forwarded-For entry behind a trusted proxy; IPv6 per /48). Code guesses
 // spend a per-source and then a global budget; passkey ceremonies spend only
 // a per-source one, so a flood of wrong codes can never stop a passkey login.
+// Open WebAuthn ceremonies are sealed into the browser's hands instead of
+// kept in a shared table, so a flood of begins cannot push the owner's out.
 // Every table and map a stranger can grow is bounded.
 //
 // This package never logs secrets, codes, cookies or link tokens, and reads

@@ -107,10 +107,12 @@ func (o *Owner) enrolBegin(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	now := o.now()
-	c := &ceremony{id: randomToken(), kind: kindEnrol, src: src, bind: r.Header.Get(csrfHeader),
-		data: *data, expires: now.Add(ceremonyTTL), linkHash: linkHash, name: passkeyName(req.Name, now)}
-	o.ceremony.add(c, now)
-	writeJSON(w, http.StatusOK, beginResponse{Ceremony: c.id, PublicKey: creation.Response})
+	sealed, err := o.ceremony.seal(ceremony{Kind: kindEnrol, Bind: bindHash(r.Header.Get(csrfHeader)),
+		Expires: now.Add(ceremonyTTL).UnixNano(), Data: *data, LinkHash: linkHash, Name: passkeyName(req.Name, now)})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, beginResponse{Ceremony: sealed, PublicKey: creation.Response})
 	return nil
 }
 
@@ -125,7 +127,7 @@ func (o *Owner) enrolFinish(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(r, &req); err != nil {
 		return err
 	}
-	c, ok := o.ceremony.take(req.Ceremony, kindEnrol, r.Header.Get(csrfHeader), o.now())
+	c, ok := o.ceremony.open(req.Ceremony, kindEnrol, r.Header.Get(csrfHeader), o.now())
 	if !ok {
 		return errCeremony
 	}
@@ -137,11 +139,14 @@ func (o *Owner) enrolFinish(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	data := c.data
-	data.Expires = time.Time{} // enforced by the ceremony table
+	data := c.Data
+	data.Expires = time.Time{} // checked on opening the seal
 	cred, err := o.wa.CreateCredential(user, data, parsed)
 	if err != nil {
 		return withErr(errPasskey, err)
+	}
+	if !o.ceremony.spend(c, o.now()) {
+		return withErr(errCeremony, errors.New("ceremony already used"))
 	}
 	pk := store.Passkey{
 		CredentialID:      cred.ID,
@@ -152,12 +157,12 @@ func (o *Owner) enrolFinish(w http.ResponseWriter, r *http.Request) error {
 		AttestationType:   cred.AttestationType,
 		AttestationFormat: cred.AttestationFormat,
 		Attachment:        string(cred.Authenticator.Attachment),
-		Name:              c.name,
+		Name:              c.Name,
 	}
 	for _, t := range cred.Transport {
 		pk.Transports = append(pk.Transports, string(t))
 	}
-	added, err := o.st.AddPasskeyWithLink(r.Context(), c.linkHash, pk)
+	added, err := o.st.AddPasskeyWithLink(r.Context(), c.LinkHash, pk)
 	if errors.Is(err, store.ErrEnrolLinkInvalid) {
 		return errBadLink
 	}

@@ -108,7 +108,9 @@ func New(opts Options) (*Owner, error) {
 		global: NewLimiter(b.CodeGlobalBurst, b.CodeGlobalPerMinute, 1, o.now),
 	}
 	o.passkey = NewLimiter(b.PasskeySourceBurst, b.PasskeySourcePerMinute, b.MaxSources, o.now)
-	o.ceremony = newCeremonies(b.MaxCeremonies, b.MaxCeremoniesPerSource)
+	ceremonyKey := make([]byte, 32)
+	rand.Read(ceremonyKey)
+	o.ceremony = newCeremonies(ceremonyKey)
 	if o.pages, err = loadPages(); err != nil {
 		return nil, fmt.Errorf("owner: %w", err)
 	}

@@ -87,18 +87,19 @@ func (o *Owner) passkeyLoginBegin(w http.ResponseWriter, r *http.Request) error 
 	if !o.CheckCSRF(r) {
 		return errCSRF
 	}
-	src := o.source(r)
-	if ok, wait := o.passkey.Take(src); !ok {
+	if ok, wait := o.passkey.Take(o.source(r)); !ok {
 		return rateLimited(wait)
 	}
 	assertion, data, err := o.wa.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
 	if err != nil {
 		return err
 	}
-	c := &ceremony{id: randomToken(), kind: kindLogin, src: src, bind: r.Header.Get(csrfHeader),
-		data: *data, expires: o.now().Add(ceremonyTTL)}
-	o.ceremony.add(c, o.now())
-	writeJSON(w, http.StatusOK, beginResponse{Ceremony: c.id, PublicKey: assertion.Response})
+	sealed, err := o.ceremony.seal(ceremony{Kind: kindLogin, Bind: bindHash(r.Header.Get(csrfHeader)),
+		Expires: o.now().Add(ceremonyTTL).UnixNano(), Data: *data})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, beginResponse{Ceremony: sealed, PublicKey: assertion.Response})
 	return nil
 }
 
@@ -113,7 +114,7 @@ func (o *Owner) passkeyLoginFinish(w http.ResponseWriter, r *http.Request) error
 	if err := readJSON(r, &req); err != nil {
 		return err
 	}
-	c, ok := o.ceremony.take(req.Ceremony, kindLogin, r.Header.Get(csrfHeader), o.now())
+	c, ok := o.ceremony.open(req.Ceremony, kindLogin, r.Header.Get(csrfHeader), o.now())
 	if !ok {
 		return errCeremony
 	}
@@ -125,8 +126,8 @@ func (o *Owner) passkeyLoginFinish(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
-	data := c.data
-	data.Expires = time.Time{} // expiry is enforced by the ceremony table, on the injected clock
+	data := c.Data
+	data.Expires = time.Time{} // expiry was checked on opening the seal, on the injected clock
 	_, cred, err := o.wa.ValidatePasskeyLogin(func(rawID, userHandle []byte) (webauthn.User, error) {
 		if !bytes.Equal(userHandle, user.handle) {
 			return nil, errors.New("unknown user handle")
@@ -135,6 +136,9 @@ func (o *Owner) passkeyLoginFinish(w http.ResponseWriter, r *http.Request) error
 	}, data, parsed)
 	if err != nil {
 		return withErr(errPasskey, err)
+	}
+	if !o.ceremony.spend(c, o.now()) {
+		return withErr(errCeremony, errors.New("ceremony already used"))
 	}
 	if cred.Authenticator.CloneWarning {
 		// The signature counter went backwards: two copies of this key may

@@ -1,13 +1,17 @@
 package owner
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-webauthn/webauthn/webauthn"
 )
 
 func enrolled(t *testing.T) (*harness, *browser, *softKey) {
@@ -56,6 +60,9 @@ func TestPasskeyCeremonyIsSingleUseAndExpires(t *testing.T) {
 	b.get("/login")
 	resp := b.postJSON("/login/passkey/finish", map[string]any{"ceremony": begin["ceremony"], "credential": answer})
 	wantStatus(t, resp, http.StatusBadRequest)
+	if m := decodeJSON(t, resp); m["error"] != "ceremony_expired" {
+		t.Fatalf("replay: %v", m)
+	}
 
 	// A ceremony begun in one browser cannot be finished in another.
 	begin = decodeJSON(t, b.postJSON("/login/passkey/begin", map[string]string{}))
@@ -77,34 +84,70 @@ func TestPasskeyCeremonyIsSingleUseAndExpires(t *testing.T) {
 	}
 }
 
-func TestCeremoniesAreBounded(t *testing.T) {
-	cs := newCeremonies(8, 2)
-	now := time.Unix(0, 0)
-	for i := range 100 {
-		src := SourceKey(netip.AddrFrom4([4]byte{198, 51, 100, byte(i % 20)}))
-		cs.add(&ceremony{id: fmt.Sprint(i), kind: kindLogin, src: src, expires: now.Add(time.Minute)}, now)
+func TestCeremonySeal(t *testing.T) {
+	key := bytes.Repeat([]byte{7}, 32)
+	cs := newCeremonies(key)
+	now := time.Unix(1_750_000_000, 0)
+	c := ceremony{Kind: kindLogin, Bind: bindHash("csrf-a"), Expires: now.Add(ceremonyTTL).UnixNano(),
+		Data: webauthn.SessionData{Challenge: "challenge-1", RelyingPartyID: "cortex.example"}}
+	sealed, err := cs.seal(c)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if cs.len() != 8 {
-		t.Fatalf("%d open ceremonies, want the cap 8", cs.len())
+	got, ok := cs.open(sealed, kindLogin, "csrf-a", now)
+	if !ok || got.Data.Challenge != "challenge-1" || got.Data.RelyingPartyID != "cortex.example" {
+		t.Fatalf("open: ok=%v %+v", ok, got)
 	}
-	// Per source: a third from the same source evicts its oldest.
-	cs = newCeremonies(100, 2)
-	src := SourceKey(netip.MustParseAddr("198.51.100.1"))
-	owner := SourceKey(netip.MustParseAddr("192.0.2.1"))
-	cs.add(&ceremony{id: "owner", kind: kindLogin, src: owner, expires: now.Add(time.Minute)}, now)
-	for i := range 50 {
-		cs.add(&ceremony{id: fmt.Sprint(i), kind: kindLogin, src: src, expires: now.Add(time.Minute)}, now)
+	payload, sum, _ := strings.Cut(sealed, ".")
+	forged, _ := json.Marshal(ceremony{Kind: kindEnrol, Bind: c.Bind, Expires: c.Expires, Data: c.Data, LinkHash: "x"})
+	other, _ := newCeremonies(bytes.Repeat([]byte{8}, 32)).seal(c)
+	refused := []struct {
+		name   string
+		sealed string
+		kind   ceremonyKind
+		csrf   string
+		at     time.Time
+	}{
+		{"other browser", sealed, kindLogin, "csrf-b", now},
+		{"other kind", sealed, kindEnrol, "csrf-a", now},
+		{"expired", sealed, kindLogin, "csrf-a", now.Add(ceremonyTTL)},
+		{"other key", other, kindLogin, "csrf-a", now},
+		{"payload changed", base64.RawURLEncoding.EncodeToString(forged) + "." + sum, kindEnrol, "csrf-a", now},
+		{"no seal", payload, kindLogin, "csrf-a", now},
+		{"empty", "", kindLogin, "csrf-a", now},
+		{"garbage", "!!.??", kindLogin, "csrf-a", now},
+		{"huge", strings.Repeat("a", maxSealedCeremony) + "." + sum, kindLogin, "csrf-a", now},
 	}
-	if cs.len() != 3 {
-		t.Fatalf("%d open, want 3", cs.len())
+	for _, tc := range refused {
+		if _, ok := cs.open(tc.sealed, tc.kind, tc.csrf, tc.at); ok {
+			t.Errorf("%s: opened", tc.name)
+		}
 	}
-	if _, ok := cs.take("owner", kindLogin, "", now); !ok {
-		t.Fatal("a flood from one source evicted another source's ceremony")
+
+	// Single use, once verified; the entry lives until the ceremony expires.
+	if !cs.spend(got, now) {
+		t.Fatal("first spend refused")
 	}
-	// Expired ones are swept on add.
-	cs.add(&ceremony{id: "late", kind: kindLogin, src: owner, expires: now.Add(2 * time.Minute)}, now.Add(90*time.Second))
-	if cs.len() != 1 {
-		t.Fatalf("%d open after expiry, want 1", cs.len())
+	if cs.spend(got, now.Add(time.Minute)) {
+		t.Fatal("second spend of the same ceremony accepted")
+	}
+	late := got
+	late.Data.Challenge, late.Expires = "challenge-2", now.Add(2*ceremonyTTL).UnixNano()
+	if !cs.spend(late, now.Add(ceremonyTTL)) || cs.usedLen() != 1 {
+		t.Fatalf("used set holds %d once the first ceremony expired, want only the new one", cs.usedLen())
+	}
+	// The used set is bounded; full of live entries, it refuses.
+	for i := range maxUsedCeremonies + 5 {
+		d := got
+		d.Data.Challenge = fmt.Sprint("c", i)
+		d.Expires = now.Add(time.Hour).UnixNano()
+		ok := cs.spend(d, now)
+		if want := i < maxUsedCeremonies-1; ok != want {
+			t.Fatalf("spend %d: %v, want %v", i, ok, want)
+		}
+	}
+	if cs.usedLen() != maxUsedCeremonies {
+		t.Fatalf("used set holds %d, cap %d", cs.usedLen(), maxUsedCeremonies)
 	}
 }
 
