@@ -12,6 +12,8 @@ import (
 	"path"
 	"strings"
 	"syscall"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // versionOf is the short hash that identifies one content of a note.
@@ -40,18 +42,25 @@ func (v *Vault) lstatDir(dir string) (fs.FileInfo, *Error) {
 			return nil, fsErr("lstat", err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, newErr(CodeInvalidPath, "A folder in this path is a symbolic link, which cortex never follows; use the real path.", nil)
+			return nil, newErr(CodeInvalidPath, msgLinkInPath, nil)
 		}
 		if !fi.IsDir() {
-			return nil, newErr(CodeNotFound, "A part of this path is a file, not a folder; check the path.", nil)
+			return nil, newErr(CodeNotFound, msgFileInPath, nil)
 		}
 	}
 	return fi, nil
 }
 
 // checkNewPath prepares the creation of a note at p: existing folders on
-// the way must be real folders, and p itself must not exist.
-func (v *Vault) checkNewPath(p string) *Error {
+// the way must be real folders, and p itself must not exist. Nor may the
+// note, or a folder that would be created for it, exist in another Unicode
+// normal form: macOS stores names decomposed, so "Café.md" typed here and
+// "Café.md" written by a Mac look the same but are two files, which collide
+// once a Mac syncs both. A twin note is note_exists (the caller should edit
+// that note); a twin folder is invalid_path (the caller should use its
+// spelling). self is a note that does not count as a twin (the source of a
+// move, so that a name can be changed to its other form).
+func (v *Vault) checkNewPath(p, self string) *Error {
 	dir := path.Dir(p)
 	for i := 0; dir != "." && i <= len(dir); i++ {
 		if i < len(dir) && dir[i] != '/' {
@@ -59,27 +68,78 @@ func (v *Vault) checkNewPath(p string) *Error {
 		}
 		fi, err := v.root.Lstat(dir[:i])
 		if errors.Is(err, fs.ErrNotExist) {
-			break // the rest is created
+			// The rest is created, so the note cannot exist yet.
+			if v.twin(dir[:i], "") != "" {
+				return newErr(CodeInvalidPath, "A folder of this name already exists in another Unicode form (as macOS writes names); use its spelling exactly as list shows it.", nil)
+			}
+			return nil
 		}
 		if err != nil {
 			return fsErr("lstat", err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return newErr(CodeInvalidPath, "A folder in this path is a symbolic link, which cortex never follows; use the real path.", nil)
+			return newErr(CodeInvalidPath, msgLinkInPath, nil)
 		}
 		if !fi.IsDir() {
-			return newErr(CodeInvalidPath, "A part of this path is a file, not a folder; choose another path.", nil)
+			return newErr(CodeInvalidPath, msgFileInNewPath, nil)
 		}
 	}
 	_, err := v.root.Lstat(p)
 	switch {
 	case err == nil:
 		return newErr(CodeNoteExists, "", nil)
-	case errors.Is(err, fs.ErrNotExist):
-		return nil
-	default:
+	case !errors.Is(err, fs.ErrNotExist):
 		return fsErr("lstat", err)
+	case v.twin(p, self) != "":
+		return newErr(CodeNoteExists, "A note of this name already exists in another Unicode form (as macOS writes names); read and edit that note, or choose another name.", nil)
 	}
+	return nil
+}
+
+// twin returns the name of an entry, other than self, in the folder
+// holding p (which exists and was checked) whose name differs from p's
+// only by Unicode normalisation; "" when there is none. It lists the
+// folder once, a cost paid only by writes that create something.
+func (v *Vault) twin(p, self string) string {
+	dir, name := path.Dir(p), path.Base(p)
+	want := norm.NFC.String(name)
+	f, err := v.root.Open(dir)
+	if err != nil {
+		return "" // the creation that follows reports the problem
+	}
+	defer f.Close()
+	for {
+		names, err := f.Readdirnames(512)
+		for _, n := range names {
+			if n != name && norm.NFC.String(n) == want && path.Join(dir, n) != self {
+				return n
+			}
+		}
+		if err != nil {
+			return ""
+		}
+	}
+}
+
+// adoptSpelling rewrites each missing folder of p that exists in another
+// normal form into that existing spelling, so that a note goes into the
+// folder that looks the same rather than into a twin of it.
+func (v *Vault) adoptSpelling(p string) string {
+	segs := strings.Split(p, "/")
+	for i := range len(segs) - 1 {
+		cur := strings.Join(segs[:i+1], "/")
+		if _, err := v.root.Lstat(cur); err == nil {
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			break // checkNewPath reports it
+		}
+		t := v.twin(cur, "")
+		if t == "" {
+			break // the rest is created
+		}
+		segs[i] = t
+	}
+	return strings.Join(segs, "/")
 }
 
 // openDir opens the folder dir ("." for the root) as a root of its own,
@@ -108,11 +168,11 @@ func (v *Vault) openDir(dir string) (*os.Root, fs.FileInfo, func(), *Error) {
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			release()
-			return nil, nil, nil, newErr(CodeInvalidPath, "A folder in this path is a symbolic link, which cortex never follows; use the real path.", nil)
+			return nil, nil, nil, newErr(CodeInvalidPath, msgLinkInPath, nil)
 		}
 		if !fi.IsDir() {
 			release()
-			return nil, nil, nil, newErr(CodeNotFound, "A part of this path is a file, not a folder; check the path.", nil)
+			return nil, nil, nil, newErr(CodeNotFound, msgFileInPath, nil)
 		}
 		sub, err := r.OpenRoot(c)
 		release()
@@ -221,7 +281,7 @@ func (v *Vault) writeAtomic(w writeSpec) *Error {
 	dir := path.Dir(w.path)
 	if dir != "." {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
-			return fsErr("mkdir", err)
+			return mkdirErr(err)
 		}
 	}
 	perm := fs.FileMode(0o644)

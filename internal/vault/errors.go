@@ -29,6 +29,14 @@ var defaultMessages = map[string]string{
 	CodeInternal:         "Something went wrong on the server; try again later or tell the owner.",
 }
 
+// Sentences for a path through a file, as if it were a folder: one for
+// paths that must exist, one for paths about to be created.
+const (
+	msgFileInPath    = "A part of this path is a file, not a folder; check the path."
+	msgFileInNewPath = "A part of this path is a file, not a folder; choose another path."
+	msgLinkInPath    = "A folder in this path is a symbolic link, which cortex never follows; use the real path."
+)
+
 // newErr builds an *Error; an empty msg means the code's default sentence.
 func newErr(code, msg string, cause error) *Error {
 	if msg == "" {
@@ -53,7 +61,9 @@ func fsErr(op string, err error) *Error {
 	}
 	cause := fmt.Errorf("vault %s: %w", op, err)
 	switch {
-	case errors.Is(err, fs.ErrNotExist), errors.Is(err, syscall.ENOTDIR):
+	case errors.Is(err, syscall.ENOTDIR):
+		return newErr(CodeNotFound, msgFileInPath, cause)
+	case errors.Is(err, fs.ErrNotExist):
 		return newErr(CodeNotFound, "", cause)
 	case errors.Is(err, fs.ErrExist):
 		return newErr(CodeNoteExists, "", cause)
@@ -65,6 +75,16 @@ func fsErr(op string, err error) *Error {
 		return newErr(CodeInternal, "The server may not access this file; tell the owner to check its permissions.", cause)
 	}
 	return newErr(CodeInternal, "", cause)
+}
+
+// mkdirErr maps the failure to create the folders of a new note. A file
+// where a folder should be (put there after the path was checked) means
+// the caller must choose another path.
+func mkdirErr(err error) *Error {
+	if errors.Is(err, syscall.ENOTDIR) {
+		return newErr(CodeInvalidPath, msgFileInNewPath, fmt.Errorf("vault mkdir: %w", err))
+	}
+	return fsErr("mkdir", err)
 }
 
 // isEscapeErr reports the error os.Root returns for a name that leaves it.

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 const (
@@ -26,30 +28,59 @@ var alwaysProtected = []string{".git", ".obsidian", ".cortex"}
 // checkPath validates a vault-relative path as given by a caller. It refuses
 // everything that could name something other than one plain entry below the
 // vault: absolute paths, '..' and '.' segments, empty segments, backslashes,
-// control characters, invalid UTF-8 and overlong names.
+// control characters, invisible characters, invalid UTF-8 and overlong names.
 func checkPath(p string) *Error {
 	bad := func() *Error { return newErr(CodeInvalidPath, "", nil) }
 	if p == "" || len(p) > maxPathLen || !utf8.ValidString(p) || p[0] == '/' {
 		return bad()
 	}
-	for _, r := range p {
-		if r == '\\' || unicode.IsControl(r) || isBidiControl(r) {
-			return bad()
-		}
-	}
 	for seg := range strings.SplitSeq(p, "/") {
-		if seg == "" || seg == "." || seg == ".." || len(seg) > maxSegmentLen {
+		if seg == "" || seg == "." || seg == ".." || len(seg) > maxSegmentLen || !cleanRunes(seg) {
 			return bad()
 		}
 	}
 	return nil
 }
 
-// isBidiControl reports the bidirectional embedding, override and isolate
-// controls, which can make a path display as something it is not.
-func isBidiControl(r rune) bool {
-	return r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
+// validName reports whether a name read from a folder may be part of a
+// path that checkPath accepts.
+func validName(name string) bool {
+	return len(name) <= maxSegmentLen && utf8.ValidString(name) && cleanRunes(name)
 }
+
+// cleanRunes reports whether a path segment (valid UTF-8) is free of
+// backslashes, control characters and characters that do not show:
+// format characters (zero-width spaces and joiners, bidirectional marks
+// and overrides, soft hyphens, byte-order marks, tags) and line and
+// paragraph separators. Such characters make two different names look
+// the same, or one name look like another. The one exception is a
+// zero-width joiner or non-joiner between two non-ASCII characters: emoji
+// sequences and Persian or Indic words need them, and they cannot hide
+// inside a Latin name there.
+func cleanRunes(seg string) bool {
+	prev := rune(-1)
+	for i, r := range seg {
+		switch {
+		case r == '\\' || unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp):
+			return false
+		case unicode.Is(unicode.Cf, r):
+			if r != zwj && r != zwnj || prev < utf8.RuneSelf || unicode.Is(unicode.Cf, prev) {
+				return false
+			}
+			next, _ := utf8.DecodeRuneInString(seg[i+utf8.RuneLen(r):])
+			if next < utf8.RuneSelf || next == utf8.RuneError || unicode.Is(unicode.Cf, next) {
+				return false
+			}
+		}
+		prev = r
+	}
+	return true
+}
+
+const (
+	zwnj = '\u200c' // zero-width non-joiner
+	zwj  = '\u200d' // zero-width joiner
+)
 
 // checkFolder validates a folder argument: "" and "/" mean the vault root,
 // and one trailing '/' is accepted. It returns the cleaned folder.
@@ -65,11 +96,16 @@ func checkFolder(p string) (string, *Error) {
 }
 
 // foldKey is the form in which paths are compared with protected prefixes
-// and used as lock keys: lower case, with trailing dots and spaces of each
-// segment dropped, because vaults synced from macOS or Windows live on
-// file systems that treat such names as the same entry.
+// and used as lock keys: in Unicode normal form C, lower case, with
+// trailing dots and spaces of each segment dropped, because vaults synced
+// from macOS or Windows live on file systems that treat such names as the
+// same entry. macOS writes names decomposed (NFD) where people type them
+// composed (NFC), so without normalisation a denied "Privé/" would not
+// cover the same folder written by a Mac.
 func foldKey(p string) string {
-	p = strings.ToLower(p)
+	// Normalised before and after lower-casing: case mappings of composed
+	// and decomposed letters differ ("İ" lowers to "i", "İ" to "i̇").
+	p = norm.NFC.String(strings.ToLower(norm.NFC.String(p)))
 	if !strings.ContainsAny(p, ". ") {
 		return p
 	}
@@ -147,6 +183,22 @@ func (v *Vault) checkWritable(p string) *Error {
 	}
 	if inTrash(p) {
 		return newErr(CodeProtectedPath, "Notes in .trash/ cannot be changed; move the note out of .trash/ first to restore it.", nil)
+	}
+	return nil
+}
+
+// checkCreatable validates the path of a note about to appear: a new note
+// or the target of a move. Beyond checkWritable, no segment may start with
+// '.': list, search and recent never look into hidden folders or at hidden
+// files, so a note written there would vanish from every assistant's view.
+func (v *Vault) checkCreatable(p string) *Error {
+	if e := v.checkWritable(p); e != nil {
+		return e
+	}
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg[0] == '.' {
+			return newErr(CodeInvalidPath, "Hidden folders and files (names starting with '.') are not for notes, because list and search never show them; choose a path without such a part.", nil)
+		}
 	}
 	return nil
 }

@@ -5,7 +5,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 func TestCheckPath(t *testing.T) {
@@ -33,7 +36,25 @@ func TestCheckPath(t *testing.T) {
 		{"a\u0085.md", false},
 		{"bad\xff.md", false},
 		{"\u202egnp.md", false},
-		{"emoji\u200d.md", true},
+		{"a\u2066b.md", false},
+		{"a\u200eb.md", false},       // left-to-right mark
+		{"No\u200btes/a.md", false},  // zero-width space
+		{"a\u2028b.md", false},       // line separator
+		{"a\u2029b.md", false},       // paragraph separator
+		{"a\u00adb.md", false},       // soft hyphen
+		{"\ufeffa.md", false},        // byte-order mark
+		{"a\u2060b.md", false},       // word joiner
+		{"flag\U000e0067.md", false}, // tag character
+		{"emoji\u200d.md", false},    // joiner after a Latin letter
+		{"No\u200dtes.md", false},
+		{"No\u200ctes.md", false},
+		{"\u200d\U0001f4bb.md", false},
+		{"\U0001f468\u200d.md", false},
+		{"\U0001f468\u200d\u200d\U0001f4bb.md", false},
+		{"\U0001f468\u200d\U0001f4bb Work.md", true}, // 👨‍💻, an emoji sequence
+		{"\u0645\u06cc\u200c\u062e\u0648\u0627\u0645.md", true}, // a Persian word with a non-joiner
+		{"a\u00a0b.md", true},   // no-break space shows as a space
+		{"Cafe\u0301.md", true}, // decomposed é
 		{strings.Repeat("a", 256) + ".md", false},
 		{strings.Repeat("a", 252) + ".md", true},
 		{strings.Repeat("abcdefgh/", 113) + "x.md", true},
@@ -135,7 +156,7 @@ func TestConflictOf(t *testing.T) {
 // FuzzCheckPath checks that every accepted path is one that cannot leave
 // the vault or smuggle odd bytes to the file system.
 func FuzzCheckPath(f *testing.F) {
-	for _, s := range []string{"a.md", "a/b.md", "../x", "a\\b", "", "/", "é.md", "a\x00b"} {
+	for _, s := range []string{"a.md", "a/b.md", "../x", "a\\b", "", "/", "é.md", "a\x00b", "a\u200bb.md", "\U0001f468\u200d\U0001f4bb.md", "Prive\u0301/x.md"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, p string) {
@@ -151,21 +172,30 @@ func FuzzCheckPath(f *testing.F) {
 				t.Fatalf("accepted %q with segment %q", p, seg)
 			}
 		}
-		for _, r := range p {
-			if r < 0x20 || r == 0x7f {
-				t.Fatalf("accepted control character in %q", p)
+		runes := []rune(p)
+		for i, r := range runes {
+			if r < 0x20 || r == 0x7f || unicode.IsControl(r) || unicode.In(r, unicode.Zl, unicode.Zp) {
+				t.Fatalf("accepted control character or separator in %q", p)
+			}
+			if unicode.Is(unicode.Cf, r) && (r != zwj && r != zwnj || i == 0 || i == len(runes)-1 ||
+				runes[i-1] < 0x80 || runes[i+1] < 0x80) {
+				t.Fatalf("accepted invisible %U in %q", r, p)
 			}
 		}
-		_ = foldKey(p)
+		k := foldKey(p)
+		if !norm.NFC.IsNormalString(k) || foldKey(norm.NFD.String(p)) != k || foldKey(k) != k {
+			t.Fatalf("foldKey(%q) = %q is not stable under normalisation", p, k)
+		}
 		_, _ = checkFolder(p)
 	})
 }
 
 // FuzzVaultPaths drives Create and Read with arbitrary paths on a real
 // folder and checks that nothing is ever written outside the vault, into a
-// protected folder, or anywhere but at the path given.
+// protected or hidden folder, beside a note that differs only by Unicode
+// normalisation, or anywhere but at the path given.
 func FuzzVaultPaths(f *testing.F) {
-	for _, s := range []string{"a.md", "sub/a.md", "../escape.md", "link/x.md", ".git/x.md", "AGENTS.md", ".trash/a.md", "a/./b.md", "C:\\x.md"} {
+	for _, s := range []string{"a.md", "sub/a.md", "../escape.md", "link/x.md", ".git/x.md", "AGENTS.md", ".trash/a.md", "a/./b.md", "C:\\x.md", ".stfolder/x.md", "sub/link/x.md", "Cafe\u0301.md", "Caf\u00e9.md"} {
 		f.Add(s)
 	}
 	parent := f.TempDir()
@@ -176,8 +206,13 @@ func FuzzVaultPaths(f *testing.F) {
 			f.Fatal(err)
 		}
 	}
-	if err := os.Symlink(outside, filepath.Join(vaultDir, "link")); err != nil {
+	if err := os.MkdirAll(filepath.Join(vaultDir, "sub"), 0o755); err != nil {
 		f.Fatal(err)
+	}
+	for _, l := range []string{"link", "sub/link"} {
+		if err := os.Symlink(outside, filepath.Join(vaultDir, filepath.FromSlash(l))); err != nil {
+			f.Fatal(err)
+		}
 	}
 	v, err := Open(Options{Dir: vaultDir, FreeSpace: plenty})
 	if err != nil {
@@ -188,11 +223,14 @@ func FuzzVaultPaths(f *testing.F) {
 		_, rerr := v.Read(ctx, p)
 		res, err := v.Create(ctx, p, "fuzz")
 		if err == nil {
-			if checkPath(p) != nil || v.isProtected(p) || res.Path != p {
+			if checkPath(p) != nil || v.isProtected(p) || res.Path != p || strings.HasPrefix(p, ".") || strings.Contains(p, "/.") {
 				t.Fatalf("Create(%q) accepted", p)
 			}
 			if got, err := os.ReadFile(filepath.Join(vaultDir, filepath.FromSlash(p))); err != nil || string(got) != "fuzz" {
 				t.Fatalf("Create(%q) wrote elsewhere: %v", p, err)
+			}
+			if tw := v.twin(p, ""); tw != "" {
+				t.Fatalf("Create(%q) made a twin of %q", p, tw)
 			}
 		} else if code(t, err) == "" || (rerr != nil && code(t, rerr) == "") {
 			t.Fatalf("untyped error for %q", p)

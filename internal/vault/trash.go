@@ -45,10 +45,13 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 		return WriteResult{}, errVersion(cur)
 	}
 	for i := 1; i <= maxTrashSuffix; i++ {
-		target := trashName(p, i)
-		e := v.checkNewPath(target)
+		target := v.adoptSpelling(trashName(p, i))
+		e := v.checkNewPath(target, "")
 		if e != nil && e.Code == CodeNoteExists {
 			continue
+		}
+		if e != nil && e.Message == msgFileInNewPath {
+			return WriteResult{}, newErr(CodeInvalidPath, "The trash holds a file where this note's folder would go, so the note cannot be moved there; ask the owner to tidy .trash/.", nil)
 		}
 		if e != nil {
 			return WriteResult{}, e
@@ -89,7 +92,7 @@ func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
 	}
 	if dir := path.Dir(to); dir != "." {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
-			return fsErr("mkdir", err)
+			return mkdirErr(err)
 		}
 	}
 	if e := v.linkNoReplace(from, to); e != nil {
@@ -124,7 +127,7 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 	if e := v.checkRemovable(from); e != nil {
 		return MoveResult{}, e
 	}
-	if e := v.checkWritable(to); e != nil {
+	if e := v.checkCreatable(to); e != nil {
 		return MoveResult{}, e
 	}
 	if from == to {
@@ -181,7 +184,9 @@ func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveR
 	if version != cur {
 		return MoveResult{}, errVersion(cur)
 	}
-	if e := v.checkNewPath(to); e != nil && !(e.Code == CodeNoteExists && foldKey(from) == foldKey(to)) {
+	// On a file system that ignores case or normalisation, to may name from
+	// itself; relink then renames it to the new spelling.
+	if e := v.checkNewPath(to, from); e != nil && !(e.Code == CodeNoteExists && v.isFile(to, fi)) {
 		return MoveResult{}, e
 	}
 	if e := v.relink(from, to, fi); e != nil {
@@ -190,6 +195,12 @@ func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveR
 	v.indexRemove(from)
 	v.indexRefresh(to)
 	return MoveResult{From: from, To: to, Version: cur}, nil
+}
+
+// isFile reports whether p names the file described by fi.
+func (v *Vault) isFile(p string, fi fs.FileInfo) bool {
+	cur, err := v.root.Lstat(p)
+	return err == nil && os.SameFile(cur, fi)
 }
 
 // rewriteLinks points the links of note src at to instead of from, as a

@@ -28,8 +28,9 @@ var errStop = &Error{Code: "stop"}
 
 // walk visits the notes and folders in dir ("" for the root), in name
 // order, and their contents when recursive. Symbolic links, protected
-// paths, hidden entries (names starting with '.'; the trash among them) and
-// files that are not notes are skipped. Every lookup goes through a root
+// paths, hidden entries (names starting with '.'; the trash among them),
+// names that no path may hold (so nothing is listed that cannot be read)
+// and files that are not notes are skipped. Every lookup goes through a root
 // opened on the folder itself.
 func (v *Vault) walk(ctx context.Context, dir string, recursive bool, fn func(walkEntry) *Error) *Error {
 	r := v.root
@@ -57,7 +58,7 @@ func (v *Vault) walkRoot(ctx context.Context, r *os.Root, dir string, recursive 
 		return fsErr("list folder", err)
 	}
 	for _, name := range names {
-		if name[0] == '.' {
+		if name[0] == '.' || !validName(name) {
 			continue
 		}
 		rel := name

@@ -11,7 +11,7 @@ import (
 
 // Create writes a new note; it never replaces an existing one.
 func (v *Vault) Create(ctx context.Context, p, content string) (WriteResult, error) {
-	if e := v.checkWritable(p); e != nil {
+	if e := v.checkCreatable(p); e != nil {
 		return WriteResult{}, e
 	}
 	if e := v.checkWriteSize(content); e != nil {
@@ -28,7 +28,7 @@ func (v *Vault) Create(ctx context.Context, p, content string) (WriteResult, err
 		return WriteResult{}, e
 	}
 	defer unlock()
-	if e := v.checkNewPath(p); e != nil {
+	if e := v.checkNewPath(p, ""); e != nil {
 		return WriteResult{}, e
 	}
 	data := []byte(content)
