@@ -12,7 +12,8 @@ import (
 // the defaults of DefaultBudgets.
 type Budgets struct {
 	// Code attempts (TOTP and recovery codes, on login and enrolment) spend
-	// from the source's bucket first, then from the shared global one.
+	// from the source's bucket first, then from the shared global one; a
+	// browser with a device cookie spends its own bucket instead (below).
 	CodeSourceBurst     int
 	CodeSourcePerMinute float64
 	CodeGlobalBurst     int
@@ -26,6 +27,18 @@ type Budgets struct {
 
 	// MaxSources bounds how many sources each budget remembers (LRU).
 	MaxSources int
+
+	// A browser the owner has signed in from carries a device cookie. Its
+	// code attempts spend only its own budget, instead of the source's and
+	// the global one that strangers can empty; and while TOTP is locked it
+	// may still sign in with TOTP, until DeviceLockAfter consecutive wrong
+	// codes close its lane (until it signs in some other way, or cortex
+	// restarts). MaxDevices bounds how many devices are remembered (LRU;
+	// only valid cookies, which only sign-ins mint, get an entry).
+	DeviceBurst     int
+	DevicePerMinute float64
+	DeviceLockAfter int
+	MaxDevices      int
 
 	// TOTPLockAfter consecutive wrong TOTP codes lock TOTP until a passkey
 	// or recovery-code login, or `cortex admin unlock-totp`.
@@ -41,6 +54,10 @@ var DefaultBudgets = Budgets{
 	PasskeySourceBurst:     10,
 	PasskeySourcePerMinute: 10,
 	MaxSources:             4096,
+	DeviceBurst:            5,
+	DevicePerMinute:        2,
+	DeviceLockAfter:        10,
+	MaxDevices:             64,
 	TOTPLockAfter:          50,
 }
 
@@ -63,6 +80,10 @@ func (b Budgets) withDefaults() Budgets {
 	setInt(&b.PasskeySourceBurst, d.PasskeySourceBurst)
 	setF(&b.PasskeySourcePerMinute, d.PasskeySourcePerMinute)
 	setInt(&b.MaxSources, d.MaxSources)
+	setInt(&b.DeviceBurst, d.DeviceBurst)
+	setF(&b.DevicePerMinute, d.DevicePerMinute)
+	setInt(&b.DeviceLockAfter, d.DeviceLockAfter)
+	setInt(&b.MaxDevices, d.MaxDevices)
 	setInt(&b.TOTPLockAfter, d.TOTPLockAfter)
 	return b
 }
@@ -107,10 +128,7 @@ func (l *Limiter) get(key netip.Prefix, t time.Time) *bucket {
 	if el, ok := l.m[key]; ok {
 		l.lru.MoveToFront(el)
 		b := el.Value.(*bucket)
-		if dt := t.Sub(b.last).Seconds(); dt > 0 {
-			b.tokens = min(l.burst, b.tokens+dt*l.rate)
-			b.last = t
-		}
+		b.refill(t, l.rate, l.burst)
 		return b
 	}
 	b := &bucket{key: key, tokens: l.burst, last: t}
@@ -123,6 +141,15 @@ func (l *Limiter) get(key netip.Prefix, t time.Time) *bucket {
 	return b
 }
 
+// refill adds what rate (tokens per second) has earned since b.last, up to
+// burst.
+func (b *bucket) refill(t time.Time, rate, burst float64) {
+	if dt := t.Sub(b.last).Seconds(); dt > 0 {
+		b.tokens = min(burst, b.tokens+dt*rate)
+		b.last = t
+	}
+}
+
 // Take spends one token of key's bucket. When none is left it spends
 // nothing and returns false and how long until one is there.
 func (l *Limiter) Take(key netip.Prefix) (bool, time.Duration) {
@@ -133,7 +160,7 @@ func (l *Limiter) Take(key netip.Prefix) (bool, time.Duration) {
 		b.tokens--
 		return true, 0
 	}
-	return false, l.wait(b.tokens)
+	return false, waitFor(b.tokens, l.rate)
 }
 
 // Refund gives back one token taken from key, up to the burst. Used when a
@@ -154,11 +181,13 @@ func (l *Limiter) Len() int {
 	return l.lru.Len()
 }
 
-func (l *Limiter) wait(tokens float64) time.Duration {
-	if l.rate <= 0 {
+// waitFor is how long a bucket holding tokens takes to reach one at rate
+// tokens per second.
+func waitFor(tokens, rate float64) time.Duration {
+	if rate <= 0 {
 		return time.Hour
 	}
-	secs := math.Ceil((1 - tokens) / l.rate)
+	secs := math.Ceil((1 - tokens) / rate)
 	return time.Duration(max(secs, 1)) * time.Second
 }
 

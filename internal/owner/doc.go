@@ -13,6 +13,9 @@
 // X-Forwarded-For entry behind a trusted proxy; IPv6 per /48). Code guesses
 // spend a per-source and then a global budget; passkey ceremonies spend only
 // a per-source one, so a flood of wrong codes can never stop a passkey login.
+// A browser the owner has signed in from carries a device cookie and spends
+// a code budget of its own instead, so strangers emptying the global budget
+// or locking TOTP cannot keep the owner's codes out either (device.go).
 // Open WebAuthn ceremonies are sealed into the browser's hands instead of
 // kept in a shared table, so a flood of begins cannot push the owner's out.
 // Every table and map a stranger can grow is bounded.

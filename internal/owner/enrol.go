@@ -83,7 +83,7 @@ func (o *Owner) enrolBegin(w http.ResponseWriter, r *http.Request) error {
 	if !validTOTPFormat(req.Code) {
 		return errBadCode
 	}
-	if err := o.checkTOTP(r.Context(), src, req.Code); err != nil {
+	if err := o.checkTOTP(r, src, req.Code); err != nil {
 		return err
 	}
 	user, err := o.loadUser(r.Context())

@@ -1,7 +1,6 @@
 package owner
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/netip"
@@ -58,7 +57,7 @@ func (o *Owner) loginTOTP(w http.ResponseWriter, r *http.Request) error {
 	if !validTOTPFormat(code) {
 		return withErr(errBadCode, errors.New("not six digits"))
 	}
-	if err := o.checkTOTP(r.Context(), o.source(r), code); err != nil {
+	if err := o.checkTOTP(r, o.source(r), code); err != nil {
 		return err
 	}
 	if err := o.startSession(w, r, "totp"); err != nil {
@@ -68,12 +67,16 @@ func (o *Owner) loginTOTP(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// checkTOTP spends one code attempt for src and checks code against the
-// owner's secret. A code is accepted once per time step, ever; every wrong
-// or replayed code counts towards the lock.
-func (o *Owner) checkTOTP(ctx context.Context, src netip.Prefix, code string) error {
-	if ok, wait := o.code.take(src); !ok {
-		return rateLimited(wait)
+// checkTOTP spends one code attempt of r (from src) and checks code against
+// the owner's secret. A code is accepted once per time step, ever; every
+// wrong or replayed code counts towards the lock, and an attempt refused by
+// its budget never reaches the check, so it does not. A browser on its own
+// device lane may still use TOTP while it is locked (see device.go).
+func (o *Owner) checkTOTP(r *http.Request, src netip.Prefix, code string) error {
+	ctx := r.Context()
+	device, err := o.spendCode(r, src, true)
+	if err != nil {
+		return err
 	}
 	own, err := o.st.Owner(ctx)
 	if errors.Is(err, store.ErrNoOwner) {
@@ -82,21 +85,32 @@ func (o *Owner) checkTOTP(ctx context.Context, src netip.Prefix, code string) er
 	if err != nil {
 		return err
 	}
-	if !own.TOTPLocked.IsZero() {
+	if device == "" && !own.TOTPLocked.IsZero() {
 		return errTOTPLocked
 	}
 	step, ok := matchTOTP(own.TOTPSecret, code, o.now())
 	if ok {
-		if ok, err = o.st.UseTOTPStep(ctx, step); err != nil {
+		if device != "" {
+			ok, err = o.st.UseTOTPStepOnDevice(ctx, step)
+		} else {
+			ok, err = o.st.UseTOTPStep(ctx, step)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	if ok {
+		if device != "" {
+			o.devices.reset(device)
+		}
 		return nil
 	}
 	_, locked, err := o.st.RecordTOTPFailure(ctx, o.budgets.TOTPLockAfter)
 	if err != nil {
 		return err
+	}
+	if device != "" && !o.devices.fail(device) {
+		return errBadCode // the device's own lane is still open
 	}
 	if locked {
 		return errTOTPLocked
@@ -112,8 +126,8 @@ func (o *Owner) loginRecovery(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return withErr(errBadRecovery, errors.New("not a recovery code"))
 	}
-	if ok, wait := o.code.take(o.source(r)); !ok {
-		return rateLimited(wait)
+	if _, err := o.spendCode(r, o.source(r), false); err != nil {
+		return err
 	}
 	used, err := o.st.UseRecoveryCode(r.Context(), hash)
 	if err != nil {

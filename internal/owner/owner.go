@@ -59,6 +59,7 @@ type Owner struct {
 	code     codeBudget
 	passkey  *Limiter
 	ceremony *ceremonies
+	devices  *devices
 }
 
 // New builds the owner's web side.
@@ -107,6 +108,7 @@ func New(opts Options) (*Owner, error) {
 		source: NewLimiter(b.CodeSourceBurst, b.CodeSourcePerMinute, b.MaxSources, o.now),
 		global: NewLimiter(b.CodeGlobalBurst, b.CodeGlobalPerMinute, 1, o.now),
 	}
+	o.devices = newDevices(b, o.now)
 	o.passkey = NewLimiter(b.PasskeySourceBurst, b.PasskeySourcePerMinute, b.MaxSources, o.now)
 	ceremonyKey := make([]byte, 32)
 	rand.Read(ceremonyKey)

@@ -115,6 +115,7 @@ func (o *Owner) startSession(w http.ResponseWriter, r *http.Request, method stri
 		Name: sessionCookie, Value: secret, Path: "/", MaxAge: int(o.max / time.Second),
 		Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode,
 	})
+	o.markDevice(w, r)
 	o.log.Info("owner signed in", "method", method, "source", o.source(r).String())
 	return nil
 }
