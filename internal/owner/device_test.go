@@ -175,11 +175,10 @@ func TestDeviceLane(t *testing.T) {
 
 	// DeviceLockAfter wrong codes in a row close the lane; the browser then
 	// pays like a stranger, from an empty global budget.
-	for i := range DefaultBudgets.DeviceLockAfter {
+	for range DefaultBudgets.DeviceLockAfter {
 		h.clk.Advance(30 * time.Second)
 		h.nextStep()
 		wantStatus(t, owner.loginTOTP(h.wrongCode()), http.StatusUnauthorized)
-		_ = i
 	}
 	for i := range 20 {
 		h.browser(fmt.Sprintf("198.51.100.%d:1", 100+i)).loginTOTP(h.wrongCode())
