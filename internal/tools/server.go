@@ -10,11 +10,16 @@ package tools
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/url"
+	"reflect"
 	"strings"
+	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -123,27 +128,101 @@ func writes(title string, destructive, idempotent bool) *mcp.ToolAnnotations {
 }
 
 // addTool registers a typed tool. Its output schema is the one inferred
-// from Out, widened so that a result may instead be {"error": {...}}: the
-// SDK validates structured content against the output schema, and clients
-// may too, so error results must conform.
+// from Out, widened so that a result may instead be {"error": {...}}, so
+// that error results conform too.
+//
+// It does the SDK's typed-tool work itself, at a fraction of the cost for
+// large results: the arguments are checked against the input schema exactly
+// as mcp.AddTool does (defaults applied, the same refusal text, which
+// schemaErrors rewrites), but the output is encoded once and used both as
+// structuredContent and as its text fallback, rather than encoded, decoded
+// into maps, validated and encoded again. The output is not validated per
+// call: it is produced from Out, the type its schema is inferred from
+// (TestOutputsMatchSchemas checks that they agree).
 func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In, Out]) {
+	in := inputSchema[In]()
+	t.InputSchema = in.Schema()
 	t.OutputSchema = outputSchema[Out]()
 	if t.Annotations != nil && t.Title == "" {
 		t.Title = t.Annotations.Title
 	}
-	mcp.AddTool(srv, t, func(ctx context.Context, req *mcp.CallToolRequest, in In) (*mcp.CallToolResult, any, error) {
+	srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		args, err := decodeArgs[In](req.Params.Arguments, in)
+		if err != nil {
+			// The SDK's own shape, which schemaErrors turns into a tool error.
+			res := new(mcp.CallToolResult)
+			res.SetError(err)
+			return res, nil
+		}
 		c := call{tool: t.Name, app: s.appFor(req)}
-		out, err := h(ctx, c, in)
+		out, err := h(ctx, c, args)
 		if err != nil {
 			te := s.toolError(c, err)
-			res := &mcp.CallToolResult{
-				IsError: true,
-				Content: []mcp.Content{&mcp.TextContent{Text: te.text()}},
-			}
-			return res, errorOutput{Error: te}, nil
+			return &mcp.CallToolResult{
+				IsError:           true,
+				Content:           []mcp.Content{&mcp.TextContent{Text: te.text()}},
+				StructuredContent: errorOutput{Error: te},
+			}, nil
 		}
-		return nil, out, nil
+		b, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("marshal %s output: %w", t.Name, err)
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+			StructuredContent: json.RawMessage(b),
+		}, nil
 	})
+}
+
+// inputSchemas memoises the resolved input schema of each In type, like the
+// output schemas: they never change and cost milliseconds to build.
+var inputSchemas sync.Map // reflect.Type -> *jsonschema.Resolved
+
+func inputSchema[In any]() *jsonschema.Resolved {
+	rt := reflect.TypeFor[In]()
+	if r, ok := inputSchemas.Load(rt); ok {
+		return r.(*jsonschema.Resolved)
+	}
+	sch, err := jsonschema.For[In](nil)
+	if err != nil {
+		// In types are fixed at compile time; every test catches this.
+		panic(fmt.Sprintf("tools: input schema: %v", err))
+	}
+	r, err := sch.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		panic(fmt.Sprintf("tools: input schema: %v", err))
+	}
+	got, _ := inputSchemas.LoadOrStore(rt, r)
+	return got.(*jsonschema.Resolved)
+}
+
+// decodeArgs checks the arguments against the input schema, with its
+// defaults applied, and decodes them: what mcp.AddTool does, with the same
+// error text.
+func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, error) {
+	var in In
+	m := map[string]any{}
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return in, fmt.Errorf("validating \"arguments\": unmarshaling arguments: %w", err)
+		}
+	}
+	var v any = m
+	if err := schema.ApplyDefaults(&v); err != nil {
+		return in, fmt.Errorf("validating \"arguments\": applying schema defaults:\n%w", err)
+	}
+	if err := schema.Validate(&v); err != nil {
+		return in, fmt.Errorf("validating \"arguments\": %v", err)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return in, fmt.Errorf("validating \"arguments\": marshalling with defaults: %v", err)
+	}
+	if err := json.Unmarshal(b, &in); err != nil {
+		return in, err
+	}
+	return in, nil
 }
 
 // appFor names the writer: the token's app name when the HTTP layer put
