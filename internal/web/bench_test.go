@@ -61,7 +61,7 @@ func newStack(tb testing.TB, notes int) *stack {
 	tb.Cleanup(func() { v.Close() })
 	hs := httptest.NewUnstartedServer(nil)
 	url := "http://" + hs.Listener.Addr().String()
-	deps := tools.Deps{Vault: v, Journal: st, PublicURL: url}
+	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: url}
 	srv, err := web.New(web.Options{
 		PublicURL:     url,
 		Tokens:        st,
