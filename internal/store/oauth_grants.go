@@ -169,9 +169,10 @@ func insertTokens(ctx context.Context, tx *sql.Tx, grantID int64, t IssuedTokens
 }
 
 // RotateOAuthRefresh spends a refresh token for the next pair, in one
-// transaction. A token already spent within grace returns the sealed pair
-// issued then (Replayed); spent longer ago, it revokes the whole family and
-// fails with ErrRefreshReused. check may refuse (e.g. another client's
+// transaction. A token already spent within grace, whose successor is still
+// unspent, returns the sealed pair issued then (Replayed); spent longer ago
+// or already superseded, it revokes the whole family and fails with
+// ErrRefreshReused. check may refuse (e.g. another client's
 // token) without changing anything; otherwise it returns the scope of the
 // new pair.
 func (s *Store) RotateOAuthRefresh(ctx context.Context, hash string, grace time.Duration, check func(OAuthGrant) (string, error),
@@ -199,12 +200,26 @@ func (s *Store) RotateOAuthRefresh(ctx context.Context, hash string, grace time.
 			scope, refused = check(*g)
 		}
 		r.Scope = scope
+		// The grace window covers a client refreshing twice at once: it
+		// holds only while the successor issued by this token is unspent.
+		// Once the client has moved on, an old token presented again is
+		// a replay, even within the window.
+		successorSpent := false
+		if used != 0 && revoked == 0 {
+			var n int
+			if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM oauth_tokens
+				WHERE grant_id = ? AND kind = 'refresh' AND created >= ? AND used != 0 AND hash != ?`,
+				g.ID, used, hash).Scan(&n); err != nil {
+				return err
+			}
+			successorSpent = n > 0
+		}
 		switch {
 		case revoked != 0:
 			outcome = ErrRefreshInvalid
 		case refused != nil:
 			outcome = refused
-		case used != 0 && now.Sub(fromNanos(used)) <= grace && len(successor) > 0 && !now.Before(fromNanos(used)):
+		case used != 0 && !successorSpent && now.Sub(fromNanos(used)) <= grace && len(successor) > 0 && !now.Before(fromNanos(used)):
 			r.Replayed, r.Successor = true, successor
 		case used != 0:
 			outcome = ErrRefreshReused

@@ -269,6 +269,31 @@ func TestRefreshRotationGraceAndReuse(t *testing.T) {
 	}
 }
 
+func TestRefreshGraceEndsOnceTheSuccessorIsSpent(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	s := openStore(t, t.TempDir(), c)
+	addClient(t, s, "c1")
+	grantFor(t, s, c, "c1", "code", toks("t1", c))
+	scope := func(g OAuthGrant) (string, error) { return g.Scope, nil }
+	if _, err := s.RotateOAuthRefresh(ctx, "t1-r", 30*time.Second, scope, toks("t2", c), []byte("sealed-t2")); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Second)
+	if _, err := s.RotateOAuthRefresh(ctx, "t2-r", 30*time.Second, scope, toks("t3", c), []byte("sealed-t3")); err != nil {
+		t.Fatal(err)
+	}
+	// The client has moved on to t3: t1 presented again, still within its
+	// grace window, is a stolen token being replayed.
+	c.Advance(time.Second)
+	if _, err := s.RotateOAuthRefresh(ctx, "t1-r", 30*time.Second, scope, toks("t4", c), nil); !errors.Is(err, ErrRefreshReused) {
+		t.Fatalf("superseded token within grace: %v, want ErrRefreshReused", err)
+	}
+	if _, err := s.VerifyOAuthAccess(ctx, "t3-a"); !errors.Is(err, ErrAccessInvalid) {
+		t.Error("the live pair survived the replay of a superseded token")
+	}
+}
+
 func TestAccessExpiryRevokeAndPrune(t *testing.T) {
 	ctx := context.Background()
 	c := newClock()
