@@ -20,7 +20,7 @@ import (
 	"sync"
 	"time"
 
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"modernc.org/sqlite" // registers the "sqlite" driver; its Error carries result codes
 )
 
 // FileName is the name of the database file inside the state directory.
@@ -93,7 +93,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 
-	if err := migrate(ctx, db, migrationFiles, s.now); err != nil {
+	if err := retryBusy(ctx, func() error { return migrate(ctx, db, migrationFiles, s.now) }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open state database: %w", err)
 	}
@@ -104,6 +104,33 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	}
 	return s, nil
 }
+
+// retryBusy runs f again while it fails with SQLITE_BUSY, for up to about
+// ten seconds. Two processes opening a new database at once (the server
+// and `cortex admin` right after installation) race to switch it to WAL,
+// and SQLite answers that race with SQLITE_BUSY without consulting the busy
+// timeout.
+func retryBusy(ctx context.Context, f func() error) error {
+	delay := 5 * time.Millisecond
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		err := f()
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqliteBusy || time.Now().After(deadline) {
+			return err
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		case <-t.C:
+		}
+		delay = min(2*delay, 200*time.Millisecond)
+	}
+}
+
+// sqliteBusy is SQLite's primary result code SQLITE_BUSY.
+const sqliteBusy = 5
 
 // Close releases the database. The Store must not be used afterwards.
 func (s *Store) Close() error {
