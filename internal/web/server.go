@@ -167,7 +167,12 @@ func New(o Options) (*Server, error) {
 		// the same host may reach it over loopback with the public Host.
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        o.MaxBody,
-		Logger:                     o.Logger.With("component", "mcp"),
+		// A call's answer is one JSON body rather than an SSE stream of
+		// one event: cortex's tools send no progress or requests while
+		// they run, and a plain body is cheaper for both ends. Messages
+		// not tied to a call still go out on the GET stream.
+		JSONResponse: true,
+		Logger:       o.Logger.With("component", "mcp"),
 	}))
 	s.handler = s.middleware(s.routes())
 	return s, nil
