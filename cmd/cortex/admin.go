@@ -26,8 +26,9 @@ func runAdmin(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Stderr:   stderr,
 		StateDir: orDefault(getenv("CORTEX_STATE"), config.DefaultState),
 		VaultDir: orDefault(getenv("CORTEX_VAULT"), config.DefaultVault),
-		// The server's own default: reached at its listen address.
-		PublicURL: orDefault(getenv("CORTEX_PUBLIC_URL"), "http://"+orDefault(getenv("CORTEX_LISTEN"), config.DefaultListen)),
+		// Only an explicit public URL: a guessed one would enrol the owner
+		// for the wrong origin (and without passkeys) without a word.
+		PublicURL: getenv("CORTEX_PUBLIC_URL"),
 		Now:       time.Now,
 	}, args)
 }
