@@ -128,7 +128,8 @@ func ownerSetup(ctx context.Context, s *session, o ownerOpts, _ []string) error 
 	}
 	w := s.Stdout
 	if o.force {
-		fmt.Fprintln(w, "The old owner's passkeys, TOTP secret, recovery codes and sign-ins are void.")
+		fmt.Fprintln(w, "The old owner's passkeys, TOTP secret, recovery codes and sign-ins are void,")
+		fmt.Fprintln(w, "and every app connected by OAuth must be approved again. Bearer tokens are kept.")
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "cortex owner set up. Everything below is shown ONCE.")

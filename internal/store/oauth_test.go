@@ -349,3 +349,23 @@ func TestDeleteOwnerRevokesEveryGrant(t *testing.T) {
 		t.Fatalf("rows after reset: %v", n)
 	}
 }
+
+func TestReplacingTheOwnerRevokesEveryGrant(t *testing.T) {
+	ctx := context.Background()
+	c := newClock()
+	s := openStore(t, t.TempDir(), c)
+	if err := s.CreateOwner(ctx, newOwner("a"), false); err != nil {
+		t.Fatal(err)
+	}
+	addClient(t, s, "c1")
+	grantFor(t, s, c, "c1", "code", toks("t1", c))
+	if _, err := s.VerifyOAuthAccess(ctx, "t1-a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateOwner(ctx, newOwner("b"), true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.VerifyOAuthAccess(ctx, "t1-a"); !errors.Is(err, ErrAccessInvalid) {
+		t.Errorf("an access token survived setup --force: %v", err)
+	}
+}

@@ -71,7 +71,7 @@ func (n NewOwner) validate() error {
 // CreateOwner stores a new owner with its TOTP secret and recovery codes.
 // Without replace it fails with ErrOwnerExists if there is one already; with
 // replace the old owner and everything hanging off it (passkeys, codes,
-// sessions, links) is deleted in the same transaction, so there is never a
+// sessions, links) and every OAuth grant are deleted in the same transaction, so there is never a
 // moment with both sets of factors valid, or neither.
 func (s *Store) CreateOwner(ctx context.Context, n NewOwner, replace bool) error {
 	if err := n.validate(); err != nil {
@@ -81,6 +81,11 @@ func (s *Store) CreateOwner(ctx context.Context, n NewOwner, replace bool) error
 	err := s.ownerTx(ctx, func(tx *sql.Tx) error {
 		if replace {
 			if _, err := tx.ExecContext(ctx, `DELETE FROM owner`); err != nil {
+				return err
+			}
+			// Factors are replaced when they may be in other hands: an
+			// app approved with them must be approved again.
+			if err := deleteAllOAuth(ctx, tx); err != nil {
 				return err
 			}
 		}
