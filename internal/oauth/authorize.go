@@ -30,8 +30,11 @@ func (s *Server) authorizeStart(w http.ResponseWriter, r *http.Request) error {
 		return badAuthorize("request_too_large", "This authorization request is too large.", nil)
 	}
 	src := s.source(r)
+	// The owner's own browser (signed in, or carrying the device cookie of
+	// an earlier sign-in) spends no budget here: strangers exhausting the
+	// global one must not keep the owner from approving an app.
 	_, signedIn := s.own.Session(r)
-	if !signedIn {
+	if !signedIn && !s.own.KnownDevice(r) {
 		if ok, wait := s.authorize.take(src); !ok {
 			return &pageError{status: http.StatusTooManyRequests, code: "rate_limited", retry: wait,
 				msg: "Too many sign-in requests. Wait a minute and start connecting the app again."}

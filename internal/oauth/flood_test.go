@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -141,4 +142,33 @@ func TestAuthorizeFlood(t *testing.T) {
 		t.Errorf("state files after the flood: %v", sizes)
 	}
 	t.Logf("after the flood: rows %v, state files %v, limiter sources %d", rows, sizes, h.srv.authorize.source.Len())
+}
+
+// A dozen addresses can spend the global /authorize budget for as long as
+// they like; the owner's own browser, which signed in before (and so carries
+// the device cookie), must still reach the consent page.
+func TestAuthorizeBudgetSpentByStrangersSparesTheOwnersBrowser(t *testing.T) {
+	h := newHarness(t, nil)
+	client := h.dcr("app", "http://127.0.0.1:9/cb")
+	owner := h.browser("192.0.2.200:1")
+	owner.signIn()
+	if _, ok := owner.cookies["__Host-cortex-device"]; !ok {
+		t.Fatalf("no device cookie after sign-in: %v", owner.cookies)
+	}
+	logout := owner.post("/logout", url.Values{})
+	if logout.StatusCode >= 400 {
+		t.Fatalf("logout: %d", logout.StatusCode)
+	}
+	st := flood(t, h, client, 400, 2, 0, func(i int) string { return fmt.Sprintf("10.9.0.%d:1", i%20) })
+	if st[http.StatusTooManyRequests] == 0 {
+		t.Fatalf("strangers did not exhaust the budgets: %v", st)
+	}
+	stranger := h.browser("203.0.113.9:1")
+	if resp := stranger.follow(authURL(client, "http://127.0.0.1:9/cb", newPKCE("str"), nil)); resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("a fresh stranger was not refused while the budget is spent: %d", resp.StatusCode)
+	}
+	resp := owner.follow(authURL(client, "http://127.0.0.1:9/cb", newPKCE("own"), nil))
+	if resp.StatusCode == http.StatusTooManyRequests || !strings.Contains(bodyOf(resp), `id="totp-form"`) {
+		t.Fatalf("the owner's browser was refused: %d", resp.StatusCode)
+	}
 }

@@ -74,9 +74,11 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// grantTypes is what a client may use: refresh tokens come with every code
+// grant, so a client that named no types is told it has both.
 func grantTypes(asked []string) []string {
 	if len(asked) == 0 {
-		return []string{"authorization_code"}
+		return []string{"authorization_code", "refresh_token"}
 	}
 	return asked
 }

@@ -79,6 +79,14 @@ func parseDevice(key []byte, v string, now time.Time) (string, bool) {
 
 // device returns the id of r's device cookie if it carries a valid one.
 // The owner is read only when there is a cookie of the right shape.
+// KnownDevice reports whether r comes from a browser the owner has signed in
+// with before (a valid device cookie). Other packages use it to keep the
+// owner's own browser out of budgets that strangers can spend.
+func (o *Owner) KnownDevice(r *http.Request) bool {
+	_, ok := o.device(r)
+	return ok
+}
+
 func (o *Owner) device(r *http.Request) (string, bool) {
 	c, err := r.Cookie(deviceCookie)
 	if err != nil || len(c.Value) > maxDeviceCookie || strings.Count(c.Value, ".") != 2 {
