@@ -178,7 +178,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	if n, err = number("--min-free-mb", raw.minFree, 0, 1<<20); err != nil {
 		return Config{}, err
 	}
-	c.MinFreeBytes = uint64(n) << 20
+	c.MinFreeBytes = uint64(n) << 20 // #nosec G115 -- number bounds n to [0, 1<<20] just above
 	if c.RatePerMinute, err = number("--rate-limit", raw.rate, 1, 100000); err != nil {
 		return Config{}, err
 	}

@@ -75,7 +75,8 @@ func openSuccessor(old string, sealed []byte) (access, refresh string, accessExp
 	if !ok {
 		return "", "", time.Time{}, errors.New("sealed pair malformed")
 	}
-	return access, refresh, time.Unix(0, int64(binary.BigEndian.Uint64(plain[:8]))), nil
+	exp := int64(binary.BigEndian.Uint64(plain[:8])) // #nosec G115 -- undoes sealSuccessor's uint64(UnixNano()) bit for bit; GCM authenticated the bytes
+	return access, refresh, time.Unix(0, exp), nil
 }
 
 func successorAEAD(old string) cipher.AEAD {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -203,6 +204,9 @@ func (s *Store) Passkeys(ctx context.Context) ([]Passkey, error) {
 		if err := rows.Scan(&p.ID, &p.CredentialID, &p.PublicKey, &sc, &flags, &transports, &p.AAGUID,
 			&p.AttestationType, &p.AttestationFormat, &p.Attachment, &p.Name, &created, &lastUsed); err != nil {
 			return nil, fmt.Errorf("list passkeys: %w", err)
+		}
+		if sc < 0 || sc > math.MaxUint32 || flags < 0 || flags > math.MaxUint8 {
+			return nil, fmt.Errorf("list passkeys: passkey %d has sign count %d or flags %d out of range", p.ID, sc, flags)
 		}
 		p.SignCount, p.Flags = uint32(sc), byte(flags)
 		if transports != "" {

@@ -277,3 +277,42 @@ func TestDeleteOwnerCascades(t *testing.T) {
 		t.Fatalf("session without owner: %v", err)
 	}
 }
+
+func TestPasskeysRefuseOutOfRangeCounters(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		sc, flags int64
+		ok        bool
+	}{
+		{"largest", 1<<32 - 1, 0xff, true},
+		{"negative sign count", -1, 0x1d, false},
+		{"sign count past uint32", 1 << 32, 0x1d, false},
+		{"negative flags", 7, -1, false},
+		{"flags past a byte", 7, 0x100, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, c := setupOwner(t)
+			if err := s.CreateEnrolLink(ctx, "L", c.Now().Add(time.Hour)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.AddPasskeyWithLink(ctx, "L", Passkey{CredentialID: []byte{1}, PublicKey: []byte{2}, Name: "k"}); err != nil {
+				t.Fatal(err)
+			}
+			// A damaged database, not anything cortex writes.
+			if _, err := s.db.ExecContext(ctx, `UPDATE owner_passkeys SET sign_count = ?, flags = ?`, tc.sc, tc.flags); err != nil {
+				t.Fatal(err)
+			}
+			list, err := s.Passkeys(ctx)
+			if !tc.ok {
+				if err == nil {
+					t.Fatalf("Passkeys = %+v, want an error", list)
+				}
+				return
+			}
+			if err != nil || len(list) != 1 || int64(list[0].SignCount) != tc.sc || int64(list[0].Flags) != tc.flags {
+				t.Fatalf("Passkeys = %+v, %v", list, err)
+			}
+		})
+	}
+}

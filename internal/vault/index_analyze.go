@@ -2,6 +2,7 @@ package vault
 
 import (
 	"io/fs"
+	"math"
 	"path"
 	"strings"
 
@@ -118,7 +119,11 @@ func analyse(p, content string, fi fs.FileInfo) *analysed {
 		if !l.IsNote() {
 			continue
 		}
-		a.info.links = append(a.info.links, noteLink{target: strings.Clone(l.Target), line: int32(l.Line), md: l.Kind == "markdown"})
+		line := l.Line
+		if line < 0 || line > math.MaxInt32 { // only a note of over 2^31 lines; 0 says "no line"
+			line = 0
+		}
+		a.info.links = append(a.info.links, noteLink{target: strings.Clone(l.Target), line: int32(line), md: l.Kind == "markdown"})
 		for _, k := range markdown.LinkKeys(p, l) {
 			if !keys[k] {
 				keys[k] = true

@@ -34,7 +34,7 @@ func Fold(s string) string {
 // appendFold appends the folded form of r.
 func appendFold(b []byte, r rune) []byte {
 	switch {
-	case r < utf8.RuneSelf:
+	case 0 <= r && r < utf8.RuneSelf: // a negative rune falls through to U+FFFD below
 		if 'A' <= r && r <= 'Z' {
 			r += 'a' - 'A'
 		}

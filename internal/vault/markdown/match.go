@@ -3,6 +3,7 @@ package markdown
 import (
 	"bytes"
 	"cmp"
+	"math"
 	"path"
 	"slices"
 	"sort"
@@ -179,8 +180,13 @@ func scanItems(q Query, terms, phrases []string, content string) (tf [maxQueryIt
 			}
 		}
 		if norm != nil {
-			wordNorm = append(wordNorm, int32(len(norm)))
-			wordPos = append(wordPos, int32(start))
+			// Offsets are int32 to halve this index on long notes. A note
+			// is far below 2 GiB, but past that a phrase still counts; it
+			// only gets no position for the snippet.
+			if n := len(norm); n <= math.MaxInt32 && 0 <= start && start <= math.MaxInt32 {
+				wordNorm = append(wordNorm, int32(n))
+				wordPos = append(wordPos, int32(start))
+			}
 			norm = append(append(norm, w...), ' ')
 		}
 	})
