@@ -96,7 +96,7 @@ func TestPublicAddr(t *testing.T) {
 		"198.18.0.1": false, "192.0.2.1": false, "203.0.113.5": false, "240.0.0.1": false, "192.0.0.8": false,
 		"::1": false, "::": false, "fe80::1": false, "fc00::1": false, "fd12::1": false, "ff02::1": false,
 		"::ffff:127.0.0.1": false, "::ffff:10.0.0.1": false, "64:ff9b::a00:1": false, "2001:db8::1": false,
-		"2002:7f00:1::": false, "2001::1": false,
+		"2002:7f00:1::": false, "2001::1": false, "::7f00:1": false, "::a00:7": false,
 	} {
 		if got := publicAddr(netip.MustParseAddr(s)); got != want {
 			t.Errorf("publicAddr(%s) = %v, want %v", s, got, want)
