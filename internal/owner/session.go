@@ -85,7 +85,7 @@ func (o *Owner) RequireOwner(w http.ResponseWriter, r *http.Request) (SessionInf
 		return s, true
 	}
 	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		http.Redirect(w, r, LoginURL(r.URL.RequestURI()), http.StatusSeeOther)
+		http.Redirect(w, r, LoginURL(r.URL.RequestURI()), http.StatusSeeOther) // #nosec G710 -- LoginURL always starts with /login; the return path is checked and query-escaped
 		return SessionInfo{}, false
 	}
 	o.fail(w, r, &problem{status: http.StatusUnauthorized, code: "signed_out",
@@ -141,12 +141,13 @@ func (o *Owner) binding(w http.ResponseWriter, r *http.Request) string {
 	if c, err := r.Cookie(bindCookie); err == nil && len(c.Value) == 43 {
 		return c.Value
 	}
-	v := randomToken()
-	http.SetCookie(w, &http.Cookie{Name: bindCookie, Value: v, Path: "/", Secure: true, HttpOnly: true,
-		SameSite: http.SameSiteLaxMode})
-	// Later code in this request reads it as if the browser had sent it.
-	r.AddCookie(&http.Cookie{Name: bindCookie, Value: v})
-	return v
+	c := &http.Cookie{Name: bindCookie, Value: randomToken(), Path: "/", Secure: true, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode}
+	http.SetCookie(w, c)
+	// Later code in this request reads it as if the browser had sent it
+	// (a request carries only the name and value).
+	r.AddCookie(c)
+	return c.Value
 }
 
 // CSRFToken returns the token a form on a page served to r must carry (in a
