@@ -117,7 +117,7 @@ func (a *acmeCerts) httpHandler(h http.Handler) http.Handler {
 		}
 		target := "https://" + a.host + r.URL.RequestURI()
 		w.Header().Set("Connection", "close")
-		http.Redirect(w, r, target, http.StatusPermanentRedirect)
+		http.Redirect(w, r, target, http.StatusPermanentRedirect) // #nosec G710 -- the host is the configured public host; the request only supplies the path and query after it
 	})
 	return a.m.HTTPHandler(redirect)
 }

@@ -87,7 +87,7 @@ func serveACME(ctx context.Context, o Options, h http.Handler, httpsLn, httpLn n
 		return fmt.Errorf("create certificate folder %s: %w", o.CacheDir, err)
 	}
 	// MkdirAll leaves an existing folder's mode alone; keys must not be readable by others.
-	if err := os.Chmod(o.CacheDir, 0o700); err != nil {
+	if err := os.Chmod(o.CacheDir, 0o700); err != nil { // #nosec G302 -- a folder: 0700 is owner-only, x lets the owner enter it
 		httpsLn.Close()
 		httpLn.Close()
 		return fmt.Errorf("restrict certificate folder %s: %w", o.CacheDir, err)
