@@ -49,7 +49,7 @@ func startServer(t *testing.T, bin, vault string) *server {
 	}
 	s := &server{token: strings.TrimSpace(string(tok)), ready: make(chan time.Time, 1)}
 	s.cmd = exec.Command(bin, "serve", "--vault", vault, "--state", state, "--listen", "127.0.0.1:0",
-		"--rate-limit", "100000", "--max-sessions", "1024", "--min-free-mb", "0", "--log-level", "info")
+		"--rate-limit", "10000000", "--max-sessions", "1024", "--min-free-mb", "0", "--log-level", "info")
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -179,7 +179,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		return Config{}, err
 	}
 	c.MinFreeBytes = uint64(n) << 20 // #nosec G115 -- number bounds n to [0, 1<<20] just above
-	if c.RatePerMinute, err = number("--rate-limit", raw.rate, 1, 100000); err != nil {
+	if c.RatePerMinute, err = number("--rate-limit", raw.rate, 1, 10_000_000); err != nil {
 		return Config{}, err
 	}
 	if c.MaxSessions, err = number("--max-sessions", raw.sessions, 1, 1024); err != nil {

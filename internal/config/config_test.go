@@ -51,7 +51,7 @@ func TestParseRefuses(t *testing.T) {
 		{"url ftp", append(base, "--public-url", "ftp://a.example"), "--public-url"},
 		{"acme needs https", append(base, "--tls", "acme", "--public-url", "http://a.example"), "--public-url"},
 		{"rate zero", append(base, "--rate-limit", "0"), "--rate-limit"},
-		{"rate huge", append(base, "--rate-limit", "99999999"), "--rate-limit"},
+		{"rate huge", append(base, "--rate-limit", "999999999"), "--rate-limit"},
 		{"sessions text", append(base, "--max-sessions", "many"), "--max-sessions"},
 		{"idle tiny", append(base, "--session-idle", "1s"), "--session-idle"},
 		{"instructions escape", append(base, "--instructions", "../x.md"), "--instructions"},

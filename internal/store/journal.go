@@ -47,6 +47,17 @@ func (s *Store) RecordWrite(ctx context.Context, e JournalEntry) error {
 	return nil
 }
 
+// lastWritesSQL is prepared once at Open: it runs on every fetch.
+const lastWritesSQL = `
+	SELECT j.id, j.time, j.app, j.tool, j.path, j.old_version, j.new_version, j.result
+	FROM (SELECT DISTINCT value AS path FROM json_each(?)) AS p
+	JOIN journal AS j ON j.id = (
+		SELECT id FROM journal
+		WHERE path = p.path AND result = 'ok'
+		ORDER BY time DESC, id DESC
+		LIMIT 1
+	)`
+
 // LastWrites returns, for each of paths that has one, the latest successful
 // journal entry. Paths without a successful write are absent from the map.
 // One query serves the whole list: each path is a single probe of the
@@ -60,15 +71,7 @@ func (s *Store) LastWrites(ctx context.Context, paths []string) (map[string]Jour
 	if err != nil {
 		return nil, fmt.Errorf("last writes: %w", err)
 	}
-	rows, err := s.db.QueryContext(ctx, `
-		SELECT j.id, j.time, j.app, j.tool, j.path, j.old_version, j.new_version, j.result
-		FROM (SELECT DISTINCT value AS path FROM json_each(?)) AS p
-		JOIN journal AS j ON j.id = (
-			SELECT id FROM journal
-			WHERE path = p.path AND result = 'ok'
-			ORDER BY time DESC, id DESC
-			LIMIT 1
-		)`, string(list))
+	rows, err := s.lastWrites.QueryContext(ctx, string(list))
 	if err != nil {
 		return nil, fmt.Errorf("last writes: %w", err)
 	}

@@ -49,6 +49,8 @@ type Store struct {
 	now    func() time.Time
 	log    *slog.Logger
 	verify *sql.Stmt
+	// lastWrites runs on every fetch (the note's last writer): prepared once.
+	lastWrites *sql.Stmt
 
 	// touched remembers when this process last wrote last_used for a token,
 	// so that a burst of requests with a stale row writes only once.
@@ -102,6 +104,12 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open state database: %w", err)
 	}
+	s.lastWrites, err = db.PrepareContext(ctx, lastWritesSQL)
+	if err != nil {
+		s.verify.Close()
+		db.Close()
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
 	return s, nil
 }
 
@@ -134,7 +142,7 @@ const sqliteBusy = 5
 
 // Close releases the database. The Store must not be used afterwards.
 func (s *Store) Close() error {
-	return errors.Join(s.verify.Close(), s.db.Close())
+	return errors.Join(s.verify.Close(), s.lastWrites.Close(), s.db.Close())
 }
 
 // dsn builds a file: URI so that any character in the path survives, with
