@@ -51,6 +51,11 @@ func appendFold(b []byte, r rune) []byte {
 	case foldExtLo <= r && r <= foldExtHi:
 		return append(b, foldExt[r-foldExtLo]...)
 	}
+	// A rune outside the tables may lowercase into them (U+212B ANGSTROM SIGN
+	// to å, U+2C7E to ȿ): fold that lowercase too, so Fold is idempotent.
+	if l := unicode.ToLower(r); l != r && (foldLatinLo <= l && l <= foldLatinHi || foldExtLo <= l && l <= foldExtHi) {
+		return appendFold(b, l)
+	}
 	return utf8.AppendRune(b, unicode.ToLower(r))
 }
 
