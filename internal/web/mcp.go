@@ -2,8 +2,10 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"sync"
+	"time"
 )
 
 const (
@@ -38,6 +40,14 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 				Message: "this MCP session does not exist for this token; start a new session with initialize"}
 		}
 		defer end()
+		if r.Method == http.MethodGet {
+			// A GET is a stream that may stay open for hours: it ends when
+			// its credential stops being valid, like any new request would.
+			var stop func()
+			secret, _ := bearerSecret(r)
+			ctx, stop = s.whileValid(ctx, secret)
+			defer stop()
+		}
 		s.mcp.ServeHTTP(w, r.WithContext(ctx))
 		return nil
 	}
@@ -96,3 +106,33 @@ func (h *headerHook) Flush() {
 }
 
 func (h *headerHook) Unwrap() http.ResponseWriter { return h.ResponseWriter }
+
+// revalidateEvery is how often an open stream's credential is checked again.
+const revalidateEvery = 30 * time.Second
+
+// whileValid returns a context that is cancelled once secret no longer
+// verifies (revoked, expired), checked every revalidateEvery; stop ends the
+// watch.
+func (s *Server) whileValid(parent context.Context, secret string) (ctx context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(parent)
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(revalidateEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				if _, err := s.verify(context.WithoutCancel(ctx), secret); errors.Is(err, ErrUnknownToken) {
+					s.logger.Info("closing an MCP stream: its token is no longer valid")
+					cancel()
+					return
+				}
+			}
+		}
+	}()
+	return ctx, func() { close(done); cancel() }
+}
