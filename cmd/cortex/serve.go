@@ -159,7 +159,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	}
 	fmt.Fprintf(stderr, "connect an assistant: TOKEN=$(%s admin token create NAME --state %s)\n", prog, cfg.State)
 	if cfg.TLS == certs.ModeACME {
-		return certs.Serve(ctx, co, srv.Handler())
+		return certs.Serve(ctx, co, web.EndStreamsWhenDone(ctx, srv.Handler()))
 	}
 	for _, w := range co.WithDefaults().Warnings() {
 		log.Warn(w) // #nosec G706 -- a fixed sentence quoting the operator's own flags; the text and JSON handlers escape it

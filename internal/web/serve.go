@@ -67,6 +67,13 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.Lo
 	return nil
 }
 
+// EndStreamsWhenDone is for servers other than Serve (the acme mode's TLS
+// listeners): GET requests (SSE streams) end as soon as ctx is done, so a
+// graceful shutdown only waits for POSTs, which may be writes.
+func EndStreamsWhenDone(ctx context.Context, h http.Handler) http.Handler {
+	return endGETsOn(ctx, h)
+}
+
 // endGETsOn cancels the context of GET requests when streams ends. GETs are
 // reads and SSE streams, which would otherwise hold shutdown for its whole
 // grace; POSTs (which may be writes) are left to finish.
