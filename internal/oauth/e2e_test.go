@@ -25,7 +25,7 @@ type whoami struct {
 	App string `json:"app"`
 }
 
-// mcpEndpoint is /mcp as the integrator wires it: a 401 with cortex's
+// mcpEndpoint is /mcp as cmd/cortex wires it: a 401 with cortex's
 // challenge unless the access token verifies, then the SDK's handler with
 // the token's identity.
 func mcpEndpoint(h *harness) http.Handler {
