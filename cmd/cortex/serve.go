@@ -46,7 +46,10 @@ func certOptions(cfg config.Config, log *slog.Logger) certs.Options {
 		HTTPSAddr:      cfg.HTTPSAddr,
 		ListenAddr:     cfg.Listen,
 		TrustedProxies: cfg.TrustedProxies,
-		Logger:         log,
+		// Clients reach the acme listeners directly: no source may hold
+		// more than 64 connections, nor everyone more than 4096.
+		WrapListener: func(ln net.Listener) net.Listener { return web.LimitConnections(ln, 64, 4096) },
+		Logger:       log,
 	}
 }
 

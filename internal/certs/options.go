@@ -53,6 +53,9 @@ type Options struct {
 	// RootCAs, when set, replaces the system roots for talking to the ACME
 	// directory (a private CA, or a test CA).
 	RootCAs *x509.CertPool
+	// WrapListener, when set, wraps the acme mode's listeners (both face
+	// clients directly), e.g. to cap connections per source.
+	WrapListener func(net.Listener) net.Listener
 	// Logger receives start-up, warning and certificate errors; nil discards.
 	Logger *slog.Logger
 }

@@ -44,6 +44,9 @@ func Serve(ctx context.Context, o Options, h http.Handler) error {
 		httpsLn.Close()
 		return fmt.Errorf("listen on %s for HTTP (binding a port below 1024 needs CAP_NET_BIND_SERVICE): %w", o.HTTPAddr, err)
 	}
+	if o.WrapListener != nil {
+		httpsLn, httpLn = o.WrapListener(httpsLn), o.WrapListener(httpLn)
+	}
 	return serveACME(ctx, o, h, httpsLn, httpLn)
 }
 
