@@ -233,7 +233,7 @@ func (s *Server) hostAllowed(hostport string) bool {
 func (s *Server) originAllowed(origin string) bool {
 	u, err := url.Parse(strings.ToLower(origin))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" ||
-		u.User != nil || u.Path != "" || u.RawQuery != "" {
+		u.User != nil || u.Path != "" || u.RawQuery != "" || u.Fragment != "" || strings.ContainsAny(origin, "#?") {
 		return false
 	}
 	host, port, ok := splitHost(u.Host)
