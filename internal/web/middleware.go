@@ -148,13 +148,22 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 // without Origin (every non-browser client) pass.
 func (s *Server) checkOrigin(next http.Handler) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		if o := r.Header.Get("Origin"); o != "" && !s.originAllowed(o) && !anyOrigin(r) {
+		if o := r.Header.Get("Origin"); o != "" && !s.originAllowed(o) && !anyOrigin(r) && !sameOriginNull(r, o) {
 			return &Error{Status: http.StatusForbidden, Code: CodeForbiddenOrigin,
 				Message: "requests from web pages of other sites are not allowed"}
 		}
 		next.ServeHTTP(w, r)
 		return nil
 	})
+}
+
+// sameOriginNull accepts the "null" Origin that browsers send for a form
+// posted from a page with Referrer-Policy: no-referrer (the login and
+// consent pages), when the browser itself vouches with Sec-Fetch-Site that
+// the page is of this origin; pages cannot set that header, and the Host
+// check has already run.
+func sameOriginNull(r *http.Request, origin string) bool {
+	return origin == "null" && r.Header.Get("Sec-Fetch-Site") == "same-origin"
 }
 
 // anyOrigin reports the endpoints that browser-based MCP clients call from

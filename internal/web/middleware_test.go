@@ -201,3 +201,20 @@ func TestRequestLogHasNoSecrets(t *testing.T) {
 		}
 	}
 }
+
+func TestNullOriginFromOwnPage(t *testing.T) {
+	h := newHarness(t, nil)
+	for _, tt := range []struct {
+		site string
+		want int
+	}{{"same-origin", http.StatusNotFound}, {"cross-site", http.StatusForbidden}, {"", http.StatusForbidden}} {
+		r := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/login/totp", strings.NewReader("code=1"))
+		r.Header.Set("Origin", "null")
+		if tt.site != "" {
+			r.Header.Set("Sec-Fetch-Site", tt.site)
+		}
+		if w := h.do(r); w.Code != tt.want {
+			t.Errorf("Origin null, Sec-Fetch-Site %q: %d, want %d", tt.site, w.Code, tt.want)
+		}
+	}
+}
