@@ -17,20 +17,20 @@ func status(ctx context.Context, s *session, _ []string) error {
 	var problems []*cliError
 	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
 
-	vault := absPath(s.vault)
+	dir := absPath(s.vault)
 	switch {
 	case s.vault == "":
 		fmt.Fprintln(tw, "vault\t(not set)")
 		problems = append(problems, fail("pass --vault DIR or set CORTEX_VAULT", "no vault directory given"))
 	default:
-		fmt.Fprintf(tw, "vault\t%s\n", vault)
-		if n, err := countNotes(ctx, vault); err != nil {
+		fmt.Fprintf(tw, "vault\t%s\n", dir)
+		if n, err := countNotes(ctx, dir); err != nil {
 			fmt.Fprintln(tw, "notes\tunavailable")
 			problems = append(problems, fail("check --vault (or CORTEX_VAULT) and that you may read it", "cannot count notes: %v", err))
 		} else {
 			fmt.Fprintf(tw, "notes\t%d\n", n)
 		}
-		if free, err := freeBytes(vault); err != nil {
+		if free, err := vault.FreeSpace(dir); err != nil {
 			fmt.Fprintln(tw, "free disk\tunavailable")
 			problems = append(problems, fail("check --vault (or CORTEX_VAULT)", "cannot read free disk space: %v", err))
 		} else {

@@ -44,3 +44,8 @@ func CountNotes(ctx context.Context, dir string) (int, error) {
 	}
 	return n, nil
 }
+
+// FreeSpace reports the bytes available to unprivileged users on the file
+// system holding dir: the figure the disk floor checks, for `cortex admin
+// status`.
+func FreeSpace(dir string) (uint64, error) { return statfsFree(dir) }
