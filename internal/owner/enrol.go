@@ -117,19 +117,9 @@ func (o *Owner) enrolBegin(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (o *Owner) enrolFinish(w http.ResponseWriter, r *http.Request) error {
-	if o.wa == nil {
-		return errNoPasskeys
-	}
-	if !o.CheckCSRF(r) {
-		return errCSRF
-	}
-	var req finishRequest
-	if err := readJSON(r, &req); err != nil {
+	req, c, err := o.openFinish(r, kindEnrol)
+	if err != nil {
 		return err
-	}
-	c, ok := o.ceremony.open(req.Ceremony, kindEnrol, r.Header.Get(csrfHeader), o.now())
-	if !ok {
-		return errCeremony
 	}
 	parsed, err := protocol.ParseCredentialCreationResponseBytes(req.Credential)
 	if err != nil {

@@ -72,6 +72,27 @@ type finishRequest struct {
 	Return     string          `json:"return"`
 }
 
+// openFinish runs what every WebAuthn finish starts with: passkeys on, the
+// CSRF token, the request body, and the sealed ceremony of this kind, bound
+// to this browser and not expired.
+func (o *Owner) openFinish(r *http.Request, kind ceremonyKind) (finishRequest, ceremony, error) {
+	var req finishRequest
+	if o.wa == nil {
+		return req, ceremony{}, errNoPasskeys
+	}
+	if !o.CheckCSRF(r) {
+		return req, ceremony{}, errCSRF
+	}
+	if err := readJSON(r, &req); err != nil {
+		return req, ceremony{}, err
+	}
+	c, ok := o.ceremony.open(req.Ceremony, kind, r.Header.Get(csrfHeader), o.now())
+	if !ok {
+		return req, ceremony{}, errCeremony
+	}
+	return req, c, nil
+}
+
 func readJSON(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body)
 	if err := dec.Decode(v); err != nil {
@@ -104,19 +125,9 @@ func (o *Owner) passkeyLoginBegin(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (o *Owner) passkeyLoginFinish(w http.ResponseWriter, r *http.Request) error {
-	if o.wa == nil {
-		return errNoPasskeys
-	}
-	if !o.CheckCSRF(r) {
-		return errCSRF
-	}
-	var req finishRequest
-	if err := readJSON(r, &req); err != nil {
+	req, c, err := o.openFinish(r, kindLogin)
+	if err != nil {
 		return err
-	}
-	c, ok := o.ceremony.open(req.Ceremony, kindLogin, r.Header.Get(csrfHeader), o.now())
-	if !ok {
-		return errCeremony
 	}
 	parsed, err := protocol.ParseCredentialRequestResponseBytes(req.Credential)
 	if err != nil {
