@@ -2,10 +2,11 @@ package web
 
 import (
 	"container/list"
-	"github.com/cortex-mcp/cortex/internal/owner"
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/owner"
 )
 
 // limiter is a set of token buckets, one per key, each refilling at rate
@@ -79,26 +80,6 @@ func (l *limiter) take(key string, now time.Time) (bool, time.Duration) {
 	}
 	b.tokens--
 	return true, 0
-}
-
-// ready reports whether key's bucket holds a token without spending it, and
-// if not, how long until it does.
-func (l *limiter) ready(key string, now time.Time) (bool, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	el, ok := l.m[key]
-	if !ok {
-		return true, 0
-	}
-	b := el.Value.(*bucket)
-	tokens := b.tokens
-	if dt := now.Sub(b.last).Seconds(); dt > 0 {
-		tokens = min(l.burst, tokens+dt*l.rate)
-	}
-	if tokens >= 1 {
-		return true, 0
-	}
-	return false, time.Duration((1 - tokens) / l.rate * float64(time.Second))
 }
 
 // len reports how many keys are remembered.

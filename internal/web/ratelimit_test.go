@@ -64,29 +64,22 @@ func TestLimiter(t *testing.T) {
 	l := newLimiter(60, 2, 3)
 	steps := []struct {
 		at    time.Duration
-		op    string // "take" or "ready"
 		key   string
 		ok    bool
 		retry time.Duration
 	}{
-		{0, "ready", "a", true, 0},
-		{0, "take", "a", true, 0},
-		{0, "take", "a", true, 0},
-		{0, "take", "a", false, time.Second},
-		{0, "ready", "a", false, time.Second},
-		{250 * time.Millisecond, "ready", "a", false, 750 * time.Millisecond},
-		{time.Second, "take", "a", true, 0},
-		{time.Second, "take", "a", false, time.Second},
-		{time.Second, "take", "b", true, 0},
+		{0, "a", true, 0},
+		{0, "a", true, 0},
+		{0, "a", false, time.Second},
+		{250 * time.Millisecond, "a", false, 750 * time.Millisecond},
+		{time.Second, "a", true, 0},
+		{time.Second, "a", false, time.Second},
+		{time.Second, "b", true, 0},
 	}
 	for i, s := range steps {
-		f := l.take
-		if s.op == "ready" {
-			f = l.ready
-		}
-		ok, retry := f(s.key, t0.Add(s.at))
+		ok, retry := l.take(s.key, t0.Add(s.at))
 		if ok != s.ok || retry != s.retry {
-			t.Errorf("step %d (%s %s at %v): got %v %v, want %v %v", i, s.op, s.key, s.at, ok, retry, s.ok, s.retry)
+			t.Errorf("step %d (take %s at %v): got %v %v, want %v %v", i, s.key, s.at, ok, retry, s.ok, s.retry)
 		}
 	}
 }
