@@ -29,7 +29,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -247,110 +246,6 @@ func loadConformanceBaseline(t *testing.T) map[string]string {
 	return base
 }
 
-// conformanceCortex is a running `cortex serve` with a fresh vault and state.
-type conformanceCortex struct {
-	url   string // http://127.0.0.1:PORT, as cortex printed it
-	token string
-	logs  *lockedBuffer
-}
-
-// lockedBuffer collects cortex's output while the test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// startConformanceCortex builds cmd/cortex, creates a token and starts the
-// server on a loopback port; it is stopped when the test ends.
-func startConformanceCortex(t *testing.T) *conformanceCortex {
-	t.Helper()
-	dir := t.TempDir()
-	bin := filepath.Join(dir, "cortex")
-	build := exec.CommandContext(t.Context(), "go", "build", "-o", bin, "github.com/cortex-mcp/cortex/cmd/cortex")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building cortex: %v\n%s", err, out)
-	}
-	vault, state := filepath.Join(dir, "vault"), filepath.Join(dir, "state")
-
-	var stdout, stderr bytes.Buffer
-	create := exec.CommandContext(t.Context(), bin, "admin", "token", "create", "conformance", "--state", state)
-	create.Stdout, create.Stderr = &stdout, &stderr
-	if err := create.Run(); err != nil {
-		t.Fatalf("cortex admin token create: %v\n%s", err, stderr.String())
-	}
-	tok := strings.TrimSpace(stdout.String())
-	if tok == "" || strings.ContainsAny(tok, " \t\n") {
-		t.Fatalf("cortex admin token create printed %q on stdout; want the token alone", stdout.String())
-	}
-
-	serve := exec.Command(bin, "serve", "--vault", vault, "--state", state, "--listen", "127.0.0.1:0",
-		// The suite opens sessions in quick succession; the per-token
-		// request budget is not what is tested here.
-		"--rate-limit", "100000")
-	logs := &lockedBuffer{}
-	serve.Stdout = logs
-	errPipe, err := serve.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	listening := make(chan string, 1)
-	scanned := make(chan struct{})
-	go func() {
-		defer close(scanned)
-		sc := bufio.NewScanner(errPipe)
-		for sc.Scan() {
-			line := sc.Text()
-			logs.Write([]byte(line + "\n"))
-			if u, ok := strings.CutPrefix(line, "listening on "); ok {
-				select {
-				case listening <- u:
-				default:
-				}
-			}
-		}
-	}()
-	exited := make(chan error, 1)
-	go func() {
-		<-scanned // Wait closes the pipe; read it to the end first
-		exited <- serve.Wait()
-	}()
-	t.Cleanup(func() {
-		_ = serve.Process.Signal(os.Interrupt)
-		select {
-		case <-exited:
-		case <-time.After(20 * time.Second):
-			_ = serve.Process.Kill()
-			<-exited
-			t.Errorf("cortex did not stop on SIGINT:\n%s", logs.String())
-		}
-	})
-	select {
-	case u := <-listening:
-		return &conformanceCortex{url: u, token: tok, logs: logs}
-	case err := <-exited:
-		t.Fatalf("cortex serve exited before listening (%v):\n%s", err, logs.String())
-	case <-time.After(time.Minute):
-		t.Fatalf("cortex serve printed no \"listening on\" line within a minute:\n%s", logs.String())
-	}
-	return nil
-}
-
 // newTokenProxy serves, on loopback, a reverse proxy to target that adds
 // the bearer token and changes nothing else the server judges: Host and
 // Origin reach the server as the client sent them, and no X-Forwarded-*
@@ -397,12 +292,16 @@ func TestConformance(t *testing.T) {
 		t.Errorf("%s names scenarios the suite no longer has: %s; remove them", conformanceBaselineFile, strings.Join(stale, ", "))
 	}
 
-	srv := startConformanceCortex(t)
-	target, err := url.Parse(srv.url)
+	// A fresh cortex on a loopback port. The suite opens sessions in quick
+	// succession; the per-token request budget is not what is tested here.
+	srv := newInstance(t)
+	token := srv.token("conformance")
+	srv.start("--rate-limit", "100000")
+	target, err := url.Parse(srv.URL)
 	if err != nil {
-		t.Fatalf("cortex printed an unusable URL %q: %v", srv.url, err)
+		t.Fatalf("cortex printed an unusable URL %q: %v", srv.URL, err)
 	}
-	proxy := newTokenProxy(t, target, srv.token)
+	proxy := newTokenProxy(t, target, token)
 	endpoint := proxy.URL + "/mcp"
 
 	all := os.Getenv(conformanceAllEnv) == "1"
