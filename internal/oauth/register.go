@@ -30,7 +30,7 @@ func errRegistration(code, desc string) *oauthError {
 // were never approved are capped (the oldest one past the minimum age makes
 // room; otherwise 503).
 func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) error {
-	if ok, wait := s.register.take(s.source(r)); !ok {
+	if ok, wait := s.register.Take(s.source(r)); !ok {
 		return errSlowDown(wait)
 	}
 	var reg registration

@@ -31,7 +31,7 @@ func parseTokenForm(r *http.Request) error {
 // token is POST /token: the authorization_code and refresh_token grants.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 	src := s.source(r)
-	if ok, wait := s.tokens.take(src); !ok {
+	if ok, wait := s.tokens.Take(src); !ok {
 		return errSlowDown(wait)
 	}
 	if err := parseTokenForm(r); err != nil {
@@ -178,7 +178,7 @@ func pkceMatches(verifier, challenge string) bool {
 // grant. Unknown tokens are answered 200 too.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) error {
 	src := s.source(r)
-	if ok, wait := s.tokens.take(src); !ok {
+	if ok, wait := s.tokens.Take(src); !ok {
 		return errSlowDown(wait)
 	}
 	if err := parseTokenForm(r); err != nil {
