@@ -116,6 +116,12 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, c store.OAuthCl
 		if g.ClientID != c.ID {
 			return "", errInvalidGrant("the refresh token was issued to another client", nil)
 		}
+		// A grant is for the /mcp URL it was approved for: after the public
+		// URL changed, /mcp refuses its tokens, so the client must authorize
+		// again rather than refresh into tokens nobody accepts.
+		if g.Resource != s.resource {
+			return "", errInvalidGrant("the refresh token is for "+g.Resource+", no longer served here; authorize again", nil)
+		}
 		sc, ok := subsetScope(g.Scope, asked)
 		if !ok {
 			return "", &oauthError{status: http.StatusBadRequest, code: "invalid_scope", desc: "a refresh cannot widen the scope"}

@@ -60,7 +60,8 @@ type Options struct {
 	// Verify, when set, verifies every bearer credential instead of Tokens:
 	// cmd composes it from the bearer-token store and the OAuth server.
 	Verify Verifier
-	// ChallengeScope is announced as scope="…" in 401 and 403 challenges.
+	// ChallengeScope is announced as scope="…" in 401 challenges, and with
+	// WriteScope in 403 ones.
 	ChallengeScope string
 	// WriteScope, when set, is the scope a credential with limited scopes
 	// needs to call a tool for which IsWriteTool is true; without it the call
