@@ -3,6 +3,8 @@ package web
 import (
 	"io"
 	"net/http"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 // routes is the whole URL space of cortex, in one place.
@@ -32,13 +34,13 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
-	return &Error{Status: http.StatusNotFound, Code: CodeNotFound,
+	return &httpx.Error{Status: http.StatusNotFound, Code: CodeNotFound,
 		Message: "there is nothing at this path; MCP clients connect to /mcp"}
 }
 
 func (s *Server) methodNotAllowed(allow string) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		return &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Allow: allow,
+		return &httpx.Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Allow: allow,
 			Message: "this path does not take " + r.Method + " requests; use " + allow}
 	})
 }
