@@ -43,6 +43,11 @@ type Config struct {
 	// RedirectAllowlist is the raw OAuth redirect allowlist setting ("" for
 	// the built-in list); the oauth package parses and checks it.
 	RedirectAllowlist string
+
+	// HistoryDays keeps every version of a note this many days (then one
+	// a day for a year); HistoryMaxBytes caps the stored history.
+	HistoryDays     int
+	HistoryMaxBytes int64
 }
 
 // Defaults used by `make run` on a fresh machine.
@@ -79,6 +84,7 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		vault, state, listen, publicURL, instructions, deny              string
 		minFree, rate, sessions, idle, journalDays, logFormat, logLevel  string
 		tls, acmeDir, acmeEmail, httpAddr, httpsAddr, trusted, redirects string
+		historyDays, historyMaxMB                                        string
 	}
 	settings := []setting{
 		{"vault", "CORTEX_VAULT", DefaultVault, "folder of Markdown notes", &raw.vault},
@@ -92,6 +98,8 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		{"max-sessions", "CORTEX_MAX_SESSIONS", "16", "live MCP sessions per token", &raw.sessions},
 		{"session-idle", "CORTEX_SESSION_IDLE", "30m", "idle time after which an MCP session ends", &raw.idle},
 		{"journal-days", "CORTEX_JOURNAL_DAYS", "90", "days the write journal is kept", &raw.journalDays},
+		{"history-days", "CORTEX_HISTORY_DAYS", "30", "days every version of a note is kept (then one a day for a year)", &raw.historyDays},
+		{"history-max-mb", "CORTEX_HISTORY_MAX_MB", "512", "cap on the stored note history (MiB, compressed); the oldest versions go first", &raw.historyMaxMB},
 		{"log-format", "CORTEX_LOG_FORMAT", "text", "text or json", &raw.logFormat},
 		{"log-level", "CORTEX_LOG_LEVEL", "info", "debug, info, warn or error", &raw.logLevel},
 		{"tls", "CORTEX_TLS", "off", "off (plain HTTP on loopback), proxy (behind a reverse proxy) or acme (own certificate)", &raw.tls},
@@ -185,6 +193,14 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	if c.MaxSessions, err = number("--max-sessions", raw.sessions, 1, 1024); err != nil {
 		return Config{}, err
 	}
+	if c.HistoryDays, err = number("--history-days", raw.historyDays, 1, 3650); err != nil {
+		return Config{}, err
+	}
+	mb, err := number("--history-max-mb", raw.historyMaxMB, 1, 1<<20)
+	if err != nil {
+		return Config{}, err
+	}
+	c.HistoryMaxBytes = int64(mb) << 20
 	if c.JournalDays, err = number("--journal-days", raw.journalDays, 1, 3650); err != nil {
 		return Config{}, err
 	}

@@ -124,3 +124,16 @@ func (v *Vault) keepObserved(p string, data []byte, gone bool) {
 		v.log.Warn("vault: an outside change was not kept in the note history", "err", err)
 	}
 }
+
+// Restore writes content, an earlier version of the note at p, as a new
+// version. version guards it like every change: the note's current
+// version, or "" when the note must not exist (a deleted note brought
+// back). The history records it as a restore by the context's writer.
+func (v *Vault) Restore(ctx context.Context, p, version, content string) (WriteResult, error) {
+	if version == "" {
+		return v.createAs(ctx, KindRestore, p, content, false)
+	}
+	return v.modifyAs(ctx, KindRestore, p, version, true, nil, func(string) (string, *Error) {
+		return content, nil
+	})
+}

@@ -37,6 +37,7 @@ type Vault struct {
 	conflicts conflictCache
 	meta      metaCache
 	ix        *indexer // nil without Options.Index
+	history   History  // nil without Options.History
 }
 
 // Open opens the vault at opts.Dir, applies the defaults and removes
@@ -61,6 +62,7 @@ func Open(opts Options) (*Vault, error) {
 		maxNote:   opts.MaxNote,
 		now:       opts.Now,
 		log:       opts.Logger,
+		history:   opts.History,
 	}
 	if v.instr == "" {
 		v.instr = defaultInstructions
