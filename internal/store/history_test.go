@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
-func openHistory(t testing.TB, dir string, c *clock, opts HistoryOptions) *History {
+func openHistory(t testing.TB, dir string, c *testkit.Clock, opts HistoryOptions) *History {
 	t.Helper()
 	opts.Now = c.Now
 	h, err := OpenHistory(context.Background(), dir, opts)
@@ -42,7 +44,7 @@ func versionsOf(t testing.TB, h *History, path string) []NoteVersion {
 
 func TestHistoryFilesArePrivate(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "state")
-	h := openHistory(t, dir, newClock(), HistoryOptions{})
+	h := openHistory(t, dir, testkit.NewClock(time.Time{}), HistoryOptions{})
 	keep(t, h, Keep{Path: "a.md", Content: []byte("x"), Writer: "w", Kind: KindEdit})
 	if m := mode(t, dir); m != 0o700 {
 		t.Errorf("state folder mode %o, want 700", m)
@@ -56,7 +58,7 @@ func TestHistoryFilesArePrivate(t *testing.T) {
 
 func TestHistoryStoresSameBytesOnce(t *testing.T) {
 	ctx := context.Background()
-	h := openHistory(t, t.TempDir(), newClock(), HistoryOptions{})
+	h := openHistory(t, t.TempDir(), testkit.NewClock(time.Time{}), HistoryOptions{})
 	body := bytes.Repeat([]byte("the same paragraph of a note\n"), 200)
 	keep(t, h, Keep{Path: "a.md", Content: body, Writer: "app", Kind: KindCreate})
 	keep(t, h, Keep{Path: "b.md", Content: body, Writer: "app", Kind: KindCreate})
@@ -89,7 +91,7 @@ func TestHistoryStoresSameBytesOnce(t *testing.T) {
 }
 
 func TestHistoryObservedSkipsKnownContent(t *testing.T) {
-	h := openHistory(t, t.TempDir(), newClock(), HistoryOptions{})
+	h := openHistory(t, t.TempDir(), testkit.NewClock(time.Time{}), HistoryOptions{})
 	keep(t, h, Keep{Path: "a.md", Content: []byte("v1"), Writer: "app", Kind: KindEdit})
 	ids := keep(t, h,
 		Keep{Path: "a.md", Content: []byte("v1"), Writer: "external", Kind: KindExternal, Observed: true},
@@ -111,7 +113,7 @@ func TestHistoryObservedSkipsKnownContent(t *testing.T) {
 
 func TestHistoryPurge(t *testing.T) {
 	ctx := context.Background()
-	h := openHistory(t, t.TempDir(), newClock(), HistoryOptions{})
+	h := openHistory(t, t.TempDir(), testkit.NewClock(time.Time{}), HistoryOptions{})
 	shared := []byte("shared text")
 	keep(t, h, Keep{Path: "secret.md", Content: []byte("password: hunter2"), Writer: "app", Kind: KindCreate})
 	keep(t, h, Keep{Path: "secret.md", Content: shared, Writer: "app", Kind: KindEdit})
@@ -137,7 +139,7 @@ func TestHistoryPurge(t *testing.T) {
 
 func TestHistoryRetention(t *testing.T) {
 	ctx := context.Background()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	h := openHistory(t, t.TempDir(), c, HistoryOptions{Days: 30})
 	// Day 0: three edits of live.md and two of gone.md, which is then
 	// deleted; day 1: one more edit of live.md.
@@ -193,7 +195,7 @@ func TestHistoryRetention(t *testing.T) {
 
 func TestHistorySizeCap(t *testing.T) {
 	ctx := context.Background()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	h := openHistory(t, t.TempDir(), c, HistoryOptions{MaxBytes: 20 << 10})
 	// Random bytes do not compress: each version costs about 4 KiB.
 	random := func() []byte {
@@ -231,7 +233,7 @@ func TestHistorySizeCap(t *testing.T) {
 
 func TestHistoryDiskFloor(t *testing.T) {
 	free := uint64(10 << 20)
-	h := openHistory(t, t.TempDir(), newClock(), HistoryOptions{
+	h := openHistory(t, t.TempDir(), testkit.NewClock(time.Time{}), HistoryOptions{
 		MinFree:   10<<20 - 1000,
 		FreeSpace: func() (uint64, error) { return free, nil },
 	})
@@ -254,7 +256,7 @@ func TestHistoryDiskFloor(t *testing.T) {
 
 func TestHistoryDrop(t *testing.T) {
 	ctx := context.Background()
-	h := openHistory(t, t.TempDir(), newClock(), HistoryOptions{})
+	h := openHistory(t, t.TempDir(), testkit.NewClock(time.Time{}), HistoryOptions{})
 	keep(t, h, Keep{Path: "a.md", Content: []byte("v1"), Writer: "app", Kind: KindCreate})
 	ids := keep(t, h, Keep{Path: "a.md", Content: []byte("v2 never written"), Writer: "app", Kind: KindEdit})
 	if err := h.Drop(ctx, ids); err != nil {
