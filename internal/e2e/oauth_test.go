@@ -464,7 +464,7 @@ func TestOAuthReadOnlyGrantAndConsoleRevoke(t *testing.T) {
 	}
 	code, challenge := mcpStatus(t, in, app.tok.AccessToken,
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"create_note","arguments":{"path":"Nope.md","content":"x"}}}`)
-	if code != http.StatusForbidden || !strings.Contains(challenge, `error="insufficient_scope"`) || !strings.Contains(challenge, `scope="notes:write"`) {
+	if code != http.StatusForbidden || !strings.Contains(challenge, `error="insufficient_scope"`) || !strings.Contains(challenge, `scope="notes:read notes:write"`) {
 		t.Errorf("create_note with notes:read: %d %q; want 403 insufficient_scope for notes:write", code, challenge)
 	}
 	if f := must(t, call(t, ctx, cs, "fetch", map[string]any{"id": "Shopping.md"}), "fetch after the refusal"); str(f, "title") != "Shopping" {

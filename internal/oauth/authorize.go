@@ -35,7 +35,7 @@ func (s *Server) authorizeStart(w http.ResponseWriter, r *http.Request) error {
 	// global one must not keep the owner from approving an app.
 	_, signedIn := s.own.Session(r)
 	if !signedIn && !s.own.KnownDevice(r) {
-		if ok, wait := s.authorize.take(src); !ok {
+		if ok, wait := s.authorize.Take(src); !ok {
 			return &pageError{status: http.StatusTooManyRequests, code: "rate_limited", retry: wait,
 				msg: "Too many sign-in requests. Wait a minute and start connecting the app again."}
 		}

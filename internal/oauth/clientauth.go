@@ -128,7 +128,7 @@ func (s *Server) clientKeys(ctx context.Context, c store.OAuthClient, src netip.
 		return keys, now, err
 	}
 	cacheID := "jwks " + c.JWKSURI
-	cached, ok := s.cimd.get(cacheID)
+	cached, ok := s.cimd.Get(cacheID)
 	if ok && !refetch && now.Sub(cached.Fetched) < s.lim.DocTTL {
 		keys, err := parseJWKS([]byte(cached.JWKS))
 		return keys, cached.Fetched, err
@@ -140,7 +140,7 @@ func (s *Server) clientKeys(ctx context.Context, c store.OAuthClient, src netip.
 		}
 		return nil, now, cause
 	}
-	if ok, _ := s.fetches.take(src); !ok {
+	if ok, _ := s.fetches.Take(src); !ok {
 		return fallback(errors.New("fetch budget spent"))
 	}
 	body, err := s.fetch.get(ctx, c.JWKSURI)
@@ -151,7 +151,7 @@ func (s *Server) clientKeys(ctx context.Context, c store.OAuthClient, src netip.
 	if err != nil {
 		return fallback(err)
 	}
-	s.cimd.put(store.OAuthClient{ID: cacheID, JWKS: string(body), Fetched: now})
+	s.cimd.Put(cacheID, store.OAuthClient{ID: cacheID, JWKS: string(body), Fetched: now})
 	if err := s.st.SetOAuthClientJWKS(ctx, c.ID, string(body)); err != nil {
 		s.log.Warn("store client keys", "client", c.ID, "err", err)
 	}

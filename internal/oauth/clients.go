@@ -83,7 +83,7 @@ func (s *Server) client(ctx context.Context, id string, src netip.Prefix) (store
 // fetch fails, an approved client's stored copy serves up to DocStale.
 func (s *Server) documentClient(ctx context.Context, id string, src netip.Prefix) (store.OAuthClient, error) {
 	now := s.now()
-	if c, ok := s.cimd.get(id); ok && now.Sub(c.Fetched) < s.lim.DocTTL {
+	if c, ok := s.cimd.Get(id); ok && now.Sub(c.Fetched) < s.lim.DocTTL {
 		return c, nil
 	}
 	stored, err := s.st.OAuthClient(ctx, id)
@@ -92,7 +92,7 @@ func (s *Server) documentClient(ctx context.Context, id string, src netip.Prefix
 		return store.OAuthClient{}, err
 	}
 	if haveStored && now.Sub(stored.Fetched) < s.lim.DocTTL && !now.Before(stored.Fetched) {
-		s.cimd.put(stored)
+		s.cimd.Put(stored.ID, stored)
 		return stored, nil
 	}
 	stale := func(cause error) (store.OAuthClient, error) {
@@ -102,7 +102,7 @@ func (s *Server) documentClient(ctx context.Context, id string, src netip.Prefix
 		}
 		return store.OAuthClient{}, fmt.Errorf("%w: %v", errUnknownClient, cause)
 	}
-	if ok, _ := s.fetches.take(src); !ok {
+	if ok, _ := s.fetches.Take(src); !ok {
 		return stale(errors.New("metadata fetch budget spent"))
 	}
 	body, err := s.fetch.get(ctx, id)
@@ -120,7 +120,7 @@ func (s *Server) documentClient(ctx context.Context, id string, src netip.Prefix
 			return store.OAuthClient{}, err
 		}
 	}
-	s.cimd.put(c)
+	s.cimd.Put(c.ID, c)
 	return c, nil
 }
 

@@ -117,7 +117,7 @@ func (s *Server) consentDecision(w http.ResponseWriter, r *http.Request) error {
 			if err = s.st.PutCIMDClient(ctx, c); err != nil {
 				return err
 			}
-			s.cimd.forget(c.ID)
+			s.cimd.Remove(c.ID)
 		}
 		code = newSecret(codePrefix)
 		p, err = s.st.ApproveOAuthPending(ctx, idHash, bind, hashSecret("code", code), s.lim.CodeTTL)

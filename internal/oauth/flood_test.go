@@ -141,7 +141,7 @@ func TestAuthorizeFlood(t *testing.T) {
 	if db, wal := sizes[store.FileName], sizes[store.FileName+"-wal"]; db == 0 || db > 1<<20 || wal > 32<<20 {
 		t.Errorf("state files after the flood: %v", sizes)
 	}
-	t.Logf("after the flood: rows %v, state files %v, limiter sources %d", rows, sizes, h.srv.authorize.source.Len())
+	t.Logf("after the flood: rows %v, state files %v, limiter sources %d", rows, sizes, h.srv.authorize.Sources())
 }
 
 // A dozen addresses can spend the global /authorize budget for as long as

@@ -305,3 +305,20 @@ func url1(kv ...string) url.Values {
 	}
 	return v
 }
+
+// moveTo restarts the owner and authorization server at another public URL
+// over the same state, as `cortex serve` does after its URL changed.
+func (h *harness) moveTo(pub string) {
+	h.t.Helper()
+	var err error
+	h.pub = pub
+	if h.own, err = owner.New(owner.Options{Store: h.st, PublicURL: pub, Now: h.clk.Now}); err != nil {
+		h.t.Fatal(err)
+	}
+	if h.srv, err = New(Options{Store: h.st, Owner: h.own, PublicURL: pub, Now: h.clk.Now}); err != nil {
+		h.t.Fatal(err)
+	}
+	h.mux = http.NewServeMux()
+	h.own.Routes(h.mux)
+	h.srv.Routes(h.mux)
+}

@@ -1,18 +1,14 @@
 package oauth
 
 import (
-	"net/netip"
 	"time"
 
-	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
 // Rate is a token bucket: Burst at once, refilling PerMinute.
-type Rate struct {
-	Burst     int
-	PerMinute float64
-}
+type Rate = httpx.Rate
 
 // Limits are the lifetimes and bounds of the authorization server. Zero
 // fields take the value of DefaultLimits.
@@ -127,32 +123,4 @@ func (l Limits) withDefaults() Limits {
 
 func (l Limits) pending() store.PendingLimits {
 	return store.PendingLimits{PerSource: l.PendingPerSource, Total: l.PendingTotal}
-}
-
-// budget is a per-source limiter in front of an optional global one.
-type budget struct {
-	source *owner.Limiter
-	global *owner.Limiter // nil: per source only
-}
-
-func newBudget(src, global Rate, maxSources int, now func() time.Time) budget {
-	b := budget{source: owner.NewLimiter(src.Burst, src.PerMinute, maxSources, now)}
-	if global.Burst > 0 {
-		b.global = owner.NewLimiter(global.Burst, global.PerMinute, 1, now)
-	}
-	return b
-}
-
-// take spends one attempt of src, then one of the global bucket; when the
-// global one refuses, src gets its token back.
-func (b budget) take(src netip.Prefix) (bool, time.Duration) {
-	ok, wait := b.source.Take(src)
-	if !ok || b.global == nil {
-		return ok, wait
-	}
-	if ok, wait := b.global.Take(netip.Prefix{}); !ok {
-		b.source.Refund(src)
-		return false, wait
-	}
-	return true, 0
 }

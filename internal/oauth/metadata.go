@@ -15,6 +15,12 @@ const (
 // Scopes is every scope cortex knows, in the order it lists them.
 var Scopes = []string{ScopeRead, ScopeWrite}
 
+// ScopeOffline is OpenID Connect's request for a refresh token (SEP-2207).
+// cortex issues one with every grant, so asking for it changes nothing; the
+// authorization server lists it so that clients may ask, the protected
+// resource does not, since refreshing is no requirement of /mcp.
+const ScopeOffline = "offline_access"
+
 // DefaultScope is granted when a client asks for none (ChatGPT omits scope
 // when it reconnects) or only for scopes cortex does not know.
 const DefaultScope = ScopeRead + " " + ScopeWrite
@@ -105,7 +111,7 @@ func (s *Server) serverMetadata(w http.ResponseWriter, r *http.Request) {
 		"token_endpoint":                                   s.issuer + "/token",
 		"registration_endpoint":                            s.issuer + "/register",
 		"revocation_endpoint":                              s.issuer + "/revoke",
-		"scopes_supported":                                 Scopes,
+		"scopes_supported":                                 append(slices.Clone(Scopes), ScopeOffline),
 		"response_types_supported":                         []string{"code"},
 		"response_modes_supported":                         []string{"query"},
 		"grant_types_supported":                            []string{"authorization_code", "refresh_token"},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -19,6 +20,9 @@ type registration struct {
 	GrantTypes    []string `json:"grant_types"`
 	ResponseTypes []string `json:"response_types"`
 	Scope         string   `json:"scope"`
+	// AppType is OpenID Connect's application_type (SEP-837): "native"
+	// or "web"; empty when the client did not say.
+	AppType string `json:"application_type"`
 }
 
 func errRegistration(code, desc string) *oauthError {
@@ -30,7 +34,7 @@ func errRegistration(code, desc string) *oauthError {
 // were never approved are capped (the oldest one past the minimum age makes
 // room; otherwise 503).
 func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) error {
-	if ok, wait := s.register.take(s.source(r)); !ok {
+	if ok, wait := s.register.Take(s.source(r)); !ok {
 		return errSlowDown(wait)
 	}
 	var reg registration
@@ -66,6 +70,9 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) error {
 		"token_endpoint_auth_method": c.AuthMethod,
 		"scope":                      normalizeScope(reg.Scope),
 	}
+	if reg.AppType != "" {
+		resp["application_type"] = reg.AppType
+	}
 	if secret != "" {
 		resp["client_secret"] = secret
 		resp["client_secret_expires_at"] = 0
@@ -95,6 +102,9 @@ func (s *Server) newRegisteredClient(reg registration, kind string) (store.OAuth
 				fmt.Sprintf("redirect URI %.200q is not on this server's allowlist; the owner can add it with CORTEX_REDIRECT_ALLOWLIST", u))
 		}
 	}
+	if err := checkAppType(reg.AppType, reg.RedirectURIs); err != nil {
+		return store.OAuthClient{}, err
+	}
 	for _, g := range reg.GrantTypes {
 		if g != "authorization_code" && g != "refresh_token" {
 			return store.OAuthClient{}, errRegistration("invalid_client_metadata", "grant_types may hold only authorization_code and refresh_token")
@@ -120,4 +130,35 @@ func (s *Server) newRegisteredClient(reg registration, kind string) (store.OAuth
 		RedirectURIs: slices.Clone(reg.RedirectURIs),
 		AuthMethod:   method,
 	}, nil
+}
+
+// checkAppType applies OpenID Connect Registration's rule for the redirect
+// URIs of each application_type (SEP-837): a native app receives the code on
+// loopback http or its own private-use scheme, a web app on https at a
+// public host. A client that names no type is held to neither, as before
+// the rule: the allowlist alone decides.
+func checkAppType(typ string, redirects []string) error {
+	if typ == "" {
+		return nil
+	}
+	if typ != "native" && typ != "web" {
+		return errRegistration("invalid_client_metadata", "application_type must be native or web")
+	}
+	for _, r := range redirects {
+		u, err := parseRedirect(r)
+		if err != nil {
+			continue // the allowlist refuses it with its own message
+		}
+		scheme := strings.ToLower(u.Scheme)
+		native := isLoopback(u) || (scheme != "http" && scheme != "https")
+		if typ == "native" && !native {
+			return errRegistration("invalid_redirect_uri",
+				fmt.Sprintf("application_type native takes loopback http or private-use scheme redirect URIs, not %.200q; register as web", r))
+		}
+		if typ == "web" && (scheme != "https" || loopbackHosts[u.Hostname()]) {
+			return errRegistration("invalid_redirect_uri",
+				fmt.Sprintf("application_type web takes https redirect URIs at a public host, not %.200q; register as native", r))
+		}
+	}
+	return nil
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -138,7 +140,7 @@ func TestMetadataAndChallenge(t *testing.T) {
 			"token_endpoint_auth_methods_supported":          "[none client_secret_post client_secret_basic private_key_jwt]",
 			"client_id_metadata_document_supported":          "true",
 			"authorization_response_iss_parameter_supported": "true",
-			"scopes_supported":                               "[notes:read notes:write]",
+			"scopes_supported":                               "[notes:read notes:write offline_access]",
 		}
 		for k, v := range want {
 			if got := fmt.Sprint(m[k]); got != v {
@@ -221,6 +223,85 @@ func TestSanitizeName(t *testing.T) {
 	} {
 		if got := SanitizeName(in, "fallback"); got != want {
 			t.Errorf("SanitizeName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// SEP-837: application_type is accepted in DCR, with OpenID Connect's rule
+// for the redirect URIs each type may use; omitted, nothing is assumed, so
+// clients that predate it keep registering.
+func TestRegistrationApplicationType(t *testing.T) {
+	h := newHarness(t, func(o *Options) {
+		o.RedirectAllowlist = append(slices.Clone(DefaultRedirectAllowlist), "com.example.app:/oauth")
+		o.Limits.RegisterPerSource = Rate{Burst: 100, PerMinute: 100}
+	})
+	for _, tc := range []struct {
+		typ, redirect string
+		err           string
+	}{
+		{"native", "http://127.0.0.1:33418/callback", ""},
+		{"native", "http://localhost/cb", ""},
+		{"native", "http://[::1]:9/cb", ""},
+		{"native", "com.example.app:/oauth", ""},
+		{"native", "https://claude.ai/api/mcp/auth_callback", "invalid_redirect_uri"},
+		{"web", "https://claude.ai/api/mcp/auth_callback", ""},
+		{"web", "http://localhost:9/cb", "invalid_redirect_uri"},
+		{"web", "com.example.app:/oauth", "invalid_redirect_uri"},
+		{"", "http://localhost:9/cb", ""},
+		{"", "https://claude.ai/api/mcp/auth_callback", ""},
+		{"desktop", "http://localhost:9/cb", "invalid_client_metadata"},
+	} {
+		body := map[string]any{"client_name": "x", "redirect_uris": []string{tc.redirect}, "token_endpoint_auth_method": "none"}
+		if tc.typ != "" {
+			body["application_type"] = tc.typ
+		}
+		b, _ := json.Marshal(body)
+		resp := h.call("203.0.113.9:1", http.MethodPost, "/register", "application/json", string(b), nil)
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		switch {
+		case tc.err == "" && (resp.StatusCode != 201 || str(m, "application_type") != tc.typ):
+			t.Errorf("%s %s: %d %v; want 201 echoing the type", tc.typ, tc.redirect, resp.StatusCode, m)
+		case tc.err != "" && (resp.StatusCode != 400 || m["error"] != tc.err || !strings.Contains(str(m, "error_description"), "application_type")):
+			t.Errorf("%s %s: %d %v; want 400 %s naming application_type", tc.typ, tc.redirect, resp.StatusCode, m, tc.err)
+		}
+	}
+}
+
+// SEP-2207: refresh tokens come with every grant; offline_access may be
+// asked for (the authorization server lists it) but is never needed, and the
+// protected resource does not list it, since refreshing is not about /mcp.
+func TestOfflineAccess(t *testing.T) {
+	h := newHarness(t, nil)
+	meta := func(path string) map[string]any {
+		var m map[string]any
+		json.NewDecoder(h.call("192.0.2.1:1", http.MethodGet, path, "", "", nil).Body).Decode(&m)
+		return m
+	}
+	if got := fmt.Sprint(meta("/.well-known/oauth-protected-resource/mcp")["scopes_supported"]); got != "[notes:read notes:write]" {
+		t.Errorf("protected resource scopes_supported = %s", got)
+	}
+	if got := fmt.Sprint(meta("/.well-known/oauth-authorization-server")["scopes_supported"]); got != "[notes:read notes:write offline_access]" {
+		t.Errorf("authorization server scopes_supported = %s", got)
+	}
+	client := h.dcr("claude.ai", claudeCallback)
+	b := h.browser("192.0.2.30:1")
+	b.signIn()
+	for i, scope := range []string{"notes:read offline_access", "notes:read", "offline_access"} {
+		p := newPKCE(fmt.Sprint("k", i))
+		code := h.approve(b, authURL(client, claudeCallback, p, func(v url.Values) { v.Set("scope", scope) }))
+		st, tok := h.exchange(client, code, claudeCallback, p)
+		want := ScopeRead
+		if scope == "offline_access" {
+			want = DefaultScope
+		}
+		if st != 200 || str(tok, "refresh_token") == "" || str(tok, "scope") != want {
+			t.Fatalf("scope %q: %d %v; want a refresh token and scope %q", scope, st, tok, want)
+		}
+		st, next := h.postForm("/token", url.Values{"grant_type": {"refresh_token"}, "client_id": {client},
+			"refresh_token": {str(tok, "refresh_token")}, "scope": {scope}})
+		if st != 200 || str(next, "refresh_token") == "" || str(next, "scope") != want {
+			t.Fatalf("refresh asking %q: %d %v", scope, st, next)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
@@ -66,12 +67,12 @@ type Server struct {
 	cop       *http.CrossOriginProtection
 	pages     *pages
 	fetch     *fetcher
-	cimd      *docCache
+	cimd      *httpx.LRU[string, store.OAuthClient] // documents of clients not yet approved
 	jti       *jtiCache
-	authorize budget
-	register  budget
-	fetches   budget
-	tokens    budget
+	authorize *httpx.Budget
+	register  *httpx.Budget
+	fetches   *httpx.Budget
+	tokens    *httpx.Budget
 
 	mu        sync.Mutex
 	touched   map[int64]time.Time // grant id → last use written
@@ -124,12 +125,12 @@ func New(opts Options) (*Server, error) {
 		return nil, err
 	}
 	l := s.lim
-	s.authorize = newBudget(l.AuthorizePerSource, l.AuthorizeGlobal, l.MaxSources, s.now)
-	s.register = newBudget(l.RegisterPerSource, l.RegisterGlobal, l.MaxSources, s.now)
-	s.fetches = newBudget(l.FetchPerSource, l.FetchGlobal, l.MaxSources, s.now)
-	s.tokens = newBudget(l.TokenPerSource, Rate{}, l.MaxSources, s.now)
+	s.authorize = httpx.NewBudget(l.AuthorizePerSource, l.AuthorizeGlobal, l.MaxSources, s.now)
+	s.register = httpx.NewBudget(l.RegisterPerSource, l.RegisterGlobal, l.MaxSources, s.now)
+	s.fetches = httpx.NewBudget(l.FetchPerSource, l.FetchGlobal, l.MaxSources, s.now)
+	s.tokens = httpx.NewBudget(l.TokenPerSource, Rate{}, l.MaxSources, s.now)
 	s.fetch = newFetcher(opts.Resolver, opts.DialContext, opts.TLSConfig, l.FetchTimeout, l.FetchMaxBytes)
-	s.cimd = newDocCache(l.DocCacheSize)
+	s.cimd = httpx.NewLRU[string, store.OAuthClient](l.DocCacheSize)
 	s.jti = newJTICache(l.MaxAssertions)
 	return s, nil
 }
@@ -177,7 +178,7 @@ const maxBody = 64 << 10
 
 // source is the budget key of r.
 func (s *Server) source(r *http.Request) netip.Prefix {
-	return owner.SourceKey(owner.ClientAddr(r, s.trusted))
+	return httpx.AddrKey(httpx.ClientAddr(r, s.trusted))
 }
 
 // maybePrune deletes dead rows at most every PruneEvery; the requests that

@@ -31,7 +31,7 @@ func parseTokenForm(r *http.Request) error {
 // token is POST /token: the authorization_code and refresh_token grants.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 	src := s.source(r)
-	if ok, wait := s.tokens.take(src); !ok {
+	if ok, wait := s.tokens.Take(src); !ok {
 		return errSlowDown(wait)
 	}
 	if err := parseTokenForm(r); err != nil {
@@ -116,6 +116,12 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, c store.OAuthCl
 		if g.ClientID != c.ID {
 			return "", errInvalidGrant("the refresh token was issued to another client", nil)
 		}
+		// A grant is for the /mcp URL it was approved for: after the public
+		// URL changed, /mcp refuses its tokens, so the client must authorize
+		// again rather than refresh into tokens nobody accepts.
+		if g.Resource != s.resource {
+			return "", errInvalidGrant("the refresh token is for "+g.Resource+", no longer served here; authorize again", nil)
+		}
 		sc, ok := subsetScope(g.Scope, asked)
 		if !ok {
 			return "", &oauthError{status: http.StatusBadRequest, code: "invalid_scope", desc: "a refresh cannot widen the scope"}
@@ -178,7 +184,7 @@ func pkceMatches(verifier, challenge string) bool {
 // grant. Unknown tokens are answered 200 too.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) error {
 	src := s.source(r)
-	if ok, wait := s.tokens.take(src); !ok {
+	if ok, wait := s.tokens.Take(src); !ok {
 		return errSlowDown(wait)
 	}
 	if err := parseTokenForm(r); err != nil {

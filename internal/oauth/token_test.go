@@ -242,3 +242,32 @@ func TestConfidentialClients(t *testing.T) {
 		})
 	}
 }
+
+// A grant is for the /mcp URL it was approved for. Once the public URL
+// changed, its refresh token must fail with invalid_grant, so that the client
+// authorizes again instead of refreshing into tokens /mcp refuses.
+func TestRefreshAfterPublicURLChange(t *testing.T) {
+	ctx := context.Background()
+	h, client, code, p := granted(t)
+	_, tok := h.exchange(client, code, claudeCallback, p)
+	h.moveTo("https://notes.example.org")
+	if _, err := h.srv.VerifyAccessToken(ctx, str(tok, "access_token")); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("access token for the old URL accepted: %v", err)
+	}
+	for _, v := range []url.Values{
+		{"grant_type": {"refresh_token"}, "client_id": {client}, "refresh_token": {str(tok, "refresh_token")}},
+		{"grant_type": {"refresh_token"}, "client_id": {client}, "refresh_token": {str(tok, "refresh_token")},
+			"resource": {"https://notes.example.org/mcp"}},
+	} {
+		st, out := h.postForm("/token", v)
+		if st != 400 || str(out, "error") != "invalid_grant" || !strings.Contains(str(out, "error_description"), "authorize again") {
+			t.Fatalf("refresh of a grant for the old URL: %d %v", st, out)
+		}
+	}
+	// Nothing was spent or revoked by the refusal: back at the old URL the
+	// refresh token still works.
+	h.moveTo(testPublicURL)
+	if st, out := h.refresh(client, str(tok, "refresh_token")); st != 200 {
+		t.Fatalf("refresh at the original URL: %d %v", st, out)
+	}
+}

@@ -3,75 +3,11 @@ package owner
 import (
 	"fmt"
 	"net/http"
-	"net/netip"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
-
-func key(s string) netip.Prefix { return SourceKey(netip.MustParseAddr(s)) }
-
-func TestLimiterNumbers(t *testing.T) {
-	clk := newClock()
-	l := NewLimiter(5, 2, 100, clk.Now)
-	k := key("198.51.100.1")
-	for i := range 5 {
-		if ok, _ := l.Take(k); !ok {
-			t.Fatalf("attempt %d of the burst refused", i+1)
-		}
-	}
-	ok, wait := l.Take(k)
-	if ok || wait != 30*time.Second {
-		t.Fatalf("6th attempt: ok=%v wait=%v, want refused for 30s (2 a minute)", ok, wait)
-	}
-	clk.Advance(29 * time.Second)
-	if ok, wait := l.Take(k); ok || wait != time.Second {
-		t.Fatalf("after 29s: ok=%v wait=%v", ok, wait)
-	}
-	clk.Advance(time.Second)
-	if ok, _ := l.Take(k); !ok {
-		t.Fatal("after 30s: refused")
-	}
-	// Another source has its own bucket.
-	if ok, _ := l.Take(key("198.51.100.2")); !ok {
-		t.Fatal("other source refused")
-	}
-	// A refund gives a token back, never beyond the burst.
-	l.Refund(k)
-	if ok, _ := l.Take(k); !ok {
-		t.Fatal("refunded token missing")
-	}
-	clk.Advance(time.Hour)
-	for range 10 {
-		l.Refund(k)
-	}
-	n := 0
-	for {
-		if ok, _ := l.Take(k); !ok {
-			break
-		}
-		n++
-	}
-	if n != 5 {
-		t.Fatalf("bucket held %d after refunds, want the burst 5", n)
-	}
-}
-
-func TestLimiterForgetsLeastRecentlyUsed(t *testing.T) {
-	clk := newClock()
-	l := NewLimiter(1, 1, 3, clk.Now)
-	for i := range 10 {
-		l.Take(key(fmt.Sprintf("198.51.100.%d", i)))
-	}
-	if l.Len() != 3 {
-		t.Fatalf("remembers %d sources, want 3", l.Len())
-	}
-	// The most recent ones are still spent.
-	if ok, _ := l.Take(key("198.51.100.9")); ok {
-		t.Fatal("recent source forgotten")
-	}
-}
 
 func TestCodeBudgetPerSourceThenGlobal(t *testing.T) {
 	h := newHarness(t, nil) // DefaultBudgets: 5 then 2/min per source, 10/min global

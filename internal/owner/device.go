@@ -1,7 +1,6 @@
 package owner
 
 import (
-	"container/list"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -13,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 // A browser the owner has signed in from carries a device cookie, so that
@@ -139,7 +140,7 @@ func (o *Owner) spendCode(r *http.Request, src netip.Prefix, totp bool) (string,
 		}
 		return id, nil
 	}
-	if ok, wait := o.code.take(src); !ok {
+	if ok, wait := o.code.Take(src); !ok {
 		return "", rateLimited(wait)
 	}
 	return "", nil
@@ -150,44 +151,29 @@ func (o *Owner) spendCode(r *http.Request, src netip.Prefix, totp bool) (string,
 // reach it, so strangers cannot add entries or push the owner's out.
 // Safe for concurrent use.
 type devices struct {
-	rate, burst float64
-	lockAfter   int
-	max         int
-	now         func() time.Time
+	rate      httpx.Rate
+	lockAfter int
+	now       func() time.Time
 
-	mu  sync.Mutex
-	lru *list.List // of *deviceState, most recent at the front
-	m   map[string]*list.Element
+	mu    sync.Mutex // guards the states the LRU hands out
+	state *httpx.LRU[string, *deviceState]
 }
 
 type deviceState struct {
-	id       string
-	bucket   bucket
+	bucket   httpx.Bucket
 	failures int
 }
 
 func newDevices(b Budgets, now func() time.Time) *devices {
-	return &devices{rate: b.DevicePerMinute / 60, burst: float64(b.DeviceBurst), lockAfter: b.DeviceLockAfter,
-		max: max(b.MaxDevices, 1), now: now, lru: list.New(), m: make(map[string]*list.Element)}
+	return &devices{rate: rate(b.DeviceBurst, b.DevicePerMinute), lockAfter: b.DeviceLockAfter,
+		now: now, state: httpx.NewLRU[string, *deviceState](b.MaxDevices)}
 }
 
-// get returns id's state, refilled up to now. d.mu must be held.
+// get returns id's state. d.mu must be held.
 func (d *devices) get(id string) *deviceState {
-	t := d.now()
-	if el, ok := d.m[id]; ok {
-		d.lru.MoveToFront(el)
-		s := el.Value.(*deviceState)
-		s.bucket.refill(t, d.rate, d.burst)
-		return s
-	}
-	s := &deviceState{id: id, bucket: bucket{tokens: d.burst, last: t}}
-	d.m[id] = d.lru.PushFront(s)
-	for d.lru.Len() > d.max {
-		old := d.lru.Back()
-		d.lru.Remove(old)
-		delete(d.m, old.Value.(*deviceState).id)
-	}
-	return s
+	return d.state.GetOrPut(id, func() *deviceState {
+		return &deviceState{bucket: httpx.FullBucket(d.rate, d.now())}
+	})
 }
 
 // open reports whether id's lane is open: fewer than lockAfter wrong TOTP
@@ -202,12 +188,7 @@ func (d *devices) open(id string) bool {
 func (d *devices) take(id string) (bool, time.Duration) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	s := d.get(id)
-	if s.bucket.tokens >= 1 {
-		s.bucket.tokens--
-		return true, 0
-	}
-	return false, waitFor(s.bucket.tokens, d.rate)
+	return d.get(id).bucket.Take(d.rate, d.now())
 }
 
 // fail counts a wrong TOTP code from id and reports whether its lane is
@@ -227,8 +208,4 @@ func (d *devices) reset(id string) {
 	d.get(id).failures = 0
 }
 
-func (d *devices) len() int {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.lru.Len()
-}
+func (d *devices) len() int { return d.state.Len() }

@@ -141,14 +141,14 @@ func TestFloodOfWrongCodes(t *testing.T) {
 			t.Errorf("%s: %d rows after the flood, want %d", table, n, want)
 		}
 	}
-	if n := h.o.code.source.Len(); n > DefaultBudgets.MaxSources {
+	if n := h.o.code.Sources(); n > DefaultBudgets.MaxSources {
 		t.Errorf("code budget remembers %d sources", n)
 	}
 	heapAfter := heapInUse()
 	grown := int64(heapAfter) - int64(heapBefore)
 	t.Logf("flood: %d wrong codes from %d sources (%d IPv4, %d IPv6 /48s); %d checked, %d refused with 429; "+
 		"sources remembered %d; owner rows %v; heap %d KiB -> %d KiB (%+d KiB)",
-		total, sources, sources/2, sources/2, checked.Load(), limited.Load(), h.o.code.source.Len(), rowsAfter,
+		total, sources, sources/2, sources/2, checked.Load(), limited.Load(), h.o.code.Sources(), rowsAfter,
 		heapBefore>>10, heapAfter>>10, grown>>10)
 	if grown > 16<<20 {
 		t.Errorf("heap grew by %d MiB during the flood", grown>>20)

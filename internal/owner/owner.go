@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/go-webauthn/webauthn/webauthn"
 )
@@ -56,8 +57,8 @@ type Owner struct {
 	csrfKey  []byte
 	cop      *http.CrossOriginProtection
 	pages    *pages
-	code     codeBudget
-	passkey  *Limiter
+	code     *httpx.Budget
+	passkey  *httpx.Limiter[netip.Prefix]
 	ceremony *ceremonies
 	devices  *devices
 }
@@ -104,12 +105,10 @@ func New(opts Options) (*Owner, error) {
 		o.fail(w, r, errCrossOrigin)
 	}))
 	b := o.budgets
-	o.code = codeBudget{
-		source: NewLimiter(b.CodeSourceBurst, b.CodeSourcePerMinute, b.MaxSources, o.now),
-		global: NewLimiter(b.CodeGlobalBurst, b.CodeGlobalPerMinute, 1, o.now),
-	}
+	o.code = httpx.NewBudget(rate(b.CodeSourceBurst, b.CodeSourcePerMinute),
+		rate(b.CodeGlobalBurst, b.CodeGlobalPerMinute), b.MaxSources, o.now)
 	o.devices = newDevices(b, o.now)
-	o.passkey = NewLimiter(b.PasskeySourceBurst, b.PasskeySourcePerMinute, b.MaxSources, o.now)
+	o.passkey = httpx.NewLimiter[netip.Prefix](rate(b.PasskeySourceBurst, b.PasskeySourcePerMinute), b.MaxSources, o.now)
 	ceremonyKey := make([]byte, 32)
 	rand.Read(ceremonyKey)
 	o.ceremony = newCeremonies(ceremonyKey)
@@ -166,7 +165,7 @@ const maxBody = 64 << 10
 
 // source is the budget key of r.
 func (o *Owner) source(r *http.Request) netip.Prefix {
-	return SourceKey(ClientAddr(r, o.trusted))
+	return httpx.AddrKey(httpx.ClientAddr(r, o.trusted))
 }
 
 // LoginURL is the login page that returns to returnTo (a local path such as

@@ -5,12 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -85,7 +87,6 @@ func bearerSecret(r *http.Request) (string, bool) {
 // slow for the guesser without locking out good clients behind the same
 // address.
 func (s *Server) authenticate(r *http.Request) (Identity, error) {
-	now := s.now()
 	secret, sent := bearerSecret(r)
 	if sent {
 		id, err := s.verify(r.Context(), secret)
@@ -96,8 +97,7 @@ func (s *Server) authenticate(r *http.Request) (Identity, error) {
 			return Identity{}, fmt.Errorf("verify token: %w", err)
 		}
 	}
-	src := s.sourceKey(r)
-	if ok, retry := s.authFails.take(src, now); !ok {
+	if ok, retry := s.authFails.Take(s.sourceKey(r)); !ok {
 		return Identity{}, errRateLimited("with missing or bad tokens from this address", retry)
 	}
 	if !sent {
@@ -149,4 +149,12 @@ func bindTokenInfo(next http.Handler) http.Handler {
 		return ti, nil
 	}
 	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
+}
+
+// sourceKey names the network source of r for the unauthenticated budget,
+// by the same rules as the owner's login budgets: the TCP peer, or the
+// right-most untrusted X-Forwarded-For entry when the peer is one of
+// Options.TrustedProxies; IPv4 alone, IPv6 per /48.
+func (s *Server) sourceKey(r *http.Request) netip.Prefix {
+	return httpx.AddrKey(httpx.ClientAddr(r, s.opts.TrustedProxies))
 }

@@ -5,7 +5,7 @@ import (
 	"net/netip"
 	"sync"
 
-	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 // LimitConnections caps the connections open at once from one source (an
@@ -65,7 +65,7 @@ func sourceOf(a net.Addr) netip.Prefix {
 	} else if ap, err := netip.ParseAddrPort(a.String()); err == nil {
 		addr = ap.Addr()
 	}
-	return owner.SourceKey(addr.Unmap())
+	return httpx.AddrKey(addr.Unmap())
 }
 
 type limitedConn struct {

@@ -23,7 +23,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	if li := logInfoFrom(r.Context()); li != nil {
 		li.app = id.App
 	}
-	if ok, retry := s.tokenRate.take(id.Subject, s.now()); !ok {
+	if ok, retry := s.tokenRate.Take(id.Subject); !ok {
 		return errRateLimited("for this token", retry)
 	}
 	if err := s.checkScope(r, id); err != nil {

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
+	"strings"
 )
 
 // checkScope refuses, with 403 insufficient_scope, a tool call that needs
@@ -25,11 +27,22 @@ func (s *Server) checkScope(r *http.Request, id Identity) error {
 	for _, name := range toolCalls(body) {
 		if s.opts.IsWriteTool(name) {
 			return &Error{Status: http.StatusForbidden, Code: CodeInsufficientScope,
-				Challenge: s.challenge(fmt.Sprintf(`error="insufficient_scope", scope=%q`, s.opts.WriteScope)),
+				Challenge: s.challenge(fmt.Sprintf(`error="insufficient_scope", scope=%q`, s.scopesForWrite())),
 				Message:   "this app may only read notes; reconnect it and allow it to write to call " + name}
 		}
 	}
 	return nil
+}
+
+// scopesForWrite is every scope a write needs (SEP-2350: all of them in one
+// challenge): the scopes announced for /mcp, which a write uses too, and the
+// write scope.
+func (s *Server) scopesForWrite() string {
+	need := strings.Fields(s.opts.ChallengeScope)
+	if !slices.Contains(need, s.opts.WriteScope) {
+		need = append(need, s.opts.WriteScope)
+	}
+	return strings.Join(need, " ")
 }
 
 // toolCalls lists the tool names called by a JSON-RPC message or batch.

@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 // Defaults of Options.
@@ -35,8 +37,9 @@ const (
 	DefaultMaxBody             = 4 << 20
 )
 
-// Budgets for requests that carry no valid token, per source address (IPv4
-// address or IPv6 /64), and the memory bounds of the rate limiters.
+// Budgets for requests that carry no valid token, per source (an IPv4
+// address or an IPv6 /48, see httpx.AddrKey), and the memory bounds of the
+// rate limiters.
 const (
 	authFailPerMinute = 60
 	authFailBurst     = 20
@@ -57,7 +60,8 @@ type Options struct {
 	// Verify, when set, verifies every bearer credential instead of Tokens:
 	// cmd composes it from the bearer-token store and the OAuth server.
 	Verify Verifier
-	// ChallengeScope is announced as scope="…" in 401 and 403 challenges.
+	// ChallengeScope is announced as scope="…" in 401 challenges, and with
+	// WriteScope in 403 ones.
 	ChallengeScope string
 	// WriteScope, when set, is the scope a credential with limited scopes
 	// needs to call a tool for which IsWriteTool is true; without it the call
@@ -114,8 +118,8 @@ type Server struct {
 	publicPort   string // always set, the scheme's default if the URL has none
 	publicOrigin string // scheme://host[:port], default port left out
 
-	tokenRate  *limiter
-	authFails  *limiter
+	tokenRate  *httpx.Limiter[string]
+	authFails  *httpx.Limiter[netip.Prefix]
 	sessions   *sessions
 	lastServer atomic.Pointer[mcp.Server]
 	mcp        http.Handler
@@ -154,8 +158,10 @@ func New(o Options) (*Server, error) {
 		now:          o.Now,
 		verify:       o.Verify,
 		newMCPServer: o.NewMCPServer,
-		tokenRate:    newLimiter(o.RatePerMinute, o.RateBurst, maxTokenBuckets),
-		authFails:    newLimiter(authFailPerMinute, authFailBurst, maxSources),
+		tokenRate: httpx.NewLimiter[string](httpx.Rate{Burst: o.RateBurst, PerMinute: float64(o.RatePerMinute)},
+			maxTokenBuckets, o.Now),
+		authFails: httpx.NewLimiter[netip.Prefix](httpx.Rate{Burst: authFailBurst, PerMinute: authFailPerMinute},
+			maxSources, o.Now),
 		sessions:     newSessions(o.MaxSessionsPerToken, o.Now),
 	}
 	if err := s.setPublicURL(o.PublicURL); err != nil {

@@ -1,4 +1,4 @@
-package owner
+package httpx
 
 import (
 	"net/http/httptest"
@@ -61,7 +61,7 @@ func TestClientAddrBoundsHops(t *testing.T) {
 	}
 }
 
-func TestSourceKey(t *testing.T) {
+func TestAddrKey(t *testing.T) {
 	cases := []struct{ in, want string }{
 		{"203.0.113.5", "203.0.113.5/32"},
 		{"::ffff:203.0.113.5", "203.0.113.5/32"},
@@ -75,12 +75,12 @@ func TestSourceKey(t *testing.T) {
 		{"::ffff:203.0.113.5%eth0", "203.0.113.5/32"},
 	}
 	for _, tc := range cases {
-		got := SourceKey(netip.MustParseAddr(tc.in))
+		got := AddrKey(netip.MustParseAddr(tc.in))
 		if !got.IsValid() || got.String() != tc.want {
-			t.Errorf("SourceKey(%s) = %s (valid %v), want %s", tc.in, got, got.IsValid(), tc.want)
+			t.Errorf("AddrKey(%s) = %s (valid %v), want %s", tc.in, got, got.IsValid(), tc.want)
 		}
 	}
-	if SourceKey(netip.Addr{}) != (netip.Prefix{}) {
+	if AddrKey(netip.Addr{}) != (netip.Prefix{}) {
 		t.Error("invalid address has a real key")
 	}
 }
@@ -99,6 +99,15 @@ func FuzzClientAddr(f *testing.F) {
 		if a.IsValid() && a.Zone() != "" {
 			t.Fatalf("zoned address %s", a)
 		}
-		SourceKey(a)
+		AddrKey(a)
 	})
+}
+
+func TestSourceKeyReadsRemoteAddr(t *testing.T) {
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "[2001:db8:1:2::5]:443"
+	r.Header.Set("X-Forwarded-For", "198.51.100.9")
+	if got := SourceKey(r).String(); got != "2001:db8:1::/48" {
+		t.Fatalf("SourceKey = %s, want the peer's /48 (headers are the serve path's business)", got)
+	}
 }

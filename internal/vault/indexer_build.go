@@ -1,0 +1,111 @@
+package vault
+
+import (
+	"context"
+	"io/fs"
+	"runtime"
+	"runtime/debug"
+	"sync"
+	"time"
+)
+
+// rebuild builds the index from the notes and puts it in place of the
+// current one, which keeps serving meanwhile (or the scan, when there is
+// none).
+func (ix *indexer) rebuild() *Error {
+	start := time.Now()
+	ix.mu.Lock()
+	ix.building = true
+	ix.mu.Unlock()
+	x, e := ix.build(context.Background())
+	ix.mu.Lock()
+	ix.building = false
+	if e != nil {
+		ix.mu.Unlock()
+		return e
+	}
+	ix.x = x
+	close(ix.changed)
+	ix.changed = make(chan struct{})
+	ix.mu.Unlock()
+	// The build read every note once; hand that memory back to the
+	// system now rather than keep it as idle heap.
+	debug.FreeOSMemory()
+	ix.v.log.Info("search index ready", "notes", x.live, "terms", len(x.terms),
+		"duration", time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// build reads every note into a fresh index: one goroutine walks and
+// reads, the analysis runs on the available cores (at most two), and one
+// goroutine fills the index.
+func (ix *indexer) build(ctx context.Context) (*index, *Error) {
+	type job struct {
+		path string
+		data []byte
+		fi   fs.FileInfo
+	}
+	// Small buffers: a queued job holds a whole note in memory.
+	jobs := make(chan job, 8)
+	results := make(chan *analysed, 8)
+	workers := min(2, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range jobs {
+				results <- analyse(j.path, string(j.data), j.fi)
+			}
+		}()
+	}
+	x := newIndex()
+	filled := make(chan struct{})
+	go func() {
+		for a := range results {
+			x.put(a, false)
+		}
+		close(filled)
+	}()
+	ix.watch("")
+	e := ix.v.walk(ctx, "", true, func(w walkEntry) *Error {
+		select {
+		case <-ix.stop:
+			return newErr(CodeInternal, "", context.Canceled)
+		default:
+		}
+		if w.info.IsDir() {
+			ix.watch(w.path)
+			return nil
+		}
+		if w.info.Size() > ix.v.maxNote {
+			return nil
+		}
+		data, st, e := ix.v.readIn(w.dir, w.name, w.info)
+		if e != nil {
+			return nil // gone or replaced meanwhile; a notification follows
+		}
+		jobs <- job{w.path, data, st}
+		return nil
+	})
+	close(jobs)
+	wg.Wait()
+	close(results)
+	<-filled
+	if e != nil {
+		return nil, e
+	}
+	x.sortTerms()
+	x.shrink()
+	return x, nil
+}
+
+// shrink trims the spare capacity of every posting after a bulk load.
+func (x *index) shrink() {
+	for i := range x.post {
+		p := &x.post[i]
+		if cap(p.data) > len(p.data) {
+			p.data = append([]byte(nil), p.data...)
+		}
+	}
+}
