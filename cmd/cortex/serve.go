@@ -38,7 +38,7 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 func certOptions(cfg config.Config, log *slog.Logger) certs.Options {
 	return certs.Options{
 		Mode:           cfg.TLS,
-		PublicURL:      cfg.PublicURL,
+		PublicURL:      cfg.PublicURL.String(),
 		CacheDir:       filepath.Join(cfg.State, "acme"),
 		DirectoryURL:   cfg.ACMEDirectory,
 		Email:          cfg.ACMEEmail,
@@ -102,8 +102,8 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 		}
 		defer ln.Close()
-		if cfg.PublicURL == "" {
-			if cfg.PublicURL, err = config.CanonicalURL("http://" + ln.Addr().String()); err != nil {
+		if cfg.PublicURL.IsZero() {
+			if cfg.PublicURL, err = config.PublicURLFromListen(ln.Addr().String()); err != nil {
 				return err
 			}
 		}
@@ -113,19 +113,20 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 
-	own, err := owner.New(owner.Options{Store: st, PublicURL: cfg.PublicURL, Logger: log, TrustedProxies: cfg.TrustedProxies})
+	publicURL := cfg.PublicURL.String()
+	own, err := owner.New(owner.Options{Store: st, PublicURL: publicURL, Logger: log, TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return err
 	}
-	as, err := oauth.New(oauth.Options{Store: st, Owner: own, PublicURL: cfg.PublicURL, Logger: log.With("component", "oauth"),
+	as, err := oauth.New(oauth.Options{Store: st, Owner: own, PublicURL: publicURL, Logger: log.With("component", "oauth"),
 		TrustedProxies: cfg.TrustedProxies, RedirectAllowlist: redirects})
 	if err != nil {
 		return err
 	}
 
-	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: cfg.PublicURL, Logger: log, Version: version}
+	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: publicURL, Logger: log, Version: version}
 	srv, err := web.New(web.Options{
-		PublicURL: cfg.PublicURL,
+		PublicURL: publicURL,
 		Verify:    verifier(st, as),
 		NewMCPServer: func(r *http.Request) *mcp.Server {
 			instructions, err := v.Instructions(r.Context())
@@ -154,7 +155,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 
 	go prune(ctx, st, as, cfg.JournalDays, log)
 
-	log.Info("cortex is serving", "version", version, "vault", cfg.Vault, "public_url", cfg.PublicURL, "tls", cfg.TLS)
+	log.Info("cortex is serving", "version", version, "vault", cfg.Vault, "public_url", publicURL, "tls", cfg.TLS)
 	if cfg.TLS == certs.ModeACME {
 		fmt.Fprintf(stderr, "serving %s (certificate from %s)\n", cfg.PublicURL, cfg.ACMEDirectory)
 	} else {
