@@ -139,6 +139,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			own.Routes(mux)
 			as.Routes(mux)
 		},
+		Health:              v.Check,
 		ResourceMetadataURL: as.ResourceMetadataURL(),
 		ChallengeScope:      oauth.DefaultScope,
 		WriteScope:          oauth.ScopeWrite,

@@ -30,6 +30,9 @@ const (
 	CodeInvalidArgument  = "invalid_argument"
 	CodeNotANote         = "not_a_note"
 	CodeInternal         = "internal"
+	// CodeVaultReplaced: the vault path names another folder than the one
+	// cortex opened (a restore, a move); writes wait for a restart.
+	CodeVaultReplaced = "vault_replaced"
 )
 
 // Error is what every exported vault method returns on failure. Message is one

@@ -314,6 +314,9 @@ type writeSpec struct {
 // temp file in the same folder, fsync, rename (or link for a new note so
 // that nothing that appeared meanwhile is overwritten), fsync of the folder.
 func (v *Vault) writeAtomic(w writeSpec) *Error {
+	if e := v.checkHome(); e != nil {
+		return e
+	}
 	dir := path.Dir(w.path)
 	if dir != "." {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
@@ -348,7 +351,9 @@ func (v *Vault) writeAtomic(w writeSpec) *Error {
 		return e
 	}
 	v.syncDir(dir)
-	return nil
+	// The folder may have been replaced while the note was written: then
+	// the write is not acknowledged, as it went where nobody looks.
+	return v.checkHome()
 }
 
 // commitTemp puts the written temp file in place of w.path.

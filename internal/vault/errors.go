@@ -27,6 +27,7 @@ var defaultMessages = map[string]string{
 	CodeBadFrontmatter:   "The note's frontmatter is not valid YAML; fix it with an edit first.",
 	CodeInvalidArgument:  "Check the arguments and try again.",
 	CodeNotANote:         "Only Markdown notes (names ending in .md) can be read or written.",
+	CodeVaultReplaced:    msgReplaced,
 	CodeInternal:         "Something went wrong on the server; try again later or tell the owner.",
 }
 

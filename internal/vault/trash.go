@@ -84,6 +84,9 @@ func trashName(p string, n int) string {
 // the new name, then removal of the old name. The file keeps its inode,
 // mode and modification time.
 func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
+	if e := v.checkHome(); e != nil {
+		return e
+	}
 	cur, err := v.root.Lstat(from)
 	if err != nil {
 		return fsErr("lstat", err)
@@ -105,7 +108,7 @@ func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
 					return fsErr("rename", err)
 				}
 				v.syncDir(path.Dir(to))
-				return nil
+				return v.checkHome()
 			}
 		}
 		return e
@@ -118,7 +121,7 @@ func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
 	if path.Dir(from) != path.Dir(to) {
 		v.syncDir(path.Dir(from))
 	}
-	return nil
+	return v.checkHome()
 }
 
 // Move renames a note; to must not exist. Moving a note out of .trash/

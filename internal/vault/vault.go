@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 )
@@ -24,8 +26,10 @@ const (
 type Vault struct {
 	root      *os.Root
 	dir       string
-	protected []string // folded keys of protected prefixes
-	instr     string   // instructions file, vault-relative
+	home      fs.FileInfo // the opened folder, by device and inode
+	homeLost  atomic.Bool // the path names another folder now (logged)
+	protected []string    // folded keys of protected prefixes
+	instr     string      // instructions file, vault-relative
 	instrKey  string
 	minFree   uint64
 	freeSpace func(dir string) (uint64, error)
@@ -106,6 +110,10 @@ func Open(opts Options) (*Vault, error) {
 		return nil, newErr(CodeInvalidArgument, "The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open root: %w", err))
 	}
 	v.root = root
+	if v.home, err = root.Stat("."); err != nil {
+		root.Close()
+		return nil, newErr(CodeInvalidArgument, "The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open root: %w", err))
+	}
 	if opts.Index {
 		// Cleaning walks every folder, as the build does; both run in the
 		// background so that serving starts at once.
