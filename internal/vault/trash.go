@@ -36,7 +36,8 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 		return WriteResult{}, e
 	}
 	defer unlock()
-	data, fi, _, e := v.readNote(p)
+	// Another normal form of p has the same lock.
+	p, data, fi, _, e := v.readNamed(p)
 	if e != nil {
 		return WriteResult{}, e
 	}
@@ -152,6 +153,9 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 	}
 	if e := v.checkFree(); e != nil {
 		return MoveResult{}, e
+	}
+	if from = v.existingSpelling(from); from == to {
+		return MoveResult{}, newErr(CodeInvalidArgument, "The new path is the same as the old one; give a different path.", nil)
 	}
 	// Links are resolved against the notes as they are before the move, so
 	// that links to from still resolve to it.

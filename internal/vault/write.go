@@ -72,6 +72,11 @@ func (v *Vault) Append(ctx context.Context, p, text, section string) (WriteResul
 		if at > 0 && cur[at-1] != '\n' {
 			text = eol(cur) + text
 		}
+		if at > 0 && startsWithHeading(text) && !endsWithBlankLine(cur[:at]+text[:len(text)-len(strings.TrimLeft(text, "\r\n"))]) {
+			// A new heading gets the blank line before it that Markdown
+			// editors put there.
+			text = eol(cur) + text
+		}
 		return cur[:at] + text + cur[at:], nil
 	})
 }
@@ -142,10 +147,11 @@ func (v *Vault) UpdateFrontmatter(ctx context.Context, p, version string, set ma
 			if errors.As(err, &fe) {
 				return "", newErr(CodeBadFrontmatter, "The note's frontmatter is not valid YAML; fix it with an edit first.", err)
 			}
-			return "", newErr(CodeInvalidArgument, "The frontmatter change was refused; use non-empty keys and plain JSON values.", err)
+			// The markdown package names the key at fault and the fix.
+			return "", newErr(CodeInvalidArgument, err.Error(), err)
 		}
-		if e := v.checkWriteSize(next[:max(0, len(next)-len(cur))]); e != nil {
-			return "", e
+		if grow := len(next) - len(cur); grow > v.maxWrite {
+			return "", errWriteTooLarge(grow, v.maxWrite)
 		}
 		return next, nil
 	})
@@ -178,7 +184,8 @@ func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersi
 		return WriteResult{}, e
 	}
 	defer unlock()
-	data, fi, _, e := v.readNote(p)
+	// Another normal form of p has the same lock.
+	p, data, fi, _, e := v.readNamed(p)
 	if e != nil {
 		return WriteResult{}, e
 	}
@@ -218,10 +225,31 @@ func sectionErr(err error) *Error {
 	var amb *markdown.AmbiguousError
 	if errors.As(err, &amb) {
 		e := newErr(CodeSectionAmbiguous, "", err)
-		e.Candidates = amb.Candidates
+		e.Candidates, e.More = amb.Candidates, amb.More
+		return e
+	}
+	var nf *markdown.NotFoundError
+	if errors.As(err, &nf) {
+		msg := "No heading matches this section; pass one of the note's headings listed in candidates, like \"## Plan\"."
+		if len(nf.Headings) == 0 {
+			msg = "The note has no headings; leave the section out to use the whole note."
+		}
+		e := newErr(CodeSectionNotFound, msg, err)
+		e.Candidates, e.More = nf.Headings, nf.More
 		return e
 	}
 	return newErr(CodeSectionNotFound, "", err)
+}
+
+// Section returns the section of content under heading, heading line
+// included, as FindSection finds it; a missing or ambiguous heading gives
+// an *Error that lists the headings to choose from.
+func Section(content, heading string) (string, error) {
+	start, _, end, err := markdown.FindSection(content, heading)
+	if err != nil {
+		return "", sectionErr(err)
+	}
+	return content[start:end], nil
 }
 
 // endOfText is where text appended to the section [bodyStart, end) goes:
@@ -237,6 +265,20 @@ func endOfText(cur string, bodyStart, end int) int {
 		return at + i + 1
 	}
 	return end
+}
+
+// startsWithHeading reports text whose first non-blank line is an ATX
+// heading.
+func startsWithHeading(text string) bool {
+	t := strings.TrimLeft(text, "\r\n")
+	line, _, _ := strings.Cut(t, "\n")
+	return len(markdown.Headings(line)) > 0 && !strings.HasPrefix(t, "---")
+}
+
+// endsWithBlankLine reports text that ends in an empty line (or is empty).
+func endsWithBlankLine(s string) bool {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return s == "" || strings.HasSuffix(s, "\n\n")
 }
 
 // eol is the line end the note uses.
