@@ -6,8 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -19,23 +17,9 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
-)
 
-// findChromium returns the browser binary, skipping the test when there is
-// none outside CI and failing it in CI, where .ci/run installs one.
-func findChromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no chromium on PATH; CI must install the Debian package chromium")
-	}
-	t.Skip("no chromium on PATH (apt-get install chromium); the browser test runs in CI")
-	return ""
-}
+	"github.com/cortex-mcp/cortex/internal/testkit"
+)
 
 // TestOwnerInRealBrowser is the owner's whole life in headless Chromium with
 // a virtual platform authenticator: `cortex admin setup` prints a TOTP URI,
@@ -43,8 +27,8 @@ func findChromium(t *testing.T) string {
 // the link, then signs in with the passkey, with TOTP and with a recovery
 // code, and a reused recovery code is refused.
 func TestOwnerInRealBrowser(t *testing.T) {
-	chromium := findChromium(t)
-	clk := newTestClock(time.Now().Truncate(time.Second))
+	chromium := testkit.Chromium(t)
+	clk := testkit.NewClock(time.Now().Truncate(time.Second))
 	state := t.TempDir()
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

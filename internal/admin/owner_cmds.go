@@ -97,9 +97,11 @@ func runOwner(ctx context.Context, env Env, args []string) (bool, error) {
 	}
 	if o.publicURL != "" {
 		// The same canonical form the server uses, so the passkey origin matches.
-		if o.publicURL, err = config.CanonicalURL(o.publicURL); err != nil {
+		u, err := config.ParsePublicURL(o.publicURL)
+		if err != nil {
 			return true, usage(publicURLHint, "--public-url: %v", err)
 		}
+		o.publicURL = u.String()
 	}
 	return true, c.run(ctx, s, pos)
 }

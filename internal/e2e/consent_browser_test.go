@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -17,23 +15,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/pquerna/otp/totp"
 	"golang.org/x/oauth2"
-)
 
-// chromiumPath returns the browser binary, skipping the test when there is
-// none outside CI and failing it in CI, where .ci/run installs one.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no chromium on PATH; CI must install the Debian package chromium")
-	}
-	t.Skip("no chromium on PATH (apt-get install chromium); the browser test runs in CI")
-	return ""
-}
+	"github.com/cortex-mcp/cortex/internal/testkit"
+)
 
 // appCallback is the app's redirect endpoint on loopback: it hands every
 // request to /cb to the test and shows a page the browser can be seen on.
@@ -93,7 +77,7 @@ func registerPublicClient(t *testing.T, in *instance, name, redirect string) str
 // answer goes, and allows (then, for a second request, denies). The page's
 // CSP must let the form's redirect reach the app on loopback.
 func TestConsentBrowser(t *testing.T) {
-	chromium := chromiumPath(t)
+	chromium := testkit.Chromium(t)
 	in := newInstance(t)
 	in.start()
 	owner := setupOwner(t, in)
