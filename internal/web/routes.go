@@ -33,7 +33,7 @@ const CodeUnavailable = "unavailable"
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 	if s.opts.Health != nil {
 		if err := s.opts.Health(); err != nil {
-			return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+			return &httpx.Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
 				Message: "cortex cannot serve its vault; the server log says why and what to do", Err: err}
 		}
 	}
