@@ -22,9 +22,19 @@ func (s *Server) routes() http.Handler {
 	return mux
 }
 
-// healthz answers "ok" to anyone: it says the process serves HTTP, nothing
-// more, so it needs no token.
+// CodeUnavailable is /healthz's answer when Options.Health fails.
+const CodeUnavailable = "unavailable"
+
+// healthz answers "ok" to anyone: it says the process serves HTTP and its
+// vault is the folder it opened, nothing more, so it needs no token. What
+// is wrong goes to the log, not to an anonymous caller.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	if s.opts.Health != nil {
+		if err := s.opts.Health(); err != nil {
+			return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+				Message: "cortex cannot serve its vault; the server log says why and what to do", Err: err}
+		}
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	_, err := io.WriteString(w, "ok\n")

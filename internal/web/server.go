@@ -75,6 +75,9 @@ type Options struct {
 	// behind the same middleware stack. Their patterns must not overlap
 	// /mcp or /healthz.
 	Mount func(mux *http.ServeMux)
+	// Health, when set, is asked by /healthz, which fails while it
+	// returns an error (cmd passes the vault's Check).
+	Health func() error
 	// ResourceMetadataURL, when set, is announced in WWW-Authenticate
 	// challenges as resource_metadata (RFC 9728) for OAuth discovery.
 	ResourceMetadataURL string
