@@ -163,7 +163,8 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 			return res, nil
 		}
 		c := call{tool: t.Name, app: s.appFor(req)}
-		out, err := h(ctx, c, args)
+		// The note history names the app as the writer of what it changes.
+		out, err := h(vault.WithWriter(ctx, c.app), c, args)
 		if err != nil {
 			return errorResult(s.toolError(c, err)), nil
 		}

@@ -86,9 +86,11 @@ type Options struct {
 	// rescan, so that search, links and recent changes need no scan of
 	// the notes. Until it is built they scan, as they always do without it.
 	// Changes made outside cortex reach the index within about a second.
-	Index  bool
-	Now    func() time.Time
-	Logger *slog.Logger
+	Index bool
+	// History keeps every version cortex writes or sees; nil keeps none.
+	History History
+	Now     func() time.Time
+	Logger  *slog.Logger
 }
 
 // Note is a note as read.

@@ -42,6 +42,7 @@ type Vault struct {
 	conflicts conflictCache
 	meta      metaCache
 	ix        *indexer // nil without Options.Index
+	history   History  // nil without Options.History
 }
 
 // Open opens the vault at opts.Dir, applies the defaults and removes
@@ -66,6 +67,7 @@ func Open(opts Options) (*Vault, error) {
 		maxNote:   opts.MaxNote,
 		now:       opts.Now,
 		log:       opts.Logger,
+		history:   opts.History,
 	}
 	if v.instr == "" {
 		v.instr = defaultInstructions

@@ -11,10 +11,16 @@ import (
 
 // Create writes a new note; it never replaces an existing one.
 func (v *Vault) Create(ctx context.Context, p, content string) (WriteResult, error) {
+	return v.createAs(ctx, KindCreate, p, content, true)
+}
+
+// createAs is Create with the kind of change the history records; a
+// restore writes a whole earlier version, which no write limit bounds.
+func (v *Vault) createAs(ctx context.Context, kind, p, content string, limitWrite bool) (WriteResult, error) {
 	if e := v.checkCreatable(p); e != nil {
 		return WriteResult{}, e
 	}
-	if e := v.checkWriteSize(content); e != nil {
+	if e := v.checkWriteSize(content); limitWrite && e != nil {
 		return WriteResult{}, e
 	}
 	if e := v.checkResultSize(len(content)); e != nil {
@@ -32,7 +38,12 @@ func (v *Vault) Create(ctx context.Context, p, content string) (WriteResult, err
 		return WriteResult{}, e
 	}
 	data := []byte(content)
+	ids, e := v.keep(ctx, Kept{Path: p, Content: data, Kind: kind})
+	if e != nil {
+		return WriteResult{}, e
+	}
 	if e := v.writeAtomic(writeSpec{path: p, data: data}); e != nil {
+		v.unkeep(ctx, ids)
 		return WriteResult{}, e
 	}
 	v.indexWrite(p, data)
@@ -45,7 +56,7 @@ func (v *Vault) Append(ctx context.Context, p, text, section string) (WriteResul
 	if text == "" {
 		return WriteResult{}, newErr(CodeInvalidArgument, "Give the text to append.", nil)
 	}
-	return v.modify(ctx, p, "", false, []string{text}, func(cur string) (string, *Error) {
+	return v.modifyAs(ctx, KindAppend, p, "", false, []string{text}, func(cur string) (string, *Error) {
 		text := withEOL(cur, text)
 		if !strings.HasSuffix(text, "\n") {
 			text += eol(cur)
@@ -151,6 +162,11 @@ func (v *Vault) UpdateFrontmatter(ctx context.Context, p, version string, set ma
 // the current content and returns the new one; texts are what the caller
 // sent, checked against the write limit before any disk access.
 func (v *Vault) modify(ctx context.Context, p, version string, needVersion bool, texts []string, change func(cur string) (string, *Error)) (WriteResult, error) {
+	return v.modifyAs(ctx, KindEdit, p, version, needVersion, texts, change)
+}
+
+// modifyAs is modify with the kind of change the history records.
+func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersion bool, texts []string, change func(cur string) (string, *Error)) (WriteResult, error) {
 	if e := v.checkWritable(p); e != nil {
 		return WriteResult{}, e
 	}
@@ -188,7 +204,16 @@ func (v *Vault) modify(ctx context.Context, p, version string, needVersion bool,
 		return WriteResult{}, e
 	}
 	out := []byte(next)
+	// The text being replaced (if cortex has not seen it yet) and the new
+	// one are stored before the note changes.
+	ids, e := v.keep(ctx,
+		Kept{Path: p, Content: data, Writer: WriterExternal, Kind: KindExternal, Observed: true},
+		Kept{Path: p, Content: out, Kind: kind})
+	if e != nil {
+		return WriteResult{}, e
+	}
 	if e := v.writeAtomic(writeSpec{path: p, data: out, prev: fi}); e != nil {
+		v.unkeep(ctx, ids)
 		return WriteResult{}, e
 	}
 	v.indexWrite(p, out)
