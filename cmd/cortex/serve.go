@@ -15,6 +15,7 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/certs"
 	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -76,12 +77,21 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 
 	// A floor of 0 turns the disk check off; the vault reads 0 as "default".
 	minFree := max(cfg.MinFreeBytes, 1)
+	hist, err := store.OpenHistory(ctx, cfg.State, store.HistoryOptions{
+		Logger: log, Days: cfg.HistoryDays, MaxBytes: cfg.HistoryMaxBytes,
+		MinFree: cfg.MinFreeBytes, FreeSpace: func() (uint64, error) { return vault.FreeSpace(cfg.State) },
+	})
+	if err != nil {
+		return fmt.Errorf("open the note history: %w", err)
+	}
+	defer hist.Close()
 	v, err := vault.Open(vault.Options{
 		Dir:          cfg.Vault,
 		Denied:       cfg.Deny,
 		Instructions: cfg.Instructions,
 		MinFree:      minFree,
 		Index:        true,
+		History:      history.Keeper(hist),
 		Logger:       log,
 	})
 	if err != nil {
@@ -154,7 +164,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 
-	go prune(ctx, st, as, cfg.JournalDays, log)
+	go prune(ctx, st, as, hist, cfg.JournalDays, log)
 
 	log.Info("cortex is serving", "version", version, "vault", cfg.Vault, "public_url", publicURL, "tls", cfg.TLS)
 	if cfg.TLS == certs.ModeACME {
@@ -190,9 +200,9 @@ func verifier(st *store.Store, as *oauth.Server) web.Verifier {
 	}
 }
 
-// prune drops journal entries older than the retention and expired OAuth
-// state once an hour.
-func prune(ctx context.Context, st *store.Store, as *oauth.Server, days int, log *slog.Logger) {
+// prune drops journal entries older than the retention, thins the note
+// history to its retention and drops expired OAuth state once an hour.
+func prune(ctx context.Context, st *store.Store, as *oauth.Server, hist *store.History, days int, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -201,6 +211,11 @@ func prune(ctx context.Context, st *store.Store, as *oauth.Server, days int, log
 			log.Warn("pruning the write journal failed", "err", err)
 		} else if n > 0 {
 			log.Info("pruned the write journal", "entries", n)
+		}
+		if r, err := hist.Prune(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("pruning the note history failed", "err", err)
+		} else if r.Versions > 0 {
+			log.Info("pruned the note history", "versions", r.Versions, "contents", r.Blobs)
 		}
 		if err := as.Prune(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("pruning expired OAuth state failed", "err", err)

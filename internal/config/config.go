@@ -43,6 +43,11 @@ type Config struct {
 	// RedirectAllowlist is the raw OAuth redirect allowlist setting ("" for
 	// the built-in list); the oauth package parses and checks it.
 	RedirectAllowlist string
+
+	// HistoryDays keeps every version of a note this many days (then one
+	// a day for a year); HistoryMaxBytes caps the stored history.
+	HistoryDays     int
+	HistoryMaxBytes int64
 }
 
 // ErrHelp is returned when -h or --help was asked for; usage has been printed.
@@ -145,6 +150,14 @@ func (raw Settings) Config() (Config, error) {
 	if c.MaxSessions, err = number("--max-sessions", raw.MaxSessions, 1, 1024); err != nil {
 		return Config{}, err
 	}
+	if c.HistoryDays, err = number("--history-days", raw.HistoryDays, 1, 3650); err != nil {
+		return Config{}, err
+	}
+	mb, err := number("--history-max-mb", raw.HistoryMaxMB, 1, 1<<20)
+	if err != nil {
+		return Config{}, err
+	}
+	c.HistoryMaxBytes = int64(mb) << 20
 	if c.JournalDays, err = number("--journal-days", raw.JournalDays, 1, 3650); err != nil {
 		return Config{}, err
 	}

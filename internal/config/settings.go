@@ -26,6 +26,8 @@ type Settings struct {
 
 	TLS, ACMEDirectory, ACMEEmail, HTTPAddr, HTTPSAddr, TrustedProxies string
 	RedirectAllowlist                                                  string
+
+	HistoryDays, HistoryMaxMB string
 }
 
 // setting is one row of the table: flag name, variable, default, help.
@@ -48,6 +50,8 @@ func (s *Settings) table() []setting {
 		{"max-sessions", "CORTEX_MAX_SESSIONS", "16", "live MCP sessions per token", &s.MaxSessions},
 		{"session-idle", "CORTEX_SESSION_IDLE", "30m", "idle time after which an MCP session ends", &s.SessionIdle},
 		{"journal-days", "CORTEX_JOURNAL_DAYS", "90", "days the write journal is kept", &s.JournalDays},
+		{"history-days", "CORTEX_HISTORY_DAYS", "30", "days every version of a note is kept (then one a day for a year)", &s.HistoryDays},
+		{"history-max-mb", "CORTEX_HISTORY_MAX_MB", "512", "cap on the stored note history (MiB, compressed); the oldest versions go first", &s.HistoryMaxMB},
 		{"log-format", "CORTEX_LOG_FORMAT", "text", "text or json", &s.LogFormat},
 		{"log-level", "CORTEX_LOG_LEVEL", "info", "debug, info, warn or error", &s.LogLevel},
 		{"tls", "CORTEX_TLS", "off", "off (plain HTTP on loopback), proxy (behind a reverse proxy) or acme (own certificate)", &s.TLS},

@@ -2,13 +2,11 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/cortex-mcp/cortex/internal/vault"
-	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 )
 
 // Paging of fetch, in characters (Unicode code points).
@@ -63,7 +61,7 @@ func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error
 	}
 	text := n.Content
 	if in.Section != "" {
-		if text, err = section(text, in.Section); err != nil {
+		if text, err = vault.Section(text, in.Section); err != nil {
 			return fetchOut{}, err
 		}
 	}
@@ -97,21 +95,6 @@ func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error
 		out.Metadata.NextOffset = &next
 	}
 	return out, nil
-}
-
-// section cuts the text under one heading, heading line included.
-func section(content, heading string) (string, error) {
-	start, _, end, err := markdown.FindSection(content, heading)
-	var amb *markdown.AmbiguousError
-	switch {
-	case errors.As(err, &amb):
-		return "", &vault.Error{Code: vault.CodeSectionAmbiguous, Candidates: amb.Candidates}
-	case errors.Is(err, markdown.ErrSectionNotFound):
-		return "", &vault.Error{Code: vault.CodeSectionNotFound}
-	case err != nil:
-		return "", fmt.Errorf("find section: %w", err)
-	}
-	return content[start:end], nil
 }
 
 // page returns at most limit characters of text from character offset on,

@@ -45,14 +45,22 @@ type Error struct {
 	Version string
 	// Count is the number of matches for CodeMultipleMatches.
 	Count int
-	// Candidates lists the matching headings for CodeSectionAmbiguous.
+	// Candidates lists what the caller may choose from: the matching
+	// headings (CodeSectionAmbiguous), the note's headings
+	// (CodeSectionNotFound). At most 50; More counts the rest.
 	Candidates []string
+	More       int
 	// Err is the underlying cause, for logs only.
 	Err error
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 func (e *Error) Unwrap() error { return e.Err }
+
+// Specific reports whether Message was written for this very failure (it
+// names the rule broken, the limit passed, the key at fault) rather than
+// being the code's general sentence.
+func (e *Error) Specific() bool { return e.Message != "" && e.Message != defaultMessages[e.Code] }
 
 // Options configures a Vault. Zero values mean the defaults noted.
 type Options struct {
@@ -78,9 +86,11 @@ type Options struct {
 	// rescan, so that search, links and recent changes need no scan of
 	// the notes. Until it is built they scan, as they always do without it.
 	// Changes made outside cortex reach the index within about a second.
-	Index  bool
-	Now    func() time.Time
-	Logger *slog.Logger
+	Index bool
+	// History keeps every version cortex writes or sees; nil keeps none.
+	History History
+	Now     func() time.Time
+	Logger  *slog.Logger
 }
 
 // Note is a note as read.

@@ -142,6 +142,42 @@ func (v *Vault) adoptSpelling(p string) string {
 	return strings.Join(segs, "/")
 }
 
+// existingSpelling returns p with each part that does not exist spelled
+// as the entry beside it that differs only by Unicode normalisation:
+// "Café.md" typed composed finds "Café.md" that a Mac wrote decomposed,
+// and the other way round. A part with no such twin ends the search, and
+// p is returned unchanged.
+func (v *Vault) existingSpelling(p string) string {
+	segs := strings.Split(p, "/")
+	for i := range segs {
+		cur := strings.Join(segs[:i+1], "/")
+		if _, err := v.root.Lstat(cur); err == nil {
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+		t := v.twin(cur, "")
+		if t == "" {
+			return p
+		}
+		segs[i] = t
+	}
+	return strings.Join(segs, "/")
+}
+
+// readNamed is readNote that also finds the note under another Unicode
+// normal form of p; it returns the path as spelled on disk.
+func (v *Vault) readNamed(p string) (string, []byte, fs.FileInfo, fs.FileInfo, *Error) {
+	data, fi, parent, e := v.readNote(p)
+	if e != nil && e.Code == CodeNotFound {
+		if q := v.existingSpelling(p); q != p {
+			p = q
+			data, fi, parent, e = v.readNote(p)
+		}
+	}
+	return p, data, fi, parent, e
+}
+
 // openDir opens the folder dir ("." for the root) as a root of its own,
 // one component at a time, refusing symbolic links at each. Lookups in the
 // returned root then cost a single system call each. It also returns the
@@ -199,13 +235,13 @@ func (v *Vault) readNote(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Error) {
 			return nil, nil, nil, fsErr("lstat", err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, nil, nil, newErr(CodeInvalidPath, "This path is a symbolic link, which cortex never follows; use the real path.", nil)
+			return nil, nil, nil, newErr(CodeInvalidPath, "This note is a symbolic link, which cortex never follows; use the path of the note it points to, or ask the owner to replace the link with the note itself.", nil)
 		}
 		if !fi.Mode().IsRegular() {
 			return nil, nil, nil, newErr(CodeNotANote, "This path is a folder or a special file, not a note; list it instead.", nil)
 		}
 		if fi.Size() > v.maxNote {
-			return nil, nil, nil, newErr(CodeNoteTooLarge, "", nil)
+			return nil, nil, nil, errNoteTooLarge(fi.Size(), v.maxNote)
 		}
 		data, st, e := v.readIn(r, name, fi)
 		if e == errReplaced {
@@ -250,7 +286,7 @@ func readAllSized(f *os.File, size, limit int64) ([]byte, *Error) {
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > limit {
-			return nil, newErr(CodeNoteTooLarge, "", nil)
+			return nil, errNoteTooLarge(-1, limit)
 		}
 		if err == io.EOF || (err == nil && int64(len(buf)) == size && n > 0) {
 			return buf, nil

@@ -19,7 +19,7 @@ func (v *Vault) Links(ctx context.Context, p string) (*Links, error) {
 	if e := v.checkReadable(p); e != nil {
 		return nil, e
 	}
-	data, _, _, e := v.readNote(p)
+	p, data, _, _, e := v.readNamed(p)
 	if e != nil {
 		return nil, e
 	}

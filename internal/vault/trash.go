@@ -36,7 +36,8 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 		return WriteResult{}, e
 	}
 	defer unlock()
-	data, fi, _, e := v.readNote(p)
+	// Another normal form of p has the same lock.
+	p, data, fi, _, e := v.readNamed(p)
 	if e != nil {
 		return WriteResult{}, e
 	}
@@ -44,6 +45,16 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 	if version != cur {
 		return WriteResult{}, errVersion(cur)
 	}
+	ids, e := v.keep(ctx, Kept{Path: p, Content: data, Kind: KindDelete, Gone: true})
+	if e != nil {
+		return WriteResult{}, e
+	}
+	done := false
+	defer func() {
+		if !done {
+			v.unkeep(ctx, ids)
+		}
+	}()
 	for i := 1; i <= maxTrashSuffix; i++ {
 		target := v.adoptSpelling(trashName(p, i))
 		e := v.checkNewPath(target, "")
@@ -64,6 +75,7 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 			return WriteResult{}, e
 		}
 		v.indexRemove(p)
+		done = true
 		return WriteResult{Path: target, OldVersion: cur, Version: cur}, nil
 	}
 	return WriteResult{}, newErr(CodeNoteExists, "The trash already holds too many notes of this name; ask the owner to empty .trash/.", nil)
@@ -142,6 +154,9 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 	if e := v.checkFree(); e != nil {
 		return MoveResult{}, e
 	}
+	if from = v.existingSpelling(from); from == to {
+		return MoveResult{}, newErr(CodeInvalidArgument, "The new path is the same as the old one; give a different path.", nil)
+	}
 	// Links are resolved against the notes as they are before the move, so
 	// that links to from still resolve to it.
 	linking, resolver, e := v.notesLinkingTo(ctx, from)
@@ -192,7 +207,19 @@ func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveR
 	if e := v.checkNewPath(to, from); e != nil && !(e.Code == CodeNoteExists && v.isFile(to, fi)) {
 		return MoveResult{}, e
 	}
+	var kept []Kept
+	if !inTrash(from) {
+		kept = append(kept, Kept{Path: from, Content: data, Kind: KindMove, Gone: true})
+	}
+	if !inTrash(to) {
+		kept = append(kept, Kept{Path: to, Content: data, Kind: KindMove})
+	}
+	ids, e := v.keep(ctx, kept...)
+	if e != nil {
+		return MoveResult{}, e
+	}
 	if e := v.relink(from, to, fi); e != nil {
+		v.unkeep(ctx, ids)
 		return MoveResult{}, e
 	}
 	v.indexRemove(from)

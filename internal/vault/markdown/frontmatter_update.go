@@ -25,15 +25,15 @@ import (
 func UpdateFrontmatter(content string, set map[string]any, remove []string) (string, error) {
 	for k := range set {
 		if strings.TrimSpace(k) == "" {
-			return "", errors.New("frontmatter keys must not be empty")
+			return "", errors.New("a key in set is empty; name every frontmatter key you set")
 		}
 	}
 	for _, k := range remove {
 		if strings.TrimSpace(k) == "" {
-			return "", errors.New("frontmatter keys must not be empty")
+			return "", errors.New("a key in remove is empty; name every frontmatter key you remove")
 		}
 		if _, ok := set[k]; ok {
-			return "", fmt.Errorf("frontmatter key %q is both set and removed; choose one", k)
+			return "", fmt.Errorf("the key %q is both in set and in remove; put it in set to change its value, or in remove to delete it, not both", k)
 		}
 	}
 	if len(set)+len(remove) > MaxFrontmatterKeys {
