@@ -24,10 +24,7 @@ func runOwnerCmd(t *testing.T, state string, clk *testkit.Clock, stdin string, a
 	t.Helper()
 	var out, errOut bytes.Buffer
 	env := Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut, StateDir: state, Now: clk.Now}
-	ok, err := runOwner(context.Background(), env, args)
-	if !ok {
-		t.Fatalf("%v: not an owner command", args)
-	}
+	err := dispatch(context.Background(), env, args)
 	return ownerRun{out.String(), errOut.String(), err}
 }
 

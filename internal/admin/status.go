@@ -64,7 +64,7 @@ func status(ctx context.Context, s *session, _ []string) error {
 }
 
 func countTokens(ctx context.Context, s *session) (int, error) {
-	st, err := s.openStore(ctx, false)
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return 0, err
 	}

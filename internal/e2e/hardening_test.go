@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -79,5 +80,43 @@ func TestReplacedVaultFolder(t *testing.T) {
 	}
 	if got := getStatus(t, in.URL+"/healthz"); got != http.StatusOK {
 		t.Errorf("/healthz after the restart = %d", got)
+	}
+}
+
+// A note planted with 100,000 frontmatter keys (1.3 MB) is fetched at
+// once: the block is refused by its size before any YAML is decoded, and
+// the fetch says why. Before the limit one such fetch took over a minute.
+func TestHugeFrontmatterIsFetchedQuickly(t *testing.T) {
+	in := newInstance(t)
+	token := in.token("laptop")
+	var b strings.Builder
+	b.WriteString("---\n")
+	for i := range 100_000 {
+		fmt.Fprintf(&b, "key%06d: %d\n", i, i)
+	}
+	b.WriteString("---\n# Huge\n")
+	if err := os.MkdirAll(in.Vault, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in.Vault, "huge.md"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs := in.connect(ctx, token)
+	// The bound is generous for a loaded machine; the fetch itself takes
+	// milliseconds.
+	const bound = 3 * time.Second
+	for range 3 {
+		start := time.Now()
+		f := must(t, call(t, ctx, cs, "fetch", map[string]any{"id": "huge.md", "max_chars": 100}), "fetch")
+		if took := time.Since(start); took > bound {
+			t.Errorf("fetch took %v, want under %v", took, bound)
+		}
+		meta, _ := f["metadata"].(map[string]any)
+		if fe := str(meta, "frontmatter_error"); !strings.Contains(fe, "the most cortex reads") {
+			t.Errorf("frontmatter_error = %q, want the limit stated", fe)
+		}
 	}
 }

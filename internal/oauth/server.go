@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"crypto/tls"
+	"embed"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -65,7 +66,8 @@ type Server struct {
 	allow     *allowlist
 	lim       Limits
 	cop       *http.CrossOriginProtection
-	pages     *pages
+	pages     *httpx.Pages
+	problem   httpx.Renderer // the error page
 	fetch     *fetcher
 	cimd      *httpx.LRU[string, store.OAuthClient] // documents of clients not yet approved
 	jti       *jtiCache
@@ -117,13 +119,10 @@ func New(opts Options) (*Server, error) {
 	if err := s.cop.AddTrustedOrigin(s.issuer); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadConfig, err)
 	}
-	s.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.renderError(w, r, &pageError{status: http.StatusForbidden, code: "cross_origin",
-			msg: "This form was sent from another site. Start connecting the app again."})
-	}))
-	if s.pages, err = loadPages(); err != nil {
+	if s.pages, err = httpx.NewPages(assets, "assets/*.html"); err != nil {
 		return nil, err
 	}
+	s.problem = s.pages.ProblemPage(describeProblem)
 	l := s.lim
 	s.authorize = httpx.NewBudget(l.AuthorizePerSource, l.AuthorizeGlobal, l.MaxSources, s.now)
 	s.register = httpx.NewBudget(l.RegisterPerSource, l.RegisterGlobal, l.MaxSources, s.now)
@@ -160,18 +159,20 @@ func (s *Server) Routes(mux *http.ServeMux) {
 		"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/token", "/register", "/revoke"} {
 		mux.HandleFunc("OPTIONS "+p, preflight)
 	}
-	mux.Handle("GET /authorize", s.page(s.authorizeStart))
-	mux.Handle("/authorize", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Allow", "GET, HEAD")
-		s.renderError(w, r, &pageError{status: http.StatusMethodNotAllowed, code: "method_not_allowed",
-			msg: "The authorization endpoint takes only GET requests."})
-	}))
+	mux.Handle("GET "+authorizePath, s.page(s.authorizeStart))
+	mux.Handle(authorizePath, s.page(func(http.ResponseWriter, *http.Request) error { return errAuthorizeMethod }))
 	mux.Handle("GET /authorize/consent", s.page(s.consentPage))
-	mux.Handle("POST /authorize/consent", s.cop.Handler(s.page(s.consentDecision)))
+	mux.Handle("POST /authorize/consent", s.form(s.consentDecision))
 	mux.Handle("POST /token", s.api(s.token))
 	mux.Handle("POST /register", s.api(s.registerClient))
 	mux.Handle("POST /revoke", s.api(s.revoke))
 }
+
+// authorizePath is the authorization endpoint.
+const authorizePath = "/authorize"
+
+//go:embed assets/*.html
+var assets embed.FS
 
 // maxBody bounds every POST body of these endpoints.
 const maxBody = 64 << 10

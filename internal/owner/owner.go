@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -56,7 +57,9 @@ type Owner struct {
 	wa       *webauthn.WebAuthn // nil when passkeys are off
 	csrfKey  []byte
 	cop      *http.CrossOriginProtection
-	pages    *pages
+	pages    *httpx.Pages
+	static   fs.FS // the page scripts and style sheet
+	problem  httpx.Renderer
 	code     *httpx.Budget
 	passkey  *httpx.Limiter[netip.Prefix]
 	ceremony *ceremonies
@@ -101,9 +104,6 @@ func New(opts Options) (*Owner, error) {
 	if err := o.cop.AddTrustedOrigin(o.origin); err != nil {
 		return nil, fmt.Errorf("owner: %w", err)
 	}
-	o.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		o.fail(w, r, errCrossOrigin)
-	}))
 	b := o.budgets
 	o.code = httpx.NewBudget(rate(b.CodeSourceBurst, b.CodeSourcePerMinute),
 		rate(b.CodeGlobalBurst, b.CodeGlobalPerMinute), b.MaxSources, o.now)
@@ -112,9 +112,13 @@ func New(opts Options) (*Owner, error) {
 	ceremonyKey := make([]byte, 32)
 	rand.Read(ceremonyKey)
 	o.ceremony = newCeremonies(ceremonyKey)
-	if o.pages, err = loadPages(); err != nil {
+	if o.pages, err = httpx.NewPages(assets, "assets/*.html"); err != nil {
 		return nil, fmt.Errorf("owner: %w", err)
 	}
+	if o.static, err = fs.Sub(assets, "assets"); err != nil {
+		return nil, fmt.Errorf("owner: %w", err)
+	}
+	o.problem = o.pages.ProblemPage(describeProblem)
 	if PasskeysEnabled(opts.PublicURL) {
 		o.wa, err = webauthn.New(&webauthn.Config{
 			RPID:          u.Hostname(),
@@ -141,27 +145,15 @@ func New(opts Options) (*Owner, error) {
 func (o *Owner) Routes(mux *http.ServeMux) {
 	mux.Handle("GET /login", o.page(o.loginPage))
 	mux.Handle("GET /login/assets/{name}", http.HandlerFunc(o.asset))
-	mux.Handle("POST /login/totp", o.post(o.page(o.loginTOTP)))
-	mux.Handle("POST /login/recovery", o.post(o.page(o.loginRecovery)))
-	mux.Handle("POST /login/passkey/begin", o.post(o.api(o.passkeyLoginBegin)))
-	mux.Handle("POST /login/passkey/finish", o.post(o.api(o.passkeyLoginFinish)))
-	mux.Handle("POST /logout", o.post(o.page(o.logout)))
+	mux.Handle("POST /login/totp", o.form(o.loginTOTP))
+	mux.Handle("POST /login/recovery", o.form(o.loginRecovery))
+	mux.Handle("POST /login/passkey/begin", o.api(o.passkeyLoginBegin))
+	mux.Handle("POST /login/passkey/finish", o.api(o.passkeyLoginFinish))
+	mux.Handle("POST /logout", o.post(o.problem, o.logout))
 	mux.Handle("GET /enrol", o.page(o.enrolPage))
-	mux.Handle("POST /enrol/passkey/begin", o.post(o.api(o.enrolBegin)))
-	mux.Handle("POST /enrol/passkey/finish", o.post(o.api(o.enrolFinish)))
+	mux.Handle("POST /enrol/passkey/begin", o.api(o.enrolBegin))
+	mux.Handle("POST /enrol/passkey/finish", o.api(o.enrolFinish))
 }
-
-// post guards a state-changing route: cross-origin browser requests are
-// refused before the handler runs, and the body is bounded.
-func (o *Owner) post(h http.Handler) http.Handler {
-	return o.cop.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		h.ServeHTTP(w, r)
-	}))
-}
-
-// maxBody bounds every POST body; a WebAuthn response is a few KiB.
-const maxBody = 64 << 10
 
 // source is the budget key of r.
 func (o *Owner) source(r *http.Request) netip.Prefix {

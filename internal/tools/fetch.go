@@ -16,7 +16,7 @@ const (
 )
 
 type fetchIn struct {
-	ID       string `json:"id" jsonschema:"the note's path, as returned by search, list or recent"`
+	ID       string `json:"id" jsonschema:"the note's path or name"`
 	Section  string `json:"section,omitempty" jsonschema:"return only the section under this heading, e.g. Plan or ## Plan"`
 	Offset   int    `json:"offset,omitempty" jsonschema:"character to start at; pass metadata.next_offset to read the next page"`
 	MaxChars int    `json:"max_chars,omitempty" jsonschema:"most characters to return: default 20000, at most 100000"`
@@ -45,9 +45,6 @@ type fetchOut struct {
 }
 
 func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error) {
-	if in.ID == "" {
-		return fetchOut{}, invalidArgument("id is empty; pass a note path from search, list or recent")
-	}
 	if in.Offset < 0 {
 		return fetchOut{}, invalidArgument("offset must not be negative; leave it out to start at the beginning")
 	}
@@ -55,11 +52,18 @@ func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error
 	if err != nil {
 		return fetchOut{}, err
 	}
-	n, err := s.vault.Read(ctx, s.noteID(in.ID))
+	named, err := s.target(ctx, in.ID)
+	if err != nil {
+		return fetchOut{}, err
+	}
+	n, err := s.vault.Read(ctx, named.Path)
 	if err != nil {
 		return fetchOut{}, err
 	}
 	text := n.Content
+	if in.Section == "" {
+		in.Section = named.Heading
+	}
 	if in.Section != "" {
 		if text, err = vault.Section(text, in.Section); err != nil {
 			return fetchOut{}, err

@@ -280,6 +280,16 @@ func (s *server) noteID(id string) string {
 	return p
 }
 
+// target finds the note an id names: its path, its URL as search returns
+// it, or its name as a wiki link writes it ("Plan", "Plan#Budget", an
+// alias).
+func (s *server) target(ctx context.Context, id string) (vault.Named, error) {
+	if strings.TrimSpace(id) == "" {
+		return vault.Named{}, invalidArgument("id is empty; pass the note's path or name")
+	}
+	return s.vault.Lookup(ctx, s.noteID(id))
+}
+
 // timestamp formats a modification time for output.
 func timestamp(t time.Time) string {
 	if t.IsZero() {

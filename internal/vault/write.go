@@ -144,6 +144,10 @@ func (v *Vault) UpdateFrontmatter(ctx context.Context, p, version string, set ma
 		next, err := markdown.UpdateFrontmatter(cur, set, remove)
 		if err != nil {
 			var fe *markdown.FrontmatterError
+			if errors.As(err, &fe) && fe.Limit {
+				return "", newErr(CodeInvalidArgument, fmt.Sprintf("The frontmatter would be past what cortex reads (%d KiB, %d keys); keep it smaller, or shorten it with an edit first.",
+					markdown.MaxFrontmatterBytes>>10, markdown.MaxFrontmatterKeys), err)
+			}
 			if errors.As(err, &fe) {
 				return "", newErr(CodeBadFrontmatter, "The note's frontmatter is not valid YAML; fix it with an edit first.", err)
 			}

@@ -3,6 +3,8 @@ package web
 import (
 	"io"
 	"net/http"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 // routes is the whole URL space of cortex, in one place.
@@ -31,7 +33,7 @@ const CodeUnavailable = "unavailable"
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 	if s.opts.Health != nil {
 		if err := s.opts.Health(); err != nil {
-			return &Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+			return &httpx.Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
 				Message: "cortex cannot serve its vault; the server log says why and what to do", Err: err}
 		}
 	}
@@ -42,13 +44,13 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
-	return &Error{Status: http.StatusNotFound, Code: CodeNotFound,
+	return &httpx.Error{Status: http.StatusNotFound, Code: CodeNotFound,
 		Message: "there is nothing at this path; MCP clients connect to /mcp"}
 }
 
 func (s *Server) methodNotAllowed(allow string) http.Handler {
 	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		return &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Allow: allow,
+		return &httpx.Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Allow: allow,
 			Message: "this path does not take " + r.Method + " requests; use " + allow}
 	})
 }

@@ -165,7 +165,7 @@ func New(o Options) (*Server, error) {
 			maxTokenBuckets, o.Now),
 		authFails: httpx.NewLimiter[netip.Prefix](httpx.Rate{Burst: authFailBurst, PerMinute: authFailPerMinute},
 			maxSources, o.Now),
-		sessions:     newSessions(o.MaxSessionsPerToken, o.Now),
+		sessions: newSessions(o.MaxSessionsPerToken, o.Now),
 	}
 	if err := s.setPublicURL(o.PublicURL); err != nil {
 		return nil, err

@@ -1,0 +1,61 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNotesByName(t *testing.T) {
+	e := newEnv(t)
+	e.write("Projects/Garden Redesign.md", "---\naliases: [Garten]\n---\n# Garden Redesign\n## Budget\n100\n## Plants\nroses\n")
+	e.write("A/Meeting.md", "a\n")
+	e.write("B/Meeting.md", "b\n")
+	e.write("Home.md", "See [[Garden Redesign#Budget]].\n")
+
+	var f fetchOut
+	e.ok("fetch", map[string]any{"id": "Garden Redesign"}, &f)
+	if f.ID != "Projects/Garden Redesign.md" || !strings.Contains(f.Text, "roses") {
+		t.Errorf("fetch by name = %+v", f)
+	}
+	e.ok("fetch", map[string]any{"id": "Garden Redesign#Budget"}, &f)
+	if f.Text != "## Budget\n100\n" {
+		t.Errorf("fetch name#heading = %q", f.Text)
+	}
+	e.ok("fetch", map[string]any{"id": "[[Garten]]"}, &f)
+	if f.ID != "Projects/Garden Redesign.md" {
+		t.Errorf("fetch by alias = %q", f.ID)
+	}
+
+	var w writeOut
+	e.ok("append", map[string]any{"id": "Garden Redesign#Budget", "text": "- seeds 20"}, &w)
+	if w.ID != "Projects/Garden Redesign.md" || !strings.Contains(e.read(w.ID), "100\n- seeds 20\n## Plants") {
+		t.Errorf("append by name#heading: %+v\n%s", w, e.read(w.ID))
+	}
+	e.ok("edit_note", map[string]any{"id": "garden redesign", "version": w.Version, "old_text": "roses", "new_text": "tulips"}, &w)
+	if !strings.Contains(e.read("Projects/Garden Redesign.md"), "tulips") {
+		t.Error("edit by name did not land")
+	}
+	var l linksOut
+	e.ok("links", map[string]any{"id": "Garden Redesign"}, &l)
+	if l.ID != "Projects/Garden Redesign.md" || len(l.Backlinks) != 1 {
+		t.Errorf("links by name = %+v", l)
+	}
+
+	te := e.fail("fetch", map[string]any{"id": "Meeting"}, "ambiguous_name")
+	if strings.Join(te.Candidates, "|") != "A/Meeting.md|B/Meeting.md" {
+		t.Errorf("candidates = %q", te.Candidates)
+	}
+	te = e.fail("edit_note", map[string]any{"id": "Meeting", "version": "x", "old_text": "a", "new_text": "b"}, "ambiguous_name")
+	if len(te.Candidates) != 2 || e.read("A/Meeting.md") != "a\n" {
+		t.Errorf("ambiguous edit: %+v", te)
+	}
+	te = e.fail("fetch", map[string]any{"id": "Nowhere"}, "not_found")
+	if !strings.Contains(te.Message, `"Nowhere"`) {
+		t.Errorf("not found: %q", te.Message)
+	}
+	// The refused write is journaled under the name given.
+	last := e.j.all()[len(e.j.all())-1]
+	if last.Path != "Meeting" || last.Result != "ambiguous_name" {
+		t.Errorf("journal = %+v", last)
+	}
+}
