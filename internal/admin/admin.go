@@ -107,6 +107,9 @@ type session struct {
 	Env
 	cmd *command
 
+	// given holds the flags given on the command line (not defaulted).
+	given map[string]bool
+
 	state, vault, publicURL string
 	force, yes, secret      bool
 	name                    string
@@ -180,6 +183,8 @@ func parse(env Env, c *command, args []string) (*session, []string, error) {
 	if lo, hi := c.argCount(); len(pos) < lo || len(pos) > hi {
 		return nil, nil, usage(fmt.Sprintf("usage: cortex admin %s", c.usageLine()), "%s: wrong number of arguments", c.name)
 	}
+	s.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { s.given[f.Name] = true })
 	if s.state == "" {
 		return nil, nil, usage("pass --state DIR or set CORTEX_STATE", "no state directory given")
 	}

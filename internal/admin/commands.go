@@ -43,7 +43,7 @@ func flagState() flagSpec {
 }
 
 func flagVault() flagSpec {
-	return flagSpec{name: "vault", value: "DIR", usage: "vault folder holding the notes (default $CORTEX_VAULT, else " + config.DefaultVault + ")",
+	return flagSpec{name: "vault", value: "DIR", usage: "vault folder holding the notes (default: the vault the server last started with, else $CORTEX_VAULT, else " + config.DefaultVault + ")",
 		field: func(s *session) any { return &s.vault }}
 }
 
