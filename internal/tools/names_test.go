@@ -59,3 +59,21 @@ func TestNotesByName(t *testing.T) {
 		t.Errorf("journal = %+v", last)
 	}
 }
+
+func TestPortableNames(t *testing.T) {
+	e := newEnv(t)
+	e.write("Inbox.md", "i\n")
+	for path, code := range map[string]string{
+		"a:b?.md": "invalid_path", "Projects/CON.md": "invalid_path", "Inbox.MD": "note_exists", "end./x.md": "invalid_path",
+	} {
+		te := e.fail("create_note", map[string]any{"path": path, "content": "x"}, code)
+		if !strings.Contains(te.Message, "Windows") {
+			t.Errorf("create %q: %q names no rule", path, te.Message)
+		}
+	}
+	v := e.version("Inbox.md")
+	te := e.fail("move_note", map[string]any{"id": "Inbox.md", "to": "Archive/NUL.md", "version": v}, "invalid_path")
+	if !strings.Contains(te.Message, "device name") {
+		t.Errorf("move: %q", te.Message)
+	}
+}

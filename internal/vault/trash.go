@@ -207,6 +207,9 @@ func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveR
 	if e := v.checkNewPath(to, from); e != nil && !(e.Code == CodeNoteExists && v.isFile(to, fi)) {
 		return MoveResult{}, e
 	}
+	if e := v.checkPortable(to); e != nil {
+		return MoveResult{}, e
+	}
 	var kept []Kept
 	if !inTrash(from) {
 		kept = append(kept, Kept{Path: from, Content: data, Kind: KindMove, Gone: true})
