@@ -27,7 +27,7 @@ import (
 // the link, then signs in with the passkey, with TOTP and with a recovery
 // code, and a reused recovery code is refused.
 func TestOwnerInRealBrowser(t *testing.T) {
-	chromium := testkit.Chromium(t)
+	testkit.Chromium(t) // skip before any setup when there is none
 	clk := testkit.NewClock(time.Now().Truncate(time.Second))
 	state := t.TempDir()
 
@@ -75,24 +75,8 @@ func TestOwnerInRealBrowser(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 
-	allocOpts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.NoSandbox,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, allocOpts...)
-	defer cancelAlloc()
-	ctx, cancelCtx := chromedp.NewContext(ctx)
-	defer cancelCtx()
+	ctx := testkit.Browser(t, 2*time.Minute)
 
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
 	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}

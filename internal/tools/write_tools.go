@@ -139,7 +139,7 @@ func (s *server) record(ctx context.Context, c call, path, oldVersion, newVersio
 		return
 	}
 	e := store.JournalEntry{
-		Time:       s.now(),
+		Time:       c.at,
 		App:        c.app,
 		Tool:       c.tool,
 		Path:       path,
