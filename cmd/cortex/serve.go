@@ -149,10 +149,8 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			}
 			return tools.NewServer(deps, instructions)
 		},
-		Mount: func(mux *http.ServeMux) {
-			own.Routes(mux)
-			as.Routes(mux)
-		},
+		Owner:               own,
+		OAuth:               as,
 		Health:              v.Check,
 		ResourceMetadataURL: as.ResourceMetadataURL(),
 		ChallengeScope:      oauth.DefaultScope,

@@ -13,12 +13,13 @@ import (
 
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pquerna/otp/totp"
 
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
-
 	"github.com/cortex-mcp/cortex/internal/testkit"
+	"github.com/cortex-mcp/cortex/internal/web"
 )
 
 // TestOwnerInRealBrowser is the owner's whole life in headless Chromium with
@@ -67,9 +68,17 @@ func TestOwnerInRealBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	o.Routes(mux)
-	srv := httptest.NewUnstartedServer(mux)
+	// The owner's pages behind the real route table and edge checks.
+	site, err := web.New(web.Options{
+		PublicURL:    publicURL,
+		Owner:        o,
+		Verify:       func(context.Context, string) (web.Identity, error) { return web.Identity{}, web.ErrUnknownToken },
+		NewMCPServer: func(*http.Request) *mcp.Server { return mcp.NewServer(&mcp.Implementation{Name: "test"}, nil) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(site.Handler())
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()

@@ -12,9 +12,10 @@ import (
 // record collects, during a request, what its log line says beyond method,
 // path, status and duration.
 type record struct {
-	app  string // who made the request, once known
-	code string // the error code answered, if any
-	err  error  // detail behind it, for the log only
+	render Renderer // the route's format, for a panic's 500
+	app    string   // who made the request, once known
+	code   string   // the error code answered, if any
+	err    error    // detail behind it, for the log only
 }
 
 type recordKey struct{}
@@ -28,6 +29,14 @@ func recordOf(r *http.Request) *record {
 func SetApp(r *http.Request, app string) {
 	if rec := recordOf(r); rec != nil {
 		rec.app = app
+	}
+}
+
+// SetRenderer declares the format of r's route, in which a panic's 500 is
+// then written.
+func SetRenderer(r *http.Request, render Renderer) {
+	if rec := recordOf(r); rec != nil {
+		rec.render = render
 	}
 }
 
@@ -70,7 +79,9 @@ func LogRequests(logger *slog.Logger, now func() time.Time) func(http.Handler) h
 }
 
 // Recover turns a panic into a 500 that tells the client nothing and the
-// log everything. http.ErrAbortHandler keeps its meaning: abort quietly.
+// log everything, written in the route's format (SetRenderer) or else with
+// render. http.ErrAbortHandler keeps its meaning: abort quietly. It runs
+// inside LogRequests.
 func Recover(logger *slog.Logger, render Renderer) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -87,7 +98,11 @@ func Recover(logger *slog.Logger, render Renderer) func(http.Handler) http.Handl
 				if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
 					return // the response has started; nothing sane to add
 				}
-				WriteError(w, r, fmt.Errorf("panic: %v", v), render)
+				format := render
+				if rec := recordOf(r); rec != nil && rec.render != nil {
+					format = rec.render
+				}
+				WriteError(w, r, fmt.Errorf("panic: %v", v), format)
 			}()
 			next.ServeHTTP(w, r)
 		})

@@ -83,15 +83,21 @@ var (
 		Message: "The authorization endpoint takes only GET requests."}
 )
 
-// describeProblem titles the error pages; a 429 on /authorize (a flood
-// that spent the shared budget) sends the owner to sign in first and come
-// back, since the signed-in owner spends no budget there.
-func describeProblem(r *http.Request, e *httpx.Error) httpx.Problem {
-	if e.Status != http.StatusTooManyRequests {
-		return httpx.Problem{Title: "Cannot connect the app"}
+// describeProblem titles the error pages.
+func describeProblem(_ *http.Request, e *httpx.Error) httpx.Problem {
+	if e.Status == http.StatusTooManyRequests {
+		return httpx.Problem{Title: "Slow down"}
 	}
-	p := httpx.Problem{Title: "Slow down"}
-	if r.URL.Path == authorizePath {
+	return httpx.Problem{Title: "Cannot connect the app"}
+}
+
+// describeAuthorizeProblem is describeProblem for /authorize, where a 429
+// (a flood that spent the shared budget) sends the owner to sign in first
+// and come back to the same request: the signed-in owner spends no budget
+// there.
+func describeAuthorizeProblem(r *http.Request, e *httpx.Error) httpx.Problem {
+	p := describeProblem(r, e)
+	if e.Status == http.StatusTooManyRequests {
 		p.Link, p.LinkText = owner.LoginURL(r.URL.RequestURI()), "Sign in as the owner, then come back here"
 	}
 	return p
@@ -99,11 +105,13 @@ func describeProblem(r *http.Request, e *httpx.Error) httpx.Problem {
 
 // page adapts an HTML page: no script at all, and failures render the
 // error page.
-func (s *Server) page(h httpx.HandlerFunc) http.Handler {
+func (s *Server) page(h httpx.HandlerFunc) http.Handler { return s.pageWith(s.problem, h) }
+
+func (s *Server) pageWith(render httpx.Renderer, h httpx.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		httpx.PageHeaders(w, httpx.PagePolicy{})
 		if err := h(w, r); err != nil {
-			httpx.WriteError(w, r, err, s.problem)
+			httpx.WriteError(w, r, err, render)
 		}
 	})
 }

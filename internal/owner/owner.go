@@ -139,20 +139,38 @@ func New(opts Options) (*Owner, error) {
 	return o, nil
 }
 
-// Routes registers the owner's pages on mux. None of them creates, resets or
-// replaces the owner; the enrolment routes add a passkey only with a
-// console-issued link and a current TOTP code.
-func (o *Owner) Routes(mux *http.ServeMux) {
-	mux.Handle("GET /login", o.page(o.loginPage))
-	mux.Handle("GET /login/assets/{name}", http.HandlerFunc(o.asset))
-	mux.Handle("POST /login/totp", o.form(o.loginTOTP))
-	mux.Handle("POST /login/recovery", o.form(o.loginRecovery))
-	mux.Handle("POST /login/passkey/begin", o.api(o.passkeyLoginBegin))
-	mux.Handle("POST /login/passkey/finish", o.api(o.passkeyLoginFinish))
-	mux.Handle("POST /logout", o.post(o.problem, o.logout))
-	mux.Handle("GET /enrol", o.page(o.enrolPage))
-	mux.Handle("POST /enrol/passkey/begin", o.api(o.enrolBegin))
-	mux.Handle("POST /enrol/passkey/finish", o.api(o.enrolFinish))
+// Handlers are the owner's pages and endpoints, each with its guards and
+// the error format of its kind; internal/web routes them (the patterns are
+// noted here). None of them creates, resets or replaces the owner; the
+// enrolment endpoints add a passkey only with a console-issued link and a
+// current TOTP code.
+type Handlers struct {
+	LoginPage          http.Handler // GET /login
+	Asset              http.Handler // GET /login/assets/{name}
+	LoginTOTP          http.Handler // POST /login/totp
+	LoginRecovery      http.Handler // POST /login/recovery
+	PasskeyLoginBegin  http.Handler // POST /login/passkey/begin
+	PasskeyLoginFinish http.Handler // POST /login/passkey/finish
+	Logout             http.Handler // POST /logout
+	EnrolPage          http.Handler // GET /enrol
+	EnrolBegin         http.Handler // POST /enrol/passkey/begin
+	EnrolFinish        http.Handler // POST /enrol/passkey/finish
+}
+
+// Handlers returns the owner's handlers.
+func (o *Owner) Handlers() Handlers {
+	return Handlers{
+		LoginPage:          o.page(o.loginPage),
+		Asset:              http.HandlerFunc(o.asset),
+		LoginTOTP:          o.form(o.loginTOTP),
+		LoginRecovery:      o.form(o.loginRecovery),
+		PasskeyLoginBegin:  o.api(o.passkeyLoginBegin),
+		PasskeyLoginFinish: o.api(o.passkeyLoginFinish),
+		Logout:             o.post(o.problem, o.logout),
+		EnrolPage:          o.page(o.enrolPage),
+		EnrolBegin:         o.api(o.enrolBegin),
+		EnrolFinish:        o.api(o.enrolFinish),
+	}
 }
 
 // source is the budget key of r.

@@ -3,7 +3,6 @@ package web
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/httpx"
@@ -24,19 +23,6 @@ const (
 	CodeMethodNotAllowed  = "method_not_allowed"
 	CodeInternal          = httpx.CodeInternal
 )
-
-// render answers a refusal as a JSON-RPC error on /mcp and as a small JSON
-// object elsewhere.
-func render(w http.ResponseWriter, r *http.Request, e *httpx.Error) {
-	if r.URL.Path == mcpPath || strings.HasPrefix(r.URL.Path, mcpPath+"/") {
-		httpx.JSONRPC(w, r, e)
-		return
-	}
-	httpx.JSON(w, r, e)
-}
-
-// handle adapts h to an http.Handler whose refusals render as above.
-func (s *Server) handle(h httpx.HandlerFunc) http.Handler { return httpx.Handle(render, h) }
 
 func errRateLimited(what string, retry time.Duration) *httpx.Error {
 	return &httpx.Error{Status: http.StatusTooManyRequests, Code: CodeRateLimited, RetryAfter: retry,

@@ -12,14 +12,13 @@ import (
 	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
-// middleware wraps h in cortex's stack, outermost first.
+// middleware wraps the routes in what every request passes, outermost
+// first. What depends on the route (Host, Origin and body checks, and the
+// format of refusals) is the route's kind.
 func (s *Server) middleware(h http.Handler) http.Handler {
 	stack := []func(http.Handler) http.Handler{
-		httpx.LogRequests(s.logger, s.now), // one line per request, with the final status and any error code
-		httpx.Recover(s.logger, render),    // a panic is a 500 for the client and a stack trace in the log
-		s.checkHost,                        // DNS-rebinding guard, part one
-		s.checkOrigin,                      // DNS-rebinding and cross-site guard, part two
-		s.limitBody,
+		httpx.LogRequests(s.logger, s.now),  // one line per request, with the final status and any error code
+		httpx.Recover(s.logger, httpx.JSON), // a panic is a 500 for the client and a stack trace in the log
 	}
 	for i := len(stack) - 1; i >= 0; i-- {
 		h = stack[i](h)
@@ -27,30 +26,47 @@ func (s *Server) middleware(h http.Handler) http.Handler {
 	return h
 }
 
-// checkHost answers only requests addressed to the public host or to a
-// loopback host, so that a DNS name rebound to this machine reaches nothing.
-func (s *Server) checkHost(next http.Handler) http.Handler {
-	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		if !s.hostAllowed(r.Host) {
-			return &httpx.Error{Status: http.StatusForbidden, Code: CodeForbiddenHost,
-				Message: "this server does not answer for that host name; use its public URL"}
-		}
-		next.ServeHTTP(w, r)
-		return nil
-	})
-}
+// Origin policies of a route kind.
+const (
+	sameOrigin = false
+	// anyOrigin marks the endpoints that browser-based MCP clients call from
+	// their own origin, without cookies: the OAuth metadata, token,
+	// registration and revocation endpoints. They carry no ambient
+	// authority, so a foreign Origin gains nothing there.
+	anyOrigin = true
+)
 
-// checkOrigin refuses requests sent by web pages of other sites. Requests
-// without Origin (every non-browser client) pass.
-func (s *Server) checkOrigin(next http.Handler) http.Handler {
-	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		if o := r.Header.Get("Origin"); o != "" && !s.originAllowed(o) && !anyOrigin(r) && !sameOriginNull(r, o) {
-			return &httpx.Error{Status: http.StatusForbidden, Code: CodeForbiddenOrigin,
-				Message: "requests from web pages of other sites are not allowed"}
-		}
-		next.ServeHTTP(w, r)
-		return nil
-	})
+// kind returns the guard of a kind of route: refusals written with render,
+// only the public host or loopback answered (DNS-rebinding guard, part
+// one), requests from web pages of other sites refused unless any origin
+// may call (part two; requests without Origin, as every non-browser client
+// sends, pass), and the body capped at MaxBody.
+func (s *Server) kind(render httpx.Renderer, anyOrigin bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return httpx.Handle(render, func(w http.ResponseWriter, r *http.Request) error {
+			httpx.SetRenderer(r, render)
+			if !s.hostAllowed(r.Host) {
+				return &httpx.Error{Status: http.StatusForbidden, Code: CodeForbiddenHost,
+					Message: "this server does not answer for that host name; use its public URL"}
+			}
+			if o := r.Header.Get("Origin"); o != "" && !anyOrigin && !s.originAllowed(o) && !sameOriginNull(r, o) {
+				return &httpx.Error{Status: http.StatusForbidden, Code: CodeForbiddenOrigin,
+					Message: "requests from web pages of other sites are not allowed"}
+			}
+			if r.ContentLength > s.opts.MaxBody {
+				return &httpx.Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
+					Message: fmt.Sprintf("the request body is larger than the %d bytes allowed; send less at once", s.opts.MaxBody)}
+			}
+			if r.Body != nil {
+				r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
+				if r.ContentLength != 0 && r.Body != http.NoBody {
+					r.Body = readWithin(w, r.Body, s.opts.BodyReadTimeout)
+				}
+			}
+			next.ServeHTTP(w, r)
+			return nil
+		})
+	}
 }
 
 // sameOriginNull accepts the "null" Origin that browsers send for a form
@@ -60,37 +76,6 @@ func (s *Server) checkOrigin(next http.Handler) http.Handler {
 // check has already run.
 func sameOriginNull(r *http.Request, origin string) bool {
 	return origin == "null" && r.Header.Get("Sec-Fetch-Site") == "same-origin"
-}
-
-// anyOrigin reports the endpoints that browser-based MCP clients call from
-// their own origin, without cookies: the OAuth metadata, token, registration
-// and revocation endpoints. They carry no ambient authority, so a foreign
-// Origin gains nothing there.
-func anyOrigin(r *http.Request) bool {
-	switch r.URL.Path {
-	case "/token", "/register", "/revoke":
-		return r.Method == http.MethodPost || r.Method == http.MethodOptions
-	}
-	return strings.HasPrefix(r.URL.Path, "/.well-known/") && (r.Method == http.MethodGet || r.Method == http.MethodOptions)
-}
-
-// limitBody caps request bodies at MaxBody: refused at once when the
-// declared length is over, cut off while reading otherwise.
-func (s *Server) limitBody(next http.Handler) http.Handler {
-	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		if r.ContentLength > s.opts.MaxBody {
-			return &httpx.Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
-				Message: fmt.Sprintf("the request body is larger than the %d bytes allowed; send less at once", s.opts.MaxBody)}
-		}
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
-			if r.ContentLength != 0 && r.Body != http.NoBody {
-				r.Body = readWithin(w, r.Body, s.opts.BodyReadTimeout)
-			}
-		}
-		next.ServeHTTP(w, r)
-		return nil
-	})
 }
 
 // readWithin sets a read deadline on the connection while body is read and
