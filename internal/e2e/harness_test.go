@@ -66,27 +66,31 @@ func (in *instance) token(name string) string {
 func (in *instance) start(extra ...string) {
 	in.t.Helper()
 	args := append([]string{"serve", "--vault", in.Vault, "--state", in.State, "--listen", "127.0.0.1:0"}, extra...)
-	in.cmd = exec.Command(in.bin, args...)
-	in.cmd.Env = os.Environ()
-	in.logs = &testkit.Buffer{}
+	// The goroutines below use these locals, never the fields: a restart
+	// replaces the fields while the previous run's readers may still be
+	// draining.
+	cmd := exec.Command(in.bin, args...)
+	cmd.Env = os.Environ()
+	logs := &testkit.Buffer{}
+	done := make(chan error, 1)
+	in.cmd, in.logs, in.done = cmd, logs, done
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		in.t.Fatal(err)
 	}
-	in.cmd.Stderr = pw
-	in.cmd.Stdout = in.logs
-	if err := in.cmd.Start(); err != nil {
+	cmd.Stderr = pw
+	cmd.Stdout = logs
+	if err := cmd.Start(); err != nil {
 		in.t.Fatal(err)
 	}
 	pw.Close()
-	in.done = make(chan error, 1)
 	urlc := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
 		found := false
 		for sc.Scan() {
 			line := sc.Text()
-			in.logs.Write([]byte(line + "\n"))
+			logs.Write([]byte(line + "\n"))
 			if !found && strings.HasPrefix(line, "listening on ") {
 				found = true
 				urlc <- strings.TrimPrefix(line, "listening on ")
@@ -94,7 +98,7 @@ func (in *instance) start(extra ...string) {
 		}
 		close(urlc)
 	}()
-	go func() { in.done <- in.cmd.Wait() }()
+	go func() { done <- cmd.Wait() }()
 	select {
 	case u, ok := <-urlc:
 		if !ok {
@@ -125,15 +129,23 @@ func (in *instance) stop() error {
 	}
 }
 
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
+// postMCP posts body to /mcp with the bearer token tok, as a streamable
+// HTTP client would, and returns the response with its body closed.
+func (in *instance) postMCP(tok, body string) *http.Response {
+	in.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, in.URL+"/mcp", strings.NewReader(body))
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
 }
 
 // connect opens an MCP session with the go-sdk streamable HTTP client.
@@ -151,7 +163,7 @@ func (in *instance) tryConnect(ctx context.Context, token string) (*mcp.ClientSe
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{
 		Endpoint:             in.URL + "/mcp",
-		HTTPClient:           &http.Client{Transport: bearer{token, http.DefaultTransport}},
+		HTTPClient:           &http.Client{Transport: testkit.Bearer{Token: token}},
 		MaxRetries:           -1,
 		DisableStandaloneSSE: true,
 	}
