@@ -124,6 +124,10 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	}
 
 	publicURL := cfg.PublicURL.String()
+	// `cortex admin status` reads this, given only the state folder.
+	if err := st.RecordServed(ctx, store.Served{Vault: cfg.Vault, PublicURL: publicURL}); err != nil {
+		log.Warn("could not record the vault and public URL in the state", "err", err)
+	}
 	own, err := owner.New(owner.Options{Store: st, PublicURL: publicURL, Logger: log, TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return err
@@ -145,10 +149,8 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			}
 			return tools.NewServer(deps, instructions)
 		},
-		Mount: func(mux *http.ServeMux) {
-			own.Routes(mux)
-			as.Routes(mux)
-		},
+		Owner:               own,
+		OAuth:               as,
 		Health:              v.Check,
 		ResourceMetadataURL: as.ResourceMetadataURL(),
 		ChallengeScope:      oauth.DefaultScope,

@@ -5,8 +5,9 @@
 // table in commands.go, which also declares the command's flags.
 //
 // It works on the same state database as a running server, through
-// internal/store, and never reads or writes notes (status only counts them,
-// through internal/vault). It never reads the process environment: cmd
+// internal/store. Notes are reached only through internal/vault: status
+// counts them, and the history commands (history, restore, undo) read and
+// write them through internal/history, as the owner's own changes. It never reads the process environment: cmd
 // passes the CORTEX_* defaults in Env.
 //
 // Output rule: what a script wants (a token, a table) goes to stdout, every
@@ -107,10 +108,14 @@ type session struct {
 	Env
 	cmd *command
 
+	// given holds the flags given on the command line (not defaulted).
+	given map[string]bool
+
 	state, vault, publicURL string
 	force, yes, secret      bool
 	name                    string
 	redirects               multiFlag
+	hist                    historyFlags
 }
 
 // multiFlag collects a repeated flag.
@@ -180,6 +185,8 @@ func parse(env Env, c *command, args []string) (*session, []string, error) {
 	if lo, hi := c.argCount(); len(pos) < lo || len(pos) > hi {
 		return nil, nil, usage(fmt.Sprintf("usage: cortex admin %s", c.usageLine()), "%s: wrong number of arguments", c.name)
 	}
+	s.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { s.given[f.Name] = true })
 	if s.state == "" {
 		return nil, nil, usage("pass --state DIR or set CORTEX_STATE", "no state directory given")
 	}

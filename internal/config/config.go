@@ -56,11 +56,17 @@ var ErrHelp = flag.ErrHelp
 // Error is a configuration problem with a hint on how to fix it.
 type Error struct {
 	Setting string // the flag name, e.g. "--vault"
-	Problem string
-	Hint    string
+	// Variable is the CORTEX_* variable the bad value came from; "" when
+	// it came from a flag (or is a default).
+	Variable string
+	Problem  string
+	Hint     string
 }
 
 func (e *Error) Error() string {
+	if e.Variable != "" {
+		return fmt.Sprintf("%s (set by %s): %s\nhint: %s", e.Setting, e.Variable, e.Problem, e.Hint)
+	}
 	return fmt.Sprintf("%s: %s\nhint: %s", e.Setting, e.Problem, e.Hint)
 }
 
@@ -74,8 +80,9 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
+	fs.Visit(func(f *flag.Flag) { delete(s.fromEnv, "--"+f.Name) })
 	if fs.NArg() > 0 {
-		return Config{}, &Error{"serve", fmt.Sprintf("unexpected argument %q", fs.Arg(0)), "flags start with --; run `cortex serve --help`"}
+		return Config{}, &Error{Setting: "serve", Problem: fmt.Sprintf("unexpected argument %q", fs.Arg(0)), Hint: "flags start with --; run `cortex serve --help`"}
 	}
 	return s.Config()
 }
@@ -83,6 +90,15 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 // Config checks every setting and returns the Config, creating the vault
 // and state folders when they are missing.
 func (raw Settings) Config() (Config, error) {
+	c, err := raw.check()
+	var e *Error
+	if errors.As(err, &e) {
+		e.Variable = raw.fromEnv[e.Setting]
+	}
+	return c, err
+}
+
+func (raw Settings) check() (Config, error) {
 	var c Config
 	var err error
 	if c.Vault, err = absDir("--vault", raw.Vault); err != nil {
@@ -92,49 +108,49 @@ func (raw Settings) Config() (Config, error) {
 		return Config{}, err
 	}
 	if within(c.State, c.Vault) {
-		return Config{}, &Error{"--state", "the state folder is the vault or inside it", "put the state folder next to the vault, for example ./data/state beside ./data/vault"}
+		return Config{}, &Error{Setting: "--state", Problem: "the state folder is the vault or inside it", Hint: "put the state folder next to the vault, for example ./data/state beside ./data/vault"}
 	}
 	if within(c.Vault, c.State) {
-		return Config{}, &Error{"--vault", "the vault is inside the state folder", "keep the vault and the state folder side by side"}
+		return Config{}, &Error{Setting: "--vault", Problem: "the vault is inside the state folder", Hint: "keep the vault and the state folder side by side"}
 	}
 	c.TLS = strings.ToLower(strings.TrimSpace(raw.TLS))
 	switch c.TLS {
 	case "off", "proxy", "acme":
 	default:
-		return Config{}, &Error{"--tls", fmt.Sprintf("unknown mode %q", raw.TLS), "use off, proxy or acme"}
+		return Config{}, &Error{Setting: "--tls", Problem: fmt.Sprintf("unknown mode %q", raw.TLS), Hint: "use off, proxy or acme"}
 	}
 	c.Listen = raw.Listen
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-		return Config{}, &Error{"--listen", fmt.Sprintf("%q is not host:port", c.Listen), "write it like 127.0.0.1:8080"}
+		return Config{}, &Error{Setting: "--listen", Problem: fmt.Sprintf("%q is not host:port", c.Listen), Hint: "write it like 127.0.0.1:8080"}
 	}
 	if c.TLS == "off" && !loopbackListen(c.Listen) {
-		return Config{}, &Error{"--listen", "plain HTTP without TLS may only listen on loopback", "use --listen 127.0.0.1:8080, or --tls acme, or --tls proxy behind a reverse proxy"}
+		return Config{}, &Error{Setting: "--listen", Problem: "plain HTTP without TLS may only listen on loopback", Hint: "use --listen 127.0.0.1:8080, or --tls acme, or --tls proxy behind a reverse proxy"}
 	}
 	// Without --public-url the server is reached at its listen address;
 	// with port 0 that is only known after listening, so serve fills it in.
 	if raw.PublicURL == "" && c.TLS != "off" {
-		return Config{}, &Error{"--public-url", "the public URL is required with --tls " + c.TLS, "set --public-url https://your.domain"}
+		return Config{}, &Error{Setting: "--public-url", Problem: "the public URL is required with --tls " + c.TLS, Hint: "set --public-url https://your.domain"}
 	}
 	if raw.PublicURL != "" {
 		if c.PublicURL, err = ParsePublicURL(raw.PublicURL); err != nil {
-			return Config{}, &Error{"--public-url", err.Error(), "give the URL as https://notes.example.com (no path, no trailing slash)"}
+			return Config{}, &Error{Setting: "--public-url", Problem: err.Error(), Hint: "give the URL as https://notes.example.com (no path, no trailing slash)"}
 		}
 	} else if _, port, _ := net.SplitHostPort(c.Listen); port != "0" {
 		if c.PublicURL, err = PublicURLFromListen(c.Listen); err != nil {
-			return Config{}, &Error{"--listen", err.Error(), "write it like 127.0.0.1:8080"}
+			return Config{}, &Error{Setting: "--listen", Problem: err.Error(), Hint: "write it like 127.0.0.1:8080"}
 		}
 	}
 	if c.TLS == "acme" && !c.PublicURL.HTTPS() {
-		return Config{}, &Error{"--public-url", "acme mode needs an https public URL", "set --public-url https://your.domain"}
+		return Config{}, &Error{Setting: "--public-url", Problem: "acme mode needs an https public URL", Hint: "set --public-url https://your.domain"}
 	}
 	c.Instructions = strings.TrimPrefix(strings.TrimSpace(raw.Instructions), "./")
 	if c.Instructions == "" || strings.HasPrefix(c.Instructions, "/") || strings.Contains(c.Instructions, "..") {
-		return Config{}, &Error{"--instructions", "the instructions file must be a path inside the vault", "use a vault-relative path such as AGENTS.md"}
+		return Config{}, &Error{Setting: "--instructions", Problem: "the instructions file must be a path inside the vault", Hint: "use a vault-relative path such as AGENTS.md"}
 	}
 	for _, d := range strings.Split(raw.Deny, ",") {
 		if d = strings.Trim(strings.TrimSpace(d), "/"); d != "" {
 			if strings.Contains(d, "..") {
-				return Config{}, &Error{"--deny", fmt.Sprintf("%q leaves the vault", d), "list vault-relative paths such as Private/,journal/secret.md"}
+				return Config{}, &Error{Setting: "--deny", Problem: fmt.Sprintf("%q leaves the vault", d), Hint: "list vault-relative paths such as Private/,journal/secret.md"}
 			}
 			c.Deny = append(c.Deny, d)
 		}
@@ -162,21 +178,21 @@ func (raw Settings) Config() (Config, error) {
 		return Config{}, err
 	}
 	if c.SessionIdle, err = time.ParseDuration(raw.SessionIdle); err != nil || c.SessionIdle < time.Minute || c.SessionIdle > 24*time.Hour {
-		return Config{}, &Error{"--session-idle", fmt.Sprintf("%q is not a duration between 1m and 24h", raw.SessionIdle), "write it like 30m"}
+		return Config{}, &Error{Setting: "--session-idle", Problem: fmt.Sprintf("%q is not a duration between 1m and 24h", raw.SessionIdle), Hint: "write it like 30m"}
 	}
 	c.LogFormat = raw.LogFormat
 	if c.LogFormat != "text" && c.LogFormat != "json" {
-		return Config{}, &Error{"--log-format", fmt.Sprintf("unknown format %q", raw.LogFormat), "use text or json"}
+		return Config{}, &Error{Setting: "--log-format", Problem: fmt.Sprintf("unknown format %q", raw.LogFormat), Hint: "use text or json"}
 	}
 	c.LogLevel = raw.LogLevel
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		return Config{}, &Error{"--log-level", fmt.Sprintf("unknown level %q", raw.LogLevel), "use debug, info, warn or error"}
+		return Config{}, &Error{Setting: "--log-level", Problem: fmt.Sprintf("unknown level %q", raw.LogLevel), Hint: "use debug, info, warn or error"}
 	}
 	c.ACMEDirectory, c.ACMEEmail, c.HTTPAddr, c.HTTPSAddr = raw.ACMEDirectory, raw.ACMEEmail, raw.HTTPAddr, raw.HTTPSAddr
 	if u, err := url.Parse(c.ACMEDirectory); err != nil || u.Scheme != "https" || u.Host == "" {
-		return Config{}, &Error{"--acme-directory", "the ACME directory must be an https URL", "leave it unset for Let's Encrypt"}
+		return Config{}, &Error{Setting: "--acme-directory", Problem: "the ACME directory must be an https URL", Hint: "leave it unset for Let's Encrypt"}
 	}
 	for _, p := range strings.Split(raw.TrustedProxies, ",") {
 		if p = strings.TrimSpace(p); p == "" {
@@ -184,7 +200,7 @@ func (raw Settings) Config() (Config, error) {
 		}
 		pfx, err := parsePrefix(p)
 		if err != nil {
-			return Config{}, &Error{"--trusted-proxies", fmt.Sprintf("%q is not an address or network", p), "write networks like 127.0.0.1/32,10.0.0.0/8"}
+			return Config{}, &Error{Setting: "--trusted-proxies", Problem: fmt.Sprintf("%q is not an address or network", p), Hint: "write networks like 127.0.0.1/32,10.0.0.0/8"}
 		}
 		c.TrustedProxies = append(c.TrustedProxies, pfx)
 	}
@@ -207,7 +223,7 @@ func parsePrefix(s string) (netip.Prefix, error) {
 func number(name, s string, lo, hi int) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < lo || n > hi {
-		return 0, &Error{name, fmt.Sprintf("%q is not a whole number from %d to %d", s, lo, hi), fmt.Sprintf("give a number between %d and %d", lo, hi)}
+		return 0, &Error{Setting: name, Problem: fmt.Sprintf("%q is not a whole number from %d to %d", s, lo, hi), Hint: fmt.Sprintf("give a number between %d and %d", lo, hi)}
 	}
 	return n, nil
 }
@@ -215,18 +231,18 @@ func number(name, s string, lo, hi int) (int, error) {
 // absDir makes dir absolute and creates it (0700) when missing.
 func absDir(name, dir string) (string, error) {
 	if strings.TrimSpace(dir) == "" {
-		return "", &Error{name, "the folder is empty", "give a folder path"}
+		return "", &Error{Setting: name, Problem: "the folder is empty", Hint: "give a folder path"}
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", &Error{name, err.Error(), "give a folder path"}
+		return "", &Error{Setting: name, Problem: err.Error(), Hint: "give a folder path"}
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return "", &Error{name, "the folder cannot be created: " + cause(err), "create it yourself or choose a writable place"}
+		return "", &Error{Setting: name, Problem: "the folder cannot be created: " + cause(err), Hint: "create it yourself or choose a writable place"}
 	}
 	fi, err := os.Stat(abs)
 	if err != nil || !fi.IsDir() {
-		return "", &Error{name, "not a folder", "give a folder path"}
+		return "", &Error{Setting: name, Problem: "not a folder", Hint: "give a folder path"}
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real

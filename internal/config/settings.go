@@ -28,6 +28,10 @@ type Settings struct {
 	RedirectAllowlist                                                  string
 
 	HistoryDays, HistoryMaxMB string
+
+	// fromEnv maps a flag name to the variable its value came from, so that
+	// an error names what the operator actually set.
+	fromEnv map[string]string
 }
 
 // setting is one row of the table: flag name, variable, default, help.
@@ -67,38 +71,22 @@ func (s *Settings) table() []setting {
 // FromEnv returns every setting's default, replaced by its CORTEX_*
 // variable where getenv gives a non-empty value. It reads nothing else.
 func FromEnv(getenv func(string) string) Settings {
-	var s Settings
+	s := Settings{fromEnv: map[string]string{}}
 	for _, row := range s.table() {
 		*row.dst = row.def
 		if v := getenv(row.env); v != "" {
 			*row.dst = v
+			s.fromEnv["--"+row.flag] = row.env
 		}
 	}
 	return s
 }
 
-// Flags defines the named settings (every one when names is empty) as
-// string flags on fs, with the current values of s as their defaults, so
-// a flag given on the command line wins over the variable. The usage text
-// names the variable. Unknown names panic: they are a programming error.
-func (s *Settings) Flags(fs *flag.FlagSet, names ...string) {
-	rows := s.table()
-	if len(names) == 0 {
-		for _, r := range rows {
-			fs.StringVar(r.dst, r.flag, *r.dst, r.usage+" ($"+r.env+")")
-		}
-		return
-	}
-	for _, n := range names {
-		found := false
-		for _, r := range rows {
-			if r.flag == n {
-				fs.StringVar(r.dst, r.flag, *r.dst, r.usage+" ($"+r.env+")")
-				found = true
-			}
-		}
-		if !found {
-			panic("config: no setting named " + n)
-		}
+// Flags defines every setting as a string flag on fs, with the current
+// values of s as defaults, so that a flag given on the command line wins
+// over the variable. The usage text names the variable.
+func (s *Settings) Flags(fs *flag.FlagSet) {
+	for _, r := range s.table() {
+		fs.StringVar(r.dst, r.flag, *r.dst, r.usage+" ($"+r.env+")")
 	}
 }

@@ -25,10 +25,7 @@ func TestSettingsFlagsOverrideVariables(t *testing.T) {
 	s := FromEnv(env(map[string]string{"CORTEX_STATE": "/from/env", "CORTEX_VAULT": "/v"}))
 	fs := flag.NewFlagSet("x", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	s.Flags(fs, "state", "vault")
-	if fs.Lookup("listen") != nil {
-		t.Error("a setting that was not asked for became a flag")
-	}
+	s.Flags(fs)
 	if err := fs.Parse([]string{"--state", "/from/flag"}); err != nil {
 		t.Fatal(err)
 	}
@@ -55,5 +52,20 @@ func TestEveryVariableReadOnce(t *testing.T) {
 	FromEnv(func(k string) string { asked[k] = true; return "" })
 	if len(asked) != len(seenEnv) {
 		t.Errorf("FromEnv read %d variables, the table has %d", len(asked), len(seenEnv))
+	}
+}
+
+// An error names the variable when the bad value came from one, and the
+// flag alone when a flag gave it.
+func TestErrorNamesTheVariable(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"--vault", dir + "/v", "--state", dir + "/s"}
+	_, err := Parse(base, env(map[string]string{"CORTEX_RATE_LIMIT": "0"}), io.Discard)
+	if err == nil || !strings.HasPrefix(err.Error(), "--rate-limit (set by CORTEX_RATE_LIMIT): ") {
+		t.Errorf("from the variable: %v", err)
+	}
+	_, err = Parse(append(base, "--rate-limit", "0"), env(map[string]string{"CORTEX_RATE_LIMIT": "5"}), io.Discard)
+	if err == nil || !strings.HasPrefix(err.Error(), "--rate-limit: ") {
+		t.Errorf("from the flag: %v", err)
 	}
 }

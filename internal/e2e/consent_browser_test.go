@@ -77,7 +77,7 @@ func registerPublicClient(t *testing.T, in *instance, name, redirect string) str
 // answer goes, and allows (then, for a second request, denies). The page's
 // CSP must let the form's redirect reach the app on loopback.
 func TestConsentBrowser(t *testing.T) {
-	chromium := testkit.Chromium(t)
+	testkit.Chromium(t) // skip before any setup when there is none
 	in := newInstance(t)
 	in.start()
 	owner := setupOwner(t, in)
@@ -85,22 +85,7 @@ func TestConsentBrowser(t *testing.T) {
 	redirect := app.srv.URL + "/cb"
 	clientID := registerPublicClient(t, in, "e2e browser app", redirect)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.NoSandbox,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)...)
-	defer cancelAlloc()
-	ctx, cancelCtx := chromedp.NewContext(ctx)
-	defer cancelCtx()
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
+	ctx := testkit.Browser(t, 2*time.Minute)
 
 	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()

@@ -125,15 +125,23 @@ func (in *instance) stop() error {
 	}
 }
 
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
+// postMCP posts body to /mcp with the bearer token tok, as a streamable
+// HTTP client would, and returns the response with its body closed.
+func (in *instance) postMCP(tok, body string) *http.Response {
+	in.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, in.URL+"/mcp", strings.NewReader(body))
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
 }
 
 // connect opens an MCP session with the go-sdk streamable HTTP client.
@@ -151,7 +159,7 @@ func (in *instance) tryConnect(ctx context.Context, token string) (*mcp.ClientSe
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{
 		Endpoint:             in.URL + "/mcp",
-		HTTPClient:           &http.Client{Transport: bearer{token, http.DefaultTransport}},
+		HTTPClient:           &http.Client{Transport: testkit.Bearer{Token: token}},
 		MaxRetries:           -1,
 		DisableStandaloneSSE: true,
 	}

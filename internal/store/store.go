@@ -1,6 +1,7 @@
 // Package store owns cortex's state database: one SQLite file (cortex.db) in
-// the state directory, holding bearer tokens, the write journal and, later,
-// the owner's credentials and OAuth clients. All SQL of cortex lives here.
+// the state directory, holding bearer tokens, the write journal, the owner's
+// credentials, OAuth clients and grants, and what the server serves (its
+// vault and public URL). All SQL of cortex lives here.
 //
 // The file is shared by a running server and by `cortex admin` commands at
 // the same time, so every connection uses WAL, a busy timeout and immediate

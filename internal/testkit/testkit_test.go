@@ -1,6 +1,8 @@
 package testkit
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -37,5 +39,20 @@ func TestBufferConcurrentWriters(t *testing.T) {
 	wg.Wait()
 	if n := strings.Count(b.String(), "x\n"); n != 800 {
 		t.Errorf("%d lines, want 800", n)
+	}
+}
+
+func TestBearer(t *testing.T) {
+	var got string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header.Get("Authorization") }))
+	defer srv.Close()
+	req, _ := http.NewRequest(http.MethodGet, srv.URL, nil)
+	resp, err := (&http.Client{Transport: Bearer{Token: "ctx_x"}}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got != "Bearer ctx_x" || req.Header.Get("Authorization") != "" {
+		t.Errorf("server saw %q; the caller's request got %q", got, req.Header.Get("Authorization"))
 	}
 }

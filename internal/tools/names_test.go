@@ -59,3 +59,53 @@ func TestNotesByName(t *testing.T) {
 		t.Errorf("journal = %+v", last)
 	}
 }
+
+func TestPortableNames(t *testing.T) {
+	e := newEnv(t)
+	e.write("Inbox.md", "i\n")
+	for path, code := range map[string]string{
+		"a:b?.md": "invalid_path", "Projects/CON.md": "invalid_path", "Inbox.MD": "note_exists", "end./x.md": "invalid_path",
+	} {
+		te := e.fail("create_note", map[string]any{"path": path, "content": "x"}, code)
+		if !strings.Contains(te.Message, "Windows") {
+			t.Errorf("create %q: %q names no rule", path, te.Message)
+		}
+	}
+	v := e.version("Inbox.md")
+	te := e.fail("move_note", map[string]any{"id": "Inbox.md", "to": "Archive/NUL.md", "version": v}, "invalid_path")
+	if !strings.Contains(te.Message, "device name") {
+		t.Errorf("move: %q", te.Message)
+	}
+}
+
+func TestMoveReportsWhatIsTrue(t *testing.T) {
+	e := newEnv(t)
+	e.write("Projects/Garden Redesign.md", "# Garden Redesign\n")
+	e.write("a.md", "see [[Garden Redesign]]\n")
+	e.write("b.md", "---\nrelated: \"[[Garden Redesign]]\"\n---\nbody\n")
+	e.write("c.md", "---\nrelated:\n  - \"[[Projects/Garden Redesign|the garden]]\"\n---\n[path](Projects/Garden%20Redesign.md)\n")
+
+	// Same name in another folder: links by name still find it.
+	var m moveOut
+	e.ok("move_note", map[string]any{"id": "Garden Redesign", "to": "Archive/Garden Redesign.md", "version": e.version("Projects/Garden Redesign.md")}, &m)
+	if len(m.StillLinking) != 1 || m.StillLinking[0] != "c.md" || len(m.Rewritten) != 0 {
+		t.Errorf("move without update_links = %+v", m)
+	}
+	e.ok("move_note", map[string]any{"id": "Archive/Garden Redesign.md", "to": "Projects/Garden Redesign.md", "version": m.Version}, &m)
+
+	e.ok("move_note", map[string]any{"id": "Garden Redesign", "to": "Archive/Garden Redesign.md", "version": m.Version, "update_links": true}, &m)
+	if len(m.StillLinking) != 0 || len(m.Rewritten) != 1 || m.Rewritten[0].ID != "c.md" {
+		t.Errorf("move with update_links = %+v", m)
+	}
+	if got := e.read("c.md"); got != "---\nrelated:\n  - \"[[Archive/Garden Redesign|the garden]]\"\n---\n[path](Archive/Garden%20Redesign.md)\n" {
+		t.Errorf("c.md = %q", got)
+	}
+	if e.read("a.md") != "see [[Garden Redesign]]\n" || e.read("b.md") != "---\nrelated: \"[[Garden Redesign]]\"\n---\nbody\n" {
+		t.Error("links by name were rewritten although they still resolve")
+	}
+	// A rename: every link is rewritten, the frontmatter's too.
+	e.ok("move_note", map[string]any{"id": "Garden Redesign", "to": "Archive/Backyard.md", "version": m.Version, "update_links": true}, &m)
+	if len(m.StillLinking) != 0 || len(m.Rewritten) != 3 || e.read("b.md") != "---\nrelated: \"[[Backyard]]\"\n---\nbody\n" {
+		t.Errorf("rename = %+v; b.md = %q", m, e.read("b.md"))
+	}
+}

@@ -111,6 +111,9 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 type call struct {
 	tool string
 	app  string
+	// at is when the call arrived; every journal entry of one call carries
+	// it, so that undo finds the entries of a move or delete together.
+	at time.Time
 }
 
 // handler is a tool body: it returns the typed output or an error, which
@@ -162,7 +165,7 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 			res.SetError(err)
 			return res, nil
 		}
-		c := call{tool: t.Name, app: s.appFor(req)}
+		c := call{tool: t.Name, app: s.appFor(req), at: s.now()}
 		// The note history names the app as the writer of what it changes.
 		out, err := h(vault.WithWriter(ctx, c.app), c, args)
 		if err != nil {

@@ -66,7 +66,7 @@ type moveOut struct {
 	From            string     `json:"from" jsonschema:"the note's old path"`
 	Version         string     `json:"version"`
 	PreviousVersion string     `json:"previous_version,omitempty"`
-	StillLinking    []string   `json:"still_linking" jsonschema:"notes that still link to the old path"`
+	StillLinking    []string   `json:"still_linking" jsonschema:"notes with links that no longer find the note"`
 	Rewritten       []writeOut `json:"rewritten" jsonschema:"notes whose links were rewritten to the new path"`
 }
 
@@ -119,8 +119,8 @@ func (s *server) addWriteTools(srv *mcp.Server) {
 	}, s.updateFrontmatter)
 	addTool(s, srv, &mcp.Tool{
 		Name: "move_note",
-		Description: "Move or rename a note, or restore one from .trash/. still_linking lists notes that still point " +
-			"to the old path; update_links: true rewrites them. Needs the version from your latest fetch.",
+		Description: "Move or rename a note, or restore one from .trash/. still_linking lists notes whose links no longer " +
+			"find it; update_links: true rewrites them. Needs the version from your latest fetch.",
 		Annotations: writes("Move note", true, true),
 	}, s.moveNote)
 	addTool(s, srv, &mcp.Tool{
@@ -139,7 +139,7 @@ func (s *server) record(ctx context.Context, c call, path, oldVersion, newVersio
 		return
 	}
 	e := store.JournalEntry{
-		Time:       s.now(),
+		Time:       c.at,
 		App:        c.app,
 		Tool:       c.tool,
 		Path:       path,
@@ -274,17 +274,11 @@ func (s *server) moveNote(ctx context.Context, c call, in moveIn) (moveOut, erro
 	if in.Version != r.Version {
 		out.PreviousVersion = in.Version
 	}
-	done := make(map[string]bool, len(r.Rewritten))
 	for _, w := range r.Rewritten {
 		s.record(ctx, c, w.Path, w.OldVersion, w.Version, nil)
 		out.Rewritten = append(out.Rewritten, writeOut{ID: w.Path, Version: w.Version, PreviousVersion: w.OldVersion})
-		done[w.Path] = true
 	}
-	for _, p := range r.Linking {
-		if !done[p] {
-			out.StillLinking = append(out.StillLinking, p)
-		}
-	}
+	out.StillLinking = append(out.StillLinking, r.Linking...)
 	return out, nil
 }
 

@@ -130,8 +130,8 @@ type WriteResult struct {
 type MoveResult struct {
 	From, To string
 	Version  string
-	// Linking lists notes that still link to the old path (when links were
-	// not updated) or that were rewritten (when they were).
+	// Linking lists the notes with a link that resolved to the note before
+	// the move and resolves to it no more.
 	Linking []string
 	// Rewritten holds one WriteResult per note whose links were rewritten.
 	Rewritten []WriteResult

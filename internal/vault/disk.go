@@ -69,8 +69,8 @@ func (v *Vault) checkNewPath(p, self string) *Error {
 		fi, err := v.root.Lstat(dir[:i])
 		if errors.Is(err, fs.ErrNotExist) {
 			// The rest is created, so the note cannot exist yet.
-			if v.twin(dir[:i], "") != "" {
-				return newErr(CodeInvalidPath, "A folder of this name already exists in another Unicode form (as macOS writes names); use its spelling exactly as list shows it.", nil)
+			if t := v.twin(dir[:i], "", true); t != "" {
+				return newErr(CodeInvalidPath, fmt.Sprintf("A folder %q already exists here, differing only in case or Unicode form, and macOS, Windows and phones would take both for one; use its spelling.", t), nil)
 			}
 			return nil
 		}
@@ -90,19 +90,25 @@ func (v *Vault) checkNewPath(p, self string) *Error {
 		return newErr(CodeNoteExists, "", nil)
 	case !errors.Is(err, fs.ErrNotExist):
 		return fsErr("lstat", err)
-	case v.twin(p, self) != "":
-		return newErr(CodeNoteExists, "A note of this name already exists in another Unicode form (as macOS writes names); read and edit that note, or choose another name.", nil)
+	}
+	if t := v.twin(p, self, true); t != "" {
+		return newErr(CodeNoteExists, fmt.Sprintf("A note or folder %q already exists here, differing only in case or Unicode form, and macOS, Windows and phones would take both for one; edit that note, or choose another name.", t), nil)
 	}
 	return nil
 }
 
 // twin returns the name of an entry, other than self, in the folder
 // holding p (which exists and was checked) whose name differs from p's
-// only by Unicode normalisation; "" when there is none. It lists the
-// folder once, a cost paid only by writes that create something.
-func (v *Vault) twin(p, self string) string {
+// only by Unicode normalisation, or with caseToo also by case; "" when
+// there is none. It lists the folder once, a cost paid only by writes that
+// create something and by reads of a path that is not there.
+func (v *Vault) twin(p, self string, caseToo bool) string {
 	dir, name := path.Dir(p), path.Base(p)
-	want := norm.NFC.String(name)
+	key := norm.NFC.String
+	if caseToo {
+		key = func(s string) string { return foldKey(s) }
+	}
+	want := key(name)
 	f, err := v.root.Open(dir)
 	if err != nil {
 		return "" // the creation that follows reports the problem
@@ -111,7 +117,7 @@ func (v *Vault) twin(p, self string) string {
 	for {
 		names, err := f.Readdirnames(512)
 		for _, n := range names {
-			if n != name && norm.NFC.String(n) == want && path.Join(dir, n) != self {
+			if n != name && key(n) == want && path.Join(dir, n) != self {
 				return n
 			}
 		}
@@ -122,7 +128,7 @@ func (v *Vault) twin(p, self string) string {
 }
 
 // adoptSpelling rewrites each missing folder of p that exists in another
-// normal form into that existing spelling, so that a note goes into the
+// case or normal form into that existing spelling, so that a note goes into the
 // folder that looks the same rather than into a twin of it.
 func (v *Vault) adoptSpelling(p string) string {
 	segs := strings.Split(p, "/")
@@ -133,7 +139,7 @@ func (v *Vault) adoptSpelling(p string) string {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			break // checkNewPath reports it
 		}
-		t := v.twin(cur, "")
+		t := v.twin(cur, "", true)
 		if t == "" {
 			break // the rest is created
 		}
@@ -156,7 +162,7 @@ func (v *Vault) existingSpelling(p string) string {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return p
 		}
-		t := v.twin(cur, "")
+		t := v.twin(cur, "", false)
 		if t == "" {
 			return p
 		}

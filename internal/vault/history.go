@@ -137,3 +137,12 @@ func (v *Vault) Restore(ctx context.Context, p, version, content string) (WriteR
 		return content, nil
 	})
 }
+
+// CheckNotePath reports whether p could name a note that tools may read
+// (it need not exist): the history of anything else is never asked for.
+func (v *Vault) CheckNotePath(p string) error {
+	if e := v.checkReadable(p); e != nil {
+		return e
+	}
+	return nil
+}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
@@ -128,8 +129,11 @@ func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
 }
 
 // Move renames a note; to must not exist. Moving a note out of .trash/
-// restores it. The notes linking to from are reported; with updateLinks
-// their links are rewritten, each as its own versioned write.
+// restores it. With updateLinks the links of other notes that resolved to
+// from are rewritten to to, each as its own versioned write. Notes with a
+// link that no longer resolves to the note (not rewritten, or the rewrite
+// failed) are reported in Linking; a link by name that still finds the
+// note in its new folder is not.
 func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks bool) (MoveResult, error) {
 	if e := v.checkRemovable(from); e != nil {
 		return MoveResult{}, e
@@ -151,7 +155,7 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 	}
 	// Links are resolved against the notes as they are before the move, so
 	// that links to from still resolve to it.
-	linking, resolver, e := v.notesLinkingTo(ctx, from)
+	linking, paths, before, e := v.notesLinkingTo(ctx, from)
 	if e != nil {
 		return MoveResult{}, e
 	}
@@ -159,25 +163,44 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 	if e != nil {
 		return MoveResult{}, e
 	}
+	after := markdown.NewResolver(append(slices.DeleteFunc(paths, func(p string) bool { return p == from }), to))
 	res.Linking = []string{}
 	for _, src := range linking {
+		was := src
 		if src == from {
 			src = to
 		}
-		res.Linking = append(res.Linking, src)
-		if !updateLinks {
-			continue
-		}
-		wr, e := v.rewriteLinks(ctx, src, from, to, resolver)
-		if e != nil {
+		if updateLinks {
+			wr, e := v.rewriteLinks(ctx, src, from, to, before)
+			if e == nil {
+				if wr.Version != wr.OldVersion {
+					res.Rewritten = append(res.Rewritten, wr)
+				}
+				continue
+			}
 			v.log.Warn("vault: links not rewritten after move", "note", src, "err", e)
-			continue
 		}
-		if wr.Version != wr.OldVersion {
-			res.Rewritten = append(res.Rewritten, wr)
+		if v.linksBroken(src, was, from, to, before, after) {
+			res.Linking = append(res.Linking, src)
 		}
 	}
 	return res, nil
+}
+
+// linksBroken reports whether the note src (named was before the move of
+// from to to) has a link that resolved to from before and does not
+// resolve to to now. A link by name alone ([[Plan]]) usually still does.
+func (v *Vault) linksBroken(src, was, from, to string, before, after *markdown.Resolver) bool {
+	data, _, _, e := v.readNote(src)
+	if e != nil {
+		return false // gone meanwhile: it links to nothing
+	}
+	for _, l := range markdown.Links(string(data)) {
+		if l.IsNote() && before.Resolve(was, l) == from && after.Resolve(src, l) != to {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveResult, *Error) {
@@ -197,6 +220,9 @@ func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveR
 	// On a file system that ignores case or normalisation, to may name from
 	// itself; relink then renames it to the new spelling.
 	if e := v.checkNewPath(to, from); e != nil && !(e.Code == CodeNoteExists && v.isFile(to, fi)) {
+		return MoveResult{}, e
+	}
+	if e := v.checkPortable(to); e != nil {
 		return MoveResult{}, e
 	}
 	var kept []Kept

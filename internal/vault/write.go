@@ -37,6 +37,9 @@ func (v *Vault) createAs(ctx context.Context, kind, p, content string, limitWrit
 	if e := v.checkNewPath(p, ""); e != nil {
 		return WriteResult{}, e
 	}
+	if e := v.checkPortable(p); e != nil {
+		return WriteResult{}, e
+	}
 	data := []byte(content)
 	ids, e := v.keep(ctx, Kept{Path: p, Content: data, Kind: kind})
 	if e != nil {

@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 const (
@@ -20,9 +22,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if li := logInfoFrom(r.Context()); li != nil {
-		li.app = id.App
-	}
+	httpx.SetApp(r, id.App)
 	if ok, retry := s.tokenRate.Take(id.Subject); !ok {
 		return errRateLimited("for this token", retry)
 	}
@@ -36,7 +36,7 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 		if !ok {
 			// Answered like an unknown session: another token's session ids
 			// are not even confirmed to exist.
-			return &Error{Status: http.StatusNotFound, Code: CodeSessionNotFound,
+			return &httpx.Error{Status: http.StatusNotFound, Code: CodeSessionNotFound,
 				Message: "this MCP session does not exist for this token; start a new session with initialize"}
 		}
 		defer end()

@@ -1,6 +1,8 @@
-// Package web owns cortex's HTTP surface: the routes, the middleware stack
-// (panic recovery, request logging, Host and Origin checks, body cap),
-// bearer-token authentication of /mcp, the per-token and per-address request
+// Package web owns cortex's HTTP surface: every route of the server in one
+// function (routes.go: /mcp, /healthz, and the handlers the owner and oauth
+// packages expose), the middleware stack and each route kind's guards
+// (Host and Origin checks, body cap, the format of refusals), bearer-token
+// authentication of /mcp, the per-token and per-address request
 // budgets, the per-token MCP session cap, and graceful shutdown. It serves
 // the MCP protocol through the MCP SDK's streamable HTTP handler.
 //
@@ -26,6 +28,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/oauth"
+	"github.com/cortex-mcp/cortex/internal/owner"
 )
 
 // Defaults of Options.
@@ -70,11 +74,11 @@ type Options struct {
 	IsWriteTool func(name string) bool
 	// NewMCPServer builds the MCP server of each new session. Required.
 	NewMCPServer func(r *http.Request) *mcp.Server
-	// Mount, when set, registers the pages and endpoints of other packages
-	// (the owner's login, the OAuth authorization server) on the same mux,
-	// behind the same middleware stack. Their patterns must not overlap
-	// /mcp or /healthz.
-	Mount func(mux *http.ServeMux)
+	// Owner, when set, is the owner's sign-in and passkey enrolment, and
+	// OAuth the authorization server: their handlers are routed here, with
+	// the rest.
+	Owner *owner.Owner
+	OAuth *oauth.Server
 	// Health, when set, is asked by /healthz, which fails while it
 	// returns an error (cmd passes the vault's Check).
 	Health func() error
@@ -121,6 +125,7 @@ type Server struct {
 	publicPort   string // always set, the scheme's default if the URL has none
 	publicOrigin string // scheme://host[:port], default port left out
 
+	problem    httpx.Renderer // the page of refusals a person sees
 	tokenRate  *httpx.Limiter[string]
 	authFails  *httpx.Limiter[netip.Prefix]
 	sessions   *sessions
@@ -165,7 +170,7 @@ func New(o Options) (*Server, error) {
 			maxTokenBuckets, o.Now),
 		authFails: httpx.NewLimiter[netip.Prefix](httpx.Rate{Burst: authFailBurst, PerMinute: authFailPerMinute},
 			maxSources, o.Now),
-		sessions:     newSessions(o.MaxSessionsPerToken, o.Now),
+		sessions: newSessions(o.MaxSessionsPerToken, o.Now),
 	}
 	if err := s.setPublicURL(o.PublicURL); err != nil {
 		return nil, err
@@ -183,6 +188,11 @@ func New(o Options) (*Server, error) {
 		JSONResponse: true,
 		Logger:       o.Logger.With("component", "mcp"),
 	}))
+	pages, err := httpx.NewPages(nil)
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	s.problem = pages.ProblemPage(problemTitle)
 	s.handler = s.middleware(s.routes())
 	return s, nil
 }
@@ -237,4 +247,17 @@ func joinHost(host, port, def string) string {
 		return host
 	}
 	return host + ":" + port
+}
+
+// problemTitle titles the page of a refusal by the edge itself, on a route
+// a person sees.
+func problemTitle(_ *http.Request, e *httpx.Error) httpx.Problem {
+	switch e.Status {
+	case http.StatusForbidden:
+		return httpx.Problem{Title: "Not allowed"}
+	case http.StatusRequestEntityTooLarge:
+		return httpx.Problem{Title: "Too large"}
+	default:
+		return httpx.Problem{Title: "Something went wrong"}
+	}
 }

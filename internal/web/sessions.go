@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 // sessions tracks the live MCP sessions of each token so that one token can
@@ -50,8 +52,8 @@ func newSessions(max int, now func() time.Time) *sessions {
 }
 
 // errTooManySessions is refused when all of a token's sessions are busy.
-func errTooManySessions(limit int) *Error {
-	return &Error{Status: http.StatusTooManyRequests, Code: CodeTooManySessions,
+func errTooManySessions(limit int) *httpx.Error {
+	return &httpx.Error{Status: http.StatusTooManyRequests, Code: CodeTooManySessions,
 		Message: fmt.Sprintf("this token already has %d open MCP sessions and all are busy; close sessions you no longer use (HTTP DELETE) and try again", limit)}
 }
 

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 func TestSessionBoundToToken(t *testing.T) {
@@ -164,7 +166,7 @@ func TestSessionsReserve(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A reservation in flight counts, with nothing to evict.
-	var e *Error
+	var e *httpx.Error
 	if _, err := ss.reserve("token:a"); !errors.As(err, &e) || e.Code != CodeTooManySessions {
 		t.Fatalf("second reserve: %v", err)
 	}
