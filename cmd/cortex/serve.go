@@ -124,6 +124,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	}
 
 	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: cfg.PublicURL, Logger: log, Version: version}
+	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
 		PublicURL: cfg.PublicURL,
 		Verify:    verifier(st, as),
@@ -132,7 +133,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			if err != nil {
 				log.Warn("could not read the instructions file", "err", err)
 			}
-			return tools.NewServer(deps, instructions)
+			return servers.For(instructions)
 		},
 		Mount: func(mux *http.ServeMux) {
 			own.Routes(mux)
@@ -144,8 +145,6 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		IsWriteTool:         tools.IsWriteTool,
 		TrustedProxies:      cfg.TrustedProxies,
 		RatePerMinute:       cfg.RatePerMinute,
-		MaxSessionsPerToken: cfg.MaxSessions,
-		SessionIdle:         cfg.SessionIdle,
 		Logger:              log,
 	})
 	if err != nil {

@@ -27,8 +27,10 @@ type Config struct {
 	Instructions string // vault-relative path of the instructions file
 	Deny         []string
 
-	MinFreeBytes   uint64
-	RatePerMinute  int
+	MinFreeBytes  uint64
+	RatePerMinute int
+	// MaxSessions and SessionIdle are retired: /mcp keeps no sessions. They
+	// are still parsed, so that existing settings keep starting cortex.
 	MaxSessions    int
 	SessionIdle    time.Duration
 	JournalDays    int
@@ -89,8 +91,8 @@ func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, 
 		{"deny", "CORTEX_DENY", "", "comma-separated vault paths tools may not read or write", &raw.deny},
 		{"min-free-mb", "CORTEX_MIN_FREE_MB", "1024", "refuse writes when the vault's disk has less free space (MiB)", &raw.minFree},
 		{"rate-limit", "CORTEX_RATE_LIMIT", "120", "requests a minute per token", &raw.rate},
-		{"max-sessions", "CORTEX_MAX_SESSIONS", "16", "live MCP sessions per token", &raw.sessions},
-		{"session-idle", "CORTEX_SESSION_IDLE", "30m", "idle time after which an MCP session ends", &raw.idle},
+		{"max-sessions", "CORTEX_MAX_SESSIONS", "16", "retired: /mcp keeps no MCP sessions; accepted and ignored", &raw.sessions},
+		{"session-idle", "CORTEX_SESSION_IDLE", "30m", "retired: /mcp keeps no MCP sessions; accepted and ignored", &raw.idle},
 		{"journal-days", "CORTEX_JOURNAL_DAYS", "90", "days the write journal is kept", &raw.journalDays},
 		{"log-format", "CORTEX_LOG_FORMAT", "text", "text or json", &raw.logFormat},
 		{"log-level", "CORTEX_LOG_LEVEL", "info", "debug, info, warn or error", &raw.logLevel},

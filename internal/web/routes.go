@@ -9,10 +9,12 @@ import (
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mcp := s.handle(s.serveMCP)
+	// GET and DELETE are authenticated like POST, then refused: without
+	// sessions there is no stream to GET and nothing to DELETE.
 	mux.Handle("POST /mcp", mcp)
 	mux.Handle("GET /mcp", mcp)
 	mux.Handle("DELETE /mcp", mcp)
-	mux.Handle("/mcp", s.methodNotAllowed("GET, POST, DELETE"))
+	mux.Handle("/mcp", s.methodNotAllowed("POST"))
 	mux.Handle("GET /healthz", s.handle(s.healthz))
 	mux.Handle("/healthz", s.methodNotAllowed("GET, HEAD"))
 	if s.opts.Mount != nil {
