@@ -12,23 +12,18 @@ import (
 	"github.com/cortex-mcp/cortex/internal/config"
 )
 
-func orDefault(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
-
 func runAdmin(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	set := config.FromEnv(getenv)
 	return admin.Run(ctx, admin.Env{
 		Stdin:    stdin,
 		Stdout:   stdout,
 		Stderr:   stderr,
-		StateDir: orDefault(getenv("CORTEX_STATE"), config.DefaultState),
-		VaultDir: orDefault(getenv("CORTEX_VAULT"), config.DefaultVault),
-		// Only an explicit public URL: a guessed one would enrol the owner
-		// for the wrong origin (and without passkeys) without a word.
-		PublicURL: getenv("CORTEX_PUBLIC_URL"),
+		StateDir: set.State,
+		VaultDir: set.Vault,
+		// Only an explicit public URL (no default): a guessed one would
+		// enrol the owner for the wrong origin (and without passkeys)
+		// without a word.
+		PublicURL: set.PublicURL,
 		Now:       time.Now,
 	}, args)
 }
@@ -37,12 +32,13 @@ func runAdmin(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 // curl, so its healthcheck runs this. It reads the same CORTEX_* settings as
 // serve, so in acme mode it asks the loopback side of the :80 listener.
 func healthcheck(ctx context.Context, getenv func(string) string) error {
+	set := config.FromEnv(getenv)
 	u, err := certs.HealthURL(certs.Options{
-		Mode:       orDefault(getenv("CORTEX_TLS"), certs.ModeOff),
-		PublicURL:  getenv("CORTEX_PUBLIC_URL"),
-		ListenAddr: orDefault(getenv("CORTEX_LISTEN"), config.DefaultListen),
-		HTTPAddr:   orDefault(getenv("CORTEX_HTTP_ADDR"), certs.DefaultHTTPAddr),
-		HTTPSAddr:  getenv("CORTEX_HTTPS_ADDR"),
+		Mode:       set.TLS,
+		PublicURL:  set.PublicURL,
+		ListenAddr: set.Listen,
+		HTTPAddr:   set.HTTPAddr,
+		HTTPSAddr:  set.HTTPSAddr,
 	})
 	if err != nil {
 		return err

@@ -52,6 +52,7 @@ func run(ctx context.Context, prog string, args []string, stdin io.Reader, stdou
 	case "healthcheck":
 		if err := healthcheck(ctx, getenv); err != nil {
 			fmt.Fprintln(stderr, "cortex: unhealthy:", err)
+			fmt.Fprintln(stderr, "hint: check that `cortex serve` runs, and give healthcheck the same CORTEX_* settings (CORTEX_TLS, CORTEX_LISTEN, CORTEX_HTTP_ADDR)")
 			return 1
 		}
 		return 0

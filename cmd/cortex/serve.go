@@ -15,6 +15,7 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/certs"
 	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -38,7 +39,7 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 func certOptions(cfg config.Config, log *slog.Logger) certs.Options {
 	return certs.Options{
 		Mode:           cfg.TLS,
-		PublicURL:      cfg.PublicURL,
+		PublicURL:      cfg.PublicURL.String(),
 		CacheDir:       filepath.Join(cfg.State, "acme"),
 		DirectoryURL:   cfg.ACMEDirectory,
 		Email:          cfg.ACMEEmail,
@@ -76,12 +77,21 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 
 	// A floor of 0 turns the disk check off; the vault reads 0 as "default".
 	minFree := max(cfg.MinFreeBytes, 1)
+	hist, err := store.OpenHistory(ctx, cfg.State, store.HistoryOptions{
+		Logger: log, Days: cfg.HistoryDays, MaxBytes: cfg.HistoryMaxBytes,
+		MinFree: cfg.MinFreeBytes, FreeSpace: func() (uint64, error) { return vault.FreeSpace(cfg.State) },
+	})
+	if err != nil {
+		return fmt.Errorf("open the note history: %w", err)
+	}
+	defer hist.Close()
 	v, err := vault.Open(vault.Options{
 		Dir:          cfg.Vault,
 		Denied:       cfg.Deny,
 		Instructions: cfg.Instructions,
 		MinFree:      minFree,
 		Index:        true,
+		History:      history.Keeper(hist),
 		Logger:       log,
 	})
 	if err != nil {
@@ -102,8 +112,8 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			return fmt.Errorf("listen on %s: %w", cfg.Listen, err)
 		}
 		defer ln.Close()
-		if cfg.PublicURL == "" {
-			if cfg.PublicURL, err = config.CanonicalURL("http://" + ln.Addr().String()); err != nil {
+		if cfg.PublicURL.IsZero() {
+			if cfg.PublicURL, err = config.PublicURLFromListen(ln.Addr().String()); err != nil {
 				return err
 			}
 		}
@@ -113,20 +123,25 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 
-	own, err := owner.New(owner.Options{Store: st, PublicURL: cfg.PublicURL, Logger: log, TrustedProxies: cfg.TrustedProxies})
+	publicURL := cfg.PublicURL.String()
+	// `cortex admin status` reads this, given only the state folder.
+	if err := st.RecordServed(ctx, store.Served{Vault: cfg.Vault, PublicURL: publicURL}); err != nil {
+		log.Warn("could not record the vault and public URL in the state", "err", err)
+	}
+	own, err := owner.New(owner.Options{Store: st, PublicURL: publicURL, Logger: log, TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return err
 	}
-	as, err := oauth.New(oauth.Options{Store: st, Owner: own, PublicURL: cfg.PublicURL, Logger: log.With("component", "oauth"),
+	as, err := oauth.New(oauth.Options{Store: st, Owner: own, PublicURL: publicURL, Logger: log.With("component", "oauth"),
 		TrustedProxies: cfg.TrustedProxies, RedirectAllowlist: redirects})
 	if err != nil {
 		return err
 	}
 
-	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: cfg.PublicURL, Logger: log, Version: version}
+	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: publicURL, Logger: log, Version: version}
 	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
-		PublicURL: cfg.PublicURL,
+		PublicURL: publicURL,
 		Verify:    verifier(st, as),
 		NewMCPServer: func(r *http.Request) *mcp.Server {
 			instructions, err := v.Instructions(r.Context())
@@ -135,10 +150,9 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			}
 			return servers.For(instructions)
 		},
-		Mount: func(mux *http.ServeMux) {
-			own.Routes(mux)
-			as.Routes(mux)
-		},
+		Owner:               own,
+		OAuth:               as,
+		Health:              v.Check,
 		ResourceMetadataURL: as.ResourceMetadataURL(),
 		ChallengeScope:      oauth.DefaultScope,
 		WriteScope:          oauth.ScopeWrite,
@@ -151,9 +165,9 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 
-	go prune(ctx, st, as, cfg.JournalDays, log)
+	go prune(ctx, st, as, hist, cfg.JournalDays, log)
 
-	log.Info("cortex is serving", "version", version, "vault", cfg.Vault, "public_url", cfg.PublicURL, "tls", cfg.TLS)
+	log.Info("cortex is serving", "version", version, "vault", cfg.Vault, "public_url", publicURL, "tls", cfg.TLS)
 	if cfg.TLS == certs.ModeACME {
 		fmt.Fprintf(stderr, "serving %s (certificate from %s)\n", cfg.PublicURL, cfg.ACMEDirectory)
 	} else {
@@ -187,9 +201,9 @@ func verifier(st *store.Store, as *oauth.Server) web.Verifier {
 	}
 }
 
-// prune drops journal entries older than the retention and expired OAuth
-// state once an hour.
-func prune(ctx context.Context, st *store.Store, as *oauth.Server, days int, log *slog.Logger) {
+// prune drops journal entries older than the retention, thins the note
+// history to its retention and drops expired OAuth state once an hour.
+func prune(ctx context.Context, st *store.Store, as *oauth.Server, hist *store.History, days int, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {
@@ -198,6 +212,11 @@ func prune(ctx context.Context, st *store.Store, as *oauth.Server, days int, log
 			log.Warn("pruning the write journal failed", "err", err)
 		} else if n > 0 {
 			log.Info("pruned the write journal", "entries", n)
+		}
+		if r, err := hist.Prune(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("pruning the note history failed", "err", err)
+		} else if r.Versions > 0 {
+			log.Info("pruned the note history", "versions", r.Versions, "contents", r.Blobs)
 		}
 		if err := as.Prune(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("pruning expired OAuth state failed", "err", err)

@@ -1,7 +1,13 @@
 // Package admin implements the `cortex admin ...` subcommands the owner runs
-// on the server's machine: bearer tokens for command-line agents and a status
-// report. It works on the same state database as a running server, through
-// internal/store, and never reads or writes notes (status only counts them).
+// on the server's machine: bearer tokens for command-line agents, OAuth apps
+// (clients), the owner's sign-in factors (setup, passkeys, recovery codes,
+// TOTP unlock, reset) and a status report. Every command is one row of the
+// table in commands.go, which also declares the command's flags.
+//
+// It works on the same state database as a running server, through
+// internal/store, and never reads or writes notes (status only counts them,
+// through internal/vault). It never reads the process environment: cmd
+// passes the CORTEX_* defaults in Env.
 //
 // Output rule: what a script wants (a token, a table) goes to stdout, every
 // explanation to stderr. Failures print a lowercase message and a "hint:"
@@ -17,7 +23,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -44,32 +49,8 @@ const (
 	exitUsage = 2
 )
 
-// command is one row of the command table. Adding a subcommand is adding a
-// row to commands.
-type command struct {
-	name    string // words after "cortex admin", e.g. "token create"
-	args    []string
-	summary string
-	vault   bool // accepts --vault
-	run     func(ctx context.Context, s *session, args []string) error
-}
-
-// session is what a command runs with: the Env plus the parsed flags.
-type session struct {
-	Env
-	state, vault string
-}
-
-func commands() []command {
-	return []command{
-		{name: "token create", args: []string{"NAME"}, summary: "create a bearer token for a command-line agent and print it", run: tokenCreate},
-		{name: "token list", summary: "list the live tokens", run: tokenList},
-		{name: "token revoke", args: []string{"NAME"}, summary: "revoke a token; agents using it are refused at once", run: tokenRevoke},
-		{name: "status", summary: "show the vault, note count, free disk and tokens", vault: true, run: status},
-	}
-}
-
-// cliError is a failure as the owner sees it.
+// cliError is a failure as the owner sees it: one lowercase line, and a
+// hint line saying what to do about it.
 type cliError struct {
 	code int
 	msg  string // lowercase, one line
@@ -84,6 +65,14 @@ func fail(hint, format string, a ...any) *cliError {
 
 func usage(hint, format string, a ...any) *cliError {
 	return &cliError{code: exitUsage, msg: fmt.Sprintf(format, a...), hint: hint}
+}
+
+// print writes the error and its hint as Run reports them.
+func (e *cliError) print(w io.Writer) {
+	fmt.Fprintf(w, "cortex admin: %s\n", e.msg)
+	if e.hint != "" {
+		fmt.Fprintf(w, "hint: %s\n", e.hint)
+	}
 }
 
 // Run runs `cortex admin <args...>` and returns the process exit code.
@@ -108,12 +97,30 @@ func Run(ctx context.Context, env Env, args []string) int {
 	if !errors.As(err, &ce) {
 		ce = fail("this is unexpected; run the command again, and report it if it persists", "%v", err)
 	}
-	fmt.Fprintf(env.Stderr, "cortex admin: %s\n", ce.msg)
-	if ce.hint != "" {
-		fmt.Fprintf(env.Stderr, "hint: %s\n", ce.hint)
-	}
+	ce.print(env.Stderr)
 	return ce.code
 }
+
+// session is what a command runs with: the Env, the command's row and the
+// values of every flag (a row's flags say which of them it takes).
+type session struct {
+	Env
+	cmd *command
+
+	// given holds the flags given on the command line (not defaulted).
+	given map[string]bool
+
+	state, vault, publicURL string
+	force, yes, secret      bool
+	name                    string
+	redirects               multiFlag
+}
+
+// multiFlag collects a repeated flag.
+type multiFlag []string
+
+func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
+func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
 
 func dispatch(ctx context.Context, env Env, args []string) error {
 	if len(args) == 0 {
@@ -123,7 +130,7 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
 		if len(args) > 1 {
-			if c, rest := lookup(allCommands(), args[1:]); c != nil && len(rest) == 0 {
+			if c, rest := lookup(args[1:]); c != nil && len(rest) == 0 {
 				printUsage(env.Stdout, c)
 				return nil
 			}
@@ -132,60 +139,77 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 		printHelp(env.Stdout)
 		return nil
 	}
-	// The owner commands take extra flags and parse them themselves.
-	if ok, err := runOwner(ctx, env, args); ok {
-		return err
-	}
-	if ok, err := runClients(ctx, env, args); ok {
-		return err
-	}
-	c, rest := lookup(commands(), args)
+	c, rest := lookup(args)
 	if c == nil {
 		return unknown(args)
 	}
-
-	s := &session{Env: env}
-	fs := flag.NewFlagSet("cortex admin "+c.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&s.state, "state", env.StateDir, "state `DIR` holding cortex.db")
-	if c.vault {
-		fs.StringVar(&s.vault, "vault", env.VaultDir, "vault `DIR` holding the notes")
-	}
-	pos, err := parseInterspersed(fs, rest)
+	s, pos, err := parse(env, c, rest)
 	if errors.Is(err, flag.ErrHelp) {
 		printUsage(env.Stdout, c)
 		return nil
 	}
 	if err != nil {
-		return usage(fmt.Sprintf("run `cortex admin help %s`", c.name), "%s: %v", c.name, err)
-	}
-	if lo, hi := argCount(c); len(pos) < lo || len(pos) > hi {
-		return usage(fmt.Sprintf("usage: cortex admin %s", usageLine(c)), "%s: wrong number of arguments", c.name)
-	}
-	if s.state == "" {
-		return usage("pass --state DIR or set CORTEX_STATE", "no state directory given")
+		return err
 	}
 	return c.run(ctx, s, pos)
 }
 
-// allCommands is every row, for help and for explaining unknown commands.
-func allCommands() []command {
-	help := command{name: "help", args: []string{"[COMMAND]"}, summary: "show this help, or the help of one command"}
-	return append(append(append(commands(), ownerCommands()...), clientCommands()...), help)
+// parse reads the flags c declares (and --state, which every command takes)
+// with the flag package, anywhere among the positional arguments, and
+// checks the number of positional arguments.
+func parse(env Env, c *command, args []string) (*session, []string, error) {
+	s := &session{Env: env, cmd: c, state: env.StateDir, vault: env.VaultDir, publicURL: env.PublicURL}
+	fs := flag.NewFlagSet("cortex admin "+c.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	for _, f := range c.allFlags() {
+		switch p := f.field(s).(type) {
+		case *string:
+			fs.StringVar(p, f.name, *p, f.usage)
+		case *bool:
+			fs.BoolVar(p, f.name, *p, f.usage)
+		case flag.Value:
+			fs.Var(p, f.name, f.usage)
+		default:
+			panic(fmt.Sprintf("admin: flag --%s has a field of type %T", f.name, p))
+		}
+	}
+	pos, err := parseInterspersed(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil, nil, err
+	}
+	if err != nil {
+		return nil, nil, usage(fmt.Sprintf("run `cortex admin help %s`", c.name), "%s: %v", c.name, err)
+	}
+	if lo, hi := c.argCount(); len(pos) < lo || len(pos) > hi {
+		return nil, nil, usage(fmt.Sprintf("usage: cortex admin %s", c.usageLine()), "%s: wrong number of arguments", c.name)
+	}
+	s.given = map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { s.given[f.Name] = true })
+	if s.state == "" {
+		return nil, nil, usage("pass --state DIR or set CORTEX_STATE", "no state directory given")
+	}
+	for _, f := range c.allFlags() {
+		if f.check != nil {
+			if err := f.check(s); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	return s, pos, nil
 }
 
-// lookup finds the command of table whose words start args, the longest one
-// first, and returns the remaining arguments.
-func lookup(table []command, args []string) (*command, []string) {
+// lookup finds the command whose words start args, the longest one first,
+// and returns the remaining arguments.
+func lookup(args []string) (*command, []string) {
 	var best *command
 	n := 0
-	for _, c := range table {
+	for _, c := range commands() {
 		words := strings.Fields(c.name)
 		if len(words) <= len(args) && len(words) > n && equal(words, args[:len(words)]) {
 			best, n = &c, len(words)
 		}
 	}
-	if best == nil || best.run == nil {
+	if best == nil {
 		return nil, nil
 	}
 	return best, args[n:]
@@ -204,7 +228,7 @@ func equal(a, b []string) bool {
 // the first word is a known group such as "token".
 func unknown(args []string) error {
 	var subs []string
-	for _, c := range allCommands() {
+	for _, c := range commands() {
 		if group, sub, ok := strings.Cut(c.name, " "); ok && group == args[0] {
 			subs = append(subs, sub)
 		}
@@ -241,56 +265,29 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// argCount gives the fewest and most positional arguments c takes;
-// "[X]" marks an optional one.
-func argCount(c *command) (lo, hi int) {
-	for _, a := range c.args {
-		if !strings.HasPrefix(a, "[") {
-			lo++
-		}
-		hi++
-	}
-	return lo, hi
-}
-
-func usageLine(c *command) string {
-	parts := []string{c.name}
-	parts = append(parts, c.args...)
-	parts = append(parts, "[--state DIR]")
-	if c.vault {
-		parts = append(parts, "[--vault DIR]")
-	}
-	return strings.Join(parts, " ")
-}
-
-func printHelp(w io.Writer) {
-	fmt.Fprintf(w, "usage: cortex admin COMMAND [ARGS] [--state DIR]\n\ncommands:\n")
-	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
-	for _, c := range allCommands() {
-		fmt.Fprintf(tw, "  %s\t%s\n", strings.Join(append([]string{c.name}, c.args...), " "), c.summary)
-	}
-	tw.Flush()
-	fmt.Fprintf(w, "\n--state DIR defaults to $CORTEX_STATE, else ./data/state.\n")
-}
-
-func printUsage(w io.Writer, c *command) {
-	fmt.Fprintf(w, "usage: cortex admin %s\n\n%s\n", usageLine(c), c.summary)
-}
-
-// openStore opens the state database. Commands that only read or revoke pass
-// create=false so that a mistyped --state does not leave an empty database
-// somewhere unexpected.
-func (s *session) openStore(ctx context.Context, create bool) (*store.Store, error) {
-	if !create {
-		if _, err := os.Stat(filepath.Join(s.state, store.FileName)); errors.Is(err, os.ErrNotExist) {
-			return nil, fail("check --state (or CORTEX_STATE); the server creates the database when it first starts",
-				"no state database in %s", s.state)
-		}
+// openStore opens the state database. Only the commands whose row says
+// creates (setup, token create) may create it, and they say that they did;
+// every other command pointed at a folder without cortex's state says so,
+// so that a mistyped --state leaves no empty database that no server reads.
+func (s *session) openStore(ctx context.Context) (*store.Store, error) {
+	_, err := os.Stat(filepath.Join(s.state, store.FileName))
+	fresh := errors.Is(err, os.ErrNotExist)
+	if fresh && !s.cmd.creates {
+		return nil, errNoState(s.state)
 	}
 	st, err := store.Open(ctx, s.state, store.Options{Now: s.Now})
 	if err != nil {
 		return nil, fail("check that --state points at cortex's state directory and that you may write to it",
 			"cannot open the state database: %v", err)
 	}
+	if fresh {
+		fmt.Fprintf(s.Stderr, "created a new state database in %s; start the server with --state %s (or CORTEX_STATE) to use it\n",
+			absPath(s.state), absPath(s.state))
+	}
 	return st, nil
+}
+
+func errNoState(dir string) error {
+	return fail("check --state (or CORTEX_STATE): it must be the folder the server was started with; `cortex admin setup` or `cortex admin token create` start a new one",
+		"no state database in %s: no cortex server or setup has used this folder", absPath(dir))
 }

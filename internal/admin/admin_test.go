@@ -365,3 +365,39 @@ func TestFormatBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusReportsTheServedVault: given only the state folder, status
+// reports the vault the server last started with, not $CORTEX_VAULT or the
+// default; --vault still wins.
+func TestStatusReportsTheServedVault(t *testing.T) {
+	env := testEnv(t)
+	served := filepath.Join(t.TempDir(), "served")
+	for _, name := range []string{"a.md", "b.md"} {
+		if err := os.MkdirAll(served, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(served, name), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	createToken(t, env, "laptop")
+	r := run(t, env, "status")
+	if r.code != 0 || !strings.Contains(r.stdout, "vault      "+env.VaultDir+"\n") || !strings.Contains(r.stdout, "started    never") {
+		t.Errorf("before any start: %+v", r)
+	}
+
+	st := openStore(t, env.StateDir)
+	if err := st.RecordServed(context.Background(), store.Served{Vault: served, PublicURL: "https://notes.example.org"}); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, env, "status")
+	for _, want := range []string{"vault      " + served + "\n", "notes      2\n", "url        https://notes.example.org\n", "started    2025-03-14 09:26 UTC\n", "tokens     1\n"} {
+		if r.code != 0 || !strings.Contains(r.stdout, want) {
+			t.Errorf("status lacks %q (exit %d):\n%s%s", want, r.code, r.stdout, r.stderr)
+		}
+	}
+	r = run(t, env, "status", "--vault", env.VaultDir)
+	if r.code != 0 || !strings.Contains(r.stdout, "vault      "+env.VaultDir+"\n") || !strings.Contains(r.stdout, "notes      0\n") {
+		t.Errorf("--vault should win:\n%s", r.stdout)
+	}
+}

@@ -3,9 +3,7 @@ package admin
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
-	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -18,96 +16,17 @@ import (
 // The clients commands: apps connected by OAuth, next to the bearer tokens
 // of command-line agents.
 
-// clientCommands are the rows of the clients commands, for help and lookup.
-// Their flags (--name, --redirect-uri, --secret) are parsed by runClients.
-func clientCommands() []command { return clientTable(&clientOpts{}) }
-
-type clientOpts struct {
-	name      string
-	redirects multiFlag
-	secret    bool
-}
-
-// multiFlag collects a repeated flag.
-type multiFlag []string
-
-func (m *multiFlag) String() string     { return strings.Join(*m, ",") }
-func (m *multiFlag) Set(v string) error { *m = append(*m, v); return nil }
-
-func clientTable(o *clientOpts) []command {
-	with := func(f func(context.Context, *session, clientOpts, []string) error) func(context.Context, *session, []string) error {
-		return func(ctx context.Context, s *session, args []string) error { return f(ctx, s, *o, args) }
-	}
-	return []command{
-		{name: "clients add", args: []string{"--name NAME", "--redirect-uri URI...", "[--secret]"},
-			summary: "pre-register an OAuth app (e.g. Meta AI) and print its client id (and secret, once)", run: with(clientsAdd)},
-		{name: "clients list", summary: "list OAuth apps and bearer tokens with their last use and live grants", run: with(clientsList)},
-		{name: "clients revoke", args: []string{"ID"}, summary: "remove an OAuth app (or bearer token): all its tokens stop at once", run: with(clientsRevoke)},
-	}
-}
-
-// runClients runs args if they name a clients command and reports whether
-// it did.
-func runClients(ctx context.Context, env Env, args []string) (bool, error) {
-	if len(args) == 0 || args[0] != "clients" {
-		return false, nil
-	}
-	var o clientOpts
-	c, rest := lookup(clientTable(&o), args)
-	if c == nil {
-		return true, unknown(args)
-	}
-	s := &session{Env: env}
-	fs := flag.NewFlagSet("cortex admin "+c.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&s.state, "state", env.StateDir, "state `DIR` holding cortex.db")
-	if c.name == "clients add" {
-		fs.StringVar(&o.name, "name", "", "the app's name as the owner will see it")
-		fs.Var(&o.redirects, "redirect-uri", "a redirect URI of the app (repeatable)")
-		fs.BoolVar(&o.secret, "secret", false, "issue a client secret (client_secret_post)")
-	}
-	pos, err := parseInterspersed(fs, rest)
-	if errors.Is(err, flag.ErrHelp) {
-		printUsage(env.Stdout, c)
-		return true, nil
-	}
-	if err != nil {
-		return true, usage(fmt.Sprintf("run `cortex admin help %s`", c.name), "%s: %v", c.name, err)
-	}
-	if lo, hi := countArgs(c); len(pos) < lo || len(pos) > hi {
-		return true, usage(fmt.Sprintf("usage: cortex admin %s", usageLine(c)), "%s: wrong number of arguments", c.name)
-	}
-	if s.state == "" {
-		return true, usage("pass --state DIR or set CORTEX_STATE", "no state directory given")
-	}
-	return true, c.run(ctx, s, pos)
-}
-
-// countArgs counts the positional arguments of c; its flags are not any.
-func countArgs(c *command) (lo, hi int) {
-	for _, a := range c.args {
-		if strings.HasPrefix(a, "-") || strings.HasPrefix(a, "[-") {
-			continue
-		}
-		if !strings.HasPrefix(a, "[") {
-			lo++
-		}
-		hi++
-	}
-	return lo, hi
-}
-
-func clientsAdd(ctx context.Context, s *session, o clientOpts, _ []string) error {
-	if strings.TrimSpace(o.name) == "" || len(o.redirects) == 0 {
+func clientsAdd(ctx context.Context, s *session, _ []string) error {
+	if strings.TrimSpace(s.name) == "" || len(s.redirects) == 0 {
 		return usage("example: cortex admin clients add --name \"Meta AI\" --redirect-uri https://agent.meta.ai/api/hatch/oauth/callback",
 			"clients add needs --name and at least one --redirect-uri")
 	}
-	st, err := s.openStore(ctx, true)
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	c, err := oauth.AddConsoleClient(ctx, st, o.name, o.redirects, o.secret)
+	c, err := oauth.AddConsoleClient(ctx, st, s.name, s.redirects, s.secret)
 	if errors.Is(err, oauth.ErrBadClient) {
 		return fail("give an absolute redirect URI exactly as the app shows it (https, or http only on 127.0.0.1 or localhost)", "%v", err)
 	}
@@ -127,8 +46,8 @@ func clientsAdd(ctx context.Context, s *session, o clientOpts, _ []string) error
 	return nil
 }
 
-func clientsList(ctx context.Context, s *session, _ clientOpts, _ []string) error {
-	st, err := s.openStore(ctx, false)
+func clientsList(ctx context.Context, s *session, _ []string) error {
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -177,9 +96,9 @@ func lastUse(t time.Time) string {
 
 // clientsRevoke removes an OAuth client with every grant and token it
 // holds; an ID that names a live bearer token revokes that token.
-func clientsRevoke(ctx context.Context, s *session, _ clientOpts, args []string) error {
+func clientsRevoke(ctx context.Context, s *session, args []string) error {
 	id := args[0]
-	st, err := s.openStore(ctx, false)
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}

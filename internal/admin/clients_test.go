@@ -57,6 +57,7 @@ func TestClientsAddListRevoke(t *testing.T) {
 
 func TestClientsUsageErrors(t *testing.T) {
 	env := testEnv(t)
+	openStore(t, env.StateDir) // a server has run here: clients add needs its state
 	for _, tc := range []struct {
 		args []string
 		code int

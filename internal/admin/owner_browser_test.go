@@ -6,8 +6,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"os/exec"
 	"regexp"
 	"strings"
 	"testing"
@@ -15,27 +13,14 @@ import (
 
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pquerna/otp/totp"
 
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/testkit"
+	"github.com/cortex-mcp/cortex/internal/web"
 )
-
-// findChromium returns the browser binary, skipping the test when there is
-// none outside CI and failing it in CI, where .ci/run installs one.
-func findChromium(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no chromium on PATH; CI must install the Debian package chromium")
-	}
-	t.Skip("no chromium on PATH (apt-get install chromium); the browser test runs in CI")
-	return ""
-}
 
 // TestOwnerInRealBrowser is the owner's whole life in headless Chromium with
 // a virtual platform authenticator: `cortex admin setup` prints a TOTP URI,
@@ -43,8 +28,8 @@ func findChromium(t *testing.T) string {
 // the link, then signs in with the passkey, with TOTP and with a recovery
 // code, and a reused recovery code is refused.
 func TestOwnerInRealBrowser(t *testing.T) {
-	chromium := findChromium(t)
-	clk := newTestClock(time.Now().Truncate(time.Second))
+	testkit.Chromium(t) // skip before any setup when there is none
+	clk := testkit.NewClock(time.Now().Truncate(time.Second))
 	state := t.TempDir()
 
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -83,32 +68,24 @@ func TestOwnerInRealBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mux := http.NewServeMux()
-	o.Routes(mux)
-	srv := httptest.NewUnstartedServer(mux)
+	// The owner's pages behind the real route table and edge checks.
+	site, err := web.New(web.Options{
+		PublicURL:    publicURL,
+		Owner:        o,
+		Verify:       func(context.Context, string) (web.Identity, error) { return web.Identity{}, web.ErrUnknownToken },
+		NewMCPServer: func(*http.Request) *mcp.Server { return mcp.NewServer(&mcp.Implementation{Name: "test"}, nil) },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(site.Handler())
 	srv.Listener.Close()
 	srv.Listener = ln
 	srv.Start()
 	defer srv.Close()
 
-	allocOpts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.NoSandbox,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, allocOpts...)
-	defer cancelAlloc()
-	ctx, cancelCtx := chromedp.NewContext(ctx)
-	defer cancelCtx()
+	ctx := testkit.Browser(t, 2*time.Minute)
 
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
 	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,14 +4,12 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
@@ -19,103 +17,18 @@ import (
 // The owner commands: the only way to create, replace or reset the owner
 // and to add passkeys, because they need a shell on the server.
 
-// ownerCommands are the rows of the owner commands, for help and lookup.
-// Their flags (--force, --yes, --public-url) are parsed by runOwner.
-func ownerCommands() []command { return ownerTable(&ownerOpts{}) }
-
-// ownerTable builds the rows with run functions reading the flags from o.
-func ownerTable(o *ownerOpts) []command {
-	with := func(f func(context.Context, *session, ownerOpts, []string) error) func(context.Context, *session, []string) error {
-		return func(ctx context.Context, s *session, args []string) error { return f(ctx, s, *o, args) }
-	}
-	return []command{
-		{name: "setup", args: []string{"[--force]", "[--public-url URL]"}, summary: "create the owner: TOTP secret, recovery codes and a passkey enrolment link (shown once)", run: with(ownerSetup)},
-		{name: "passkey add", args: []string{"[--public-url URL]"}, summary: "print a one-time link (10 minutes) to add a passkey", run: with(passkeyAdd)},
-		{name: "passkey list", summary: "list the owner's passkeys", run: passkeyList},
-		{name: "passkey remove", args: []string{"ID"}, summary: "remove a passkey", run: passkeyRemove},
-		{name: "recovery regenerate", summary: "void every recovery code and print ten new ones", run: recoveryRegenerate},
-		{name: "unlock-totp", summary: "allow TOTP codes again after too many wrong ones", run: unlockTOTP},
-		{name: "reset", args: []string{"[--yes]"}, summary: "remove the owner and every passkey, code, login session and app approval", run: with(ownerReset)},
-	}
-}
-
-// ownerOpts are the flags only the owner commands take.
-type ownerOpts struct {
-	force, yes bool
-	publicURL  string
-}
-
-// runOwner runs args if they name an owner command and reports whether it
-// did. The owner commands parse their own flags (--state, --force, --yes,
-// --public-url), so dispatch hands them the raw arguments.
-func runOwner(ctx context.Context, env Env, args []string) (bool, error) {
-	var o ownerOpts
-	var c *command
-	n := 0
-	for _, oc := range ownerTable(&o) {
-		words := strings.Fields(oc.name)
-		if len(words) <= len(args) && len(words) > n && equal(words, args[:len(words)]) {
-			c, n = &oc, len(words)
-		}
-	}
-	if c == nil {
-		return false, nil
-	}
-	s := &session{Env: env}
-	fs := flag.NewFlagSet("cortex admin "+c.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	fs.StringVar(&s.state, "state", env.StateDir, "state `DIR` holding cortex.db")
-	flagsOf := strings.Join(c.args, " ")
-	if strings.Contains(flagsOf, "--force") {
-		fs.BoolVar(&o.force, "force", false, "replace an existing owner")
-	}
-	if strings.Contains(flagsOf, "--yes") {
-		fs.BoolVar(&o.yes, "yes", false, "do not ask for confirmation")
-	}
-	if strings.Contains(flagsOf, "--public-url") {
-		fs.StringVar(&o.publicURL, "public-url", env.PublicURL, "cortex's public `URL` (default $CORTEX_PUBLIC_URL)")
-	}
-	pos, err := parseInterspersed(fs, args[n:])
-	if errors.Is(err, flag.ErrHelp) {
-		printUsage(env.Stdout, c)
-		return true, nil
-	}
-	if err != nil {
-		return true, usage(fmt.Sprintf("run `cortex admin help %s`", c.name), "%s: %v", c.name, err)
-	}
-	want := 0
-	for _, a := range c.args {
-		if !strings.HasPrefix(a, "[") {
-			want++
-		}
-	}
-	if len(pos) != want {
-		return true, usage(fmt.Sprintf("usage: cortex admin %s", usageLine(c)), "%s: wrong number of arguments", c.name)
-	}
-	if s.state == "" {
-		return true, usage("pass --state DIR or set CORTEX_STATE", "no state directory given")
-	}
-	if o.publicURL != "" {
-		// The same canonical form the server uses, so the passkey origin matches.
-		if o.publicURL, err = config.CanonicalURL(o.publicURL); err != nil {
-			return true, usage(publicURLHint, "--public-url: %v", err)
-		}
-	}
-	return true, c.run(ctx, s, pos)
-}
-
 const publicURLHint = "pass --public-url https://your.host (the URL the AI apps use to reach cortex)"
 
-func ownerSetup(ctx context.Context, s *session, o ownerOpts, _ []string) error {
-	if o.publicURL == "" {
+func ownerSetup(ctx context.Context, s *session, _ []string) error {
+	if s.publicURL == "" {
 		return usage(publicURLHint, "setup needs cortex's public URL")
 	}
-	st, err := s.openStore(ctx, true)
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	res, err := owner.Setup(ctx, st, o.publicURL, o.force, s.Now)
+	res, err := owner.Setup(ctx, st, s.publicURL, s.force, s.Now)
 	if errors.Is(err, store.ErrOwnerExists) {
 		return fail("to replace every factor at once run `cortex admin setup --force`; to add a passkey run `cortex admin passkey add`",
 			"the owner is already set up")
@@ -127,7 +40,7 @@ func ownerSetup(ctx context.Context, s *session, o ownerOpts, _ []string) error 
 		return err
 	}
 	w := s.Stdout
-	if o.force {
+	if s.force {
 		fmt.Fprintln(w, "The old owner's passkeys, TOTP secret, recovery codes and sign-ins are void,")
 		fmt.Fprintln(w, "and every app connected by OAuth must be approved again. Bearer tokens are kept.")
 		fmt.Fprintln(w)
@@ -176,16 +89,16 @@ func noOwnerErr() error {
 	return fail("create the owner first: cortex admin setup --public-url https://your.host", "no owner has been set up")
 }
 
-func passkeyAdd(ctx context.Context, s *session, o ownerOpts, _ []string) error {
-	if o.publicURL == "" {
+func passkeyAdd(ctx context.Context, s *session, _ []string) error {
+	if s.publicURL == "" {
 		return usage(publicURLHint, "passkey add needs cortex's public URL")
 	}
-	st, err := s.openStore(ctx, false)
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	link, expires, err := owner.IssueEnrolLink(ctx, st, o.publicURL, s.Now)
+	link, expires, err := owner.IssueEnrolLink(ctx, st, s.publicURL, s.Now)
 	switch {
 	case errors.Is(err, store.ErrNoOwner):
 		return noOwnerErr()
@@ -201,7 +114,7 @@ func passkeyAdd(ctx context.Context, s *session, o ownerOpts, _ []string) error 
 }
 
 func passkeyList(ctx context.Context, s *session, _ []string) error {
-	st, err := s.openStore(ctx, false)
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -231,7 +144,7 @@ func passkeyRemove(ctx context.Context, s *session, args []string) error {
 	if err != nil || id <= 0 {
 		return usage("run `cortex admin passkey list` to see the IDs", "invalid passkey ID %q", args[0])
 	}
-	st, err := s.openStore(ctx, false)
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -248,7 +161,7 @@ func passkeyRemove(ctx context.Context, s *session, args []string) error {
 }
 
 func recoveryRegenerate(ctx context.Context, s *session, _ []string) error {
-	st, err := s.openStore(ctx, false)
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -266,7 +179,7 @@ func recoveryRegenerate(ctx context.Context, s *session, _ []string) error {
 }
 
 func unlockTOTP(ctx context.Context, s *session, _ []string) error {
-	st, err := s.openStore(ctx, false)
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -282,8 +195,8 @@ func unlockTOTP(ctx context.Context, s *session, _ []string) error {
 	return nil
 }
 
-func ownerReset(ctx context.Context, s *session, o ownerOpts, _ []string) error {
-	st, err := s.openStore(ctx, false)
+func ownerReset(ctx context.Context, s *session, _ []string) error {
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -293,7 +206,7 @@ func ownerReset(ctx context.Context, s *session, o ownerOpts, _ []string) error 
 	} else if err != nil {
 		return err
 	}
-	if !o.yes {
+	if !s.yes {
 		fmt.Fprint(s.Stderr, "This removes the owner, every passkey, the TOTP secret, the recovery codes, all sign-ins and every app's access.\nType \"reset\" to go on: ")
 		line, _ := bufio.NewReader(s.Stdin).ReadString('\n')
 		if strings.TrimSpace(line) != "reset" {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/store"
 	"rsc.io/qr"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 type ownerRun struct {
@@ -18,14 +20,11 @@ type ownerRun struct {
 	err            error
 }
 
-func runOwnerCmd(t *testing.T, state string, clk *ownerClock, stdin string, args ...string) ownerRun {
+func runOwnerCmd(t *testing.T, state string, clk *testkit.Clock, stdin string, args ...string) ownerRun {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	env := Env{Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errOut, StateDir: state, Now: clk.Now}
-	ok, err := runOwner(context.Background(), env, args)
-	if !ok {
-		t.Fatalf("%v: not an owner command", args)
-	}
+	err := dispatch(context.Background(), env, args)
 	return ownerRun{out.String(), errOut.String(), err}
 }
 
@@ -41,7 +40,7 @@ const pub = "https://notes.example.org"
 
 func TestOwnerSetupCommand(t *testing.T) {
 	state := t.TempDir()
-	clk := newTestClock(time.Date(2025, 6, 2, 10, 0, 0, 0, time.UTC))
+	clk := testkit.NewClock(time.Date(2025, 6, 2, 10, 0, 0, 0, time.UTC))
 
 	wantCLIError(t, runOwnerCmd(t, state, clk, "", "setup"), exitUsage, "public URL")
 
@@ -77,7 +76,7 @@ func TestOwnerSetupCommand(t *testing.T) {
 
 func TestOwnerMaintenanceCommands(t *testing.T) {
 	state := t.TempDir()
-	clk := newTestClock(time.Date(2025, 6, 2, 10, 0, 0, 0, time.UTC))
+	clk := testkit.NewClock(time.Date(2025, 6, 2, 10, 0, 0, 0, time.UTC))
 
 	// Nothing works before the database exists or the owner is set up.
 	wantCLIError(t, runOwnerCmd(t, state, clk, "", "passkey", "list"), exitFail, "no state database")

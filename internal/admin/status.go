@@ -7,15 +7,31 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
 // status prints one line per fact to stdout and carries on past a fact it
 // cannot get, so that the report is as complete as possible; any such
 // problem is then explained on stderr and the exit code is 1.
+//
+// The vault is the one the server last started with on this state (serve
+// records it), so that the state folder alone is enough; --vault overrides
+// it, and before any server has started CORTEX_VAULT or its default is used.
 func status(ctx context.Context, s *session, _ []string) error {
 	var problems []*cliError
 	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
+
+	st, stateErr := s.openStore(ctx)
+	var served store.Served
+	var servedErr error = store.ErrNotServed
+	if stateErr == nil {
+		defer st.Close()
+		served, servedErr = st.LastServed(ctx)
+		if servedErr == nil && !s.given["vault"] {
+			s.vault = served.Vault
+		}
+	}
 
 	dir := absPath(s.vault)
 	switch {
@@ -38,8 +54,19 @@ func status(ctx context.Context, s *session, _ []string) error {
 		}
 	}
 
+	switch {
+	case servedErr == nil:
+		fmt.Fprintf(tw, "url\t%s\n", served.PublicURL)
+		fmt.Fprintf(tw, "started\t%s\n", formatTime(served.Started))
+	case errors.Is(servedErr, store.ErrNotServed) && stateErr == nil:
+		fmt.Fprintln(tw, "started\tnever (no server has started on this state)")
+	case !errors.Is(servedErr, store.ErrNotServed):
+		fmt.Fprintln(tw, "started\tunavailable")
+		problems = append(problems, fail("check --state (or CORTEX_STATE)", "cannot read what the server serves: %v", servedErr))
+	}
+
 	fmt.Fprintf(tw, "state\t%s\n", absPath(s.state))
-	if n, err := countTokens(ctx, s); err != nil {
+	if n, err := countTokens(ctx, st, stateErr); err != nil {
 		fmt.Fprintln(tw, "tokens\tunavailable")
 		var ce *cliError
 		if !errors.As(err, &ce) {
@@ -55,7 +82,7 @@ func status(ctx context.Context, s *session, _ []string) error {
 
 	// Report every problem; the last one becomes the command's error.
 	for _, p := range problems[:max(len(problems)-1, 0)] {
-		fmt.Fprintf(s.Stderr, "cortex admin: %s\nhint: %s\n", p.msg, p.hint)
+		p.print(s.Stderr)
 	}
 	if len(problems) > 0 {
 		return problems[len(problems)-1]
@@ -63,12 +90,10 @@ func status(ctx context.Context, s *session, _ []string) error {
 	return nil
 }
 
-func countTokens(ctx context.Context, s *session) (int, error) {
-	st, err := s.openStore(ctx, false)
-	if err != nil {
-		return 0, err
+func countTokens(ctx context.Context, st *store.Store, openErr error) (int, error) {
+	if openErr != nil {
+		return 0, openErr
 	}
-	defer st.Close()
 	toks, err := st.ListTokens(ctx)
 	return len(toks), err
 }

@@ -19,7 +19,7 @@ func tokenCreate(ctx context.Context, s *session, args []string) error {
 	if !store.ValidTokenName(name) {
 		return fail(nameHint, "invalid token name %q", name)
 	}
-	st, err := s.openStore(ctx, true)
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -40,7 +40,7 @@ func tokenCreate(ctx context.Context, s *session, args []string) error {
 }
 
 func tokenList(ctx context.Context, s *session, _ []string) error {
-	st, err := s.openStore(ctx, false)
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
@@ -70,7 +70,7 @@ func tokenRevoke(ctx context.Context, s *session, args []string) error {
 	if !store.ValidTokenName(name) {
 		return fail("run `cortex admin token list` to see the token names", "invalid token name %q", name)
 	}
-	st, err := s.openStore(ctx, false)
+	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // TestBench is the harness behind `make bench`. It only runs when
@@ -23,7 +25,7 @@ func TestBench(t *testing.T) {
 	sizes := intsEnv("CORTEX_BENCH_SIZES", []int{1000, 10000, 50000})
 	runs := intsEnv("CORTEX_BENCH_RUNS", []int{3})[0]
 	secs := intsEnv("CORTEX_BENCH_SECONDS", []int{3})[0]
-	bin := buildCortex(t)
+	bin := testkit.Cortex(t)
 
 	// Idle memory on an empty vault.
 	var idleEmpty []float64

@@ -29,17 +29,6 @@ type server struct {
 	ready   chan time.Time // closed-over: receives when the index reports ready
 }
 
-func buildCortex(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "cortex")
-	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "github.com/cortex-mcp/cortex/cmd/cortex")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 func startServer(t *testing.T, bin, vault string) *server {
 	t.Helper()
 	state := filepath.Join(t.TempDir(), "state")

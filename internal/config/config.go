@@ -20,11 +20,11 @@ import (
 
 // Config is everything `cortex serve` needs.
 type Config struct {
-	Vault        string // absolute
-	State        string // absolute
-	Listen       string // host:port for plain HTTP (tls off or proxy)
-	PublicURL    string // canonical: lowercase scheme and host, no default port, no trailing slash; "" until known when listening on port 0
-	Instructions string // vault-relative path of the instructions file
+	Vault        string    // absolute
+	State        string    // absolute
+	Listen       string    // host:port for plain HTTP (tls off or proxy)
+	PublicURL    PublicURL // zero until known when listening on port 0
+	Instructions string    // vault-relative path of the instructions file
 	Deny         []string
 
 	MinFreeBytes  uint64
@@ -45,15 +45,12 @@ type Config struct {
 	// RedirectAllowlist is the raw OAuth redirect allowlist setting ("" for
 	// the built-in list); the oauth package parses and checks it.
 	RedirectAllowlist string
-}
 
-// Defaults used by `make run` on a fresh machine.
-const (
-	DefaultVault  = "./data/vault"
-	DefaultState  = "./data/state"
-	DefaultListen = "127.0.0.1:8080"
-	LetsEncrypt   = "https://acme-v02.api.letsencrypt.org/directory"
-)
+	// HistoryDays keeps every version of a note this many days (then one
+	// a day for a year); HistoryMaxBytes caps the stored history.
+	HistoryDays     int
+	HistoryMaxBytes int64
+}
 
 // ErrHelp is returned when -h or --help was asked for; usage has been printed.
 var ErrHelp = flag.ErrHelp
@@ -61,163 +58,155 @@ var ErrHelp = flag.ErrHelp
 // Error is a configuration problem with a hint on how to fix it.
 type Error struct {
 	Setting string // the flag name, e.g. "--vault"
-	Problem string
-	Hint    string
+	// Variable is the CORTEX_* variable the bad value came from; "" when
+	// it came from a flag (or is a default).
+	Variable string
+	Problem  string
+	Hint     string
 }
 
 func (e *Error) Error() string {
+	if e.Variable != "" {
+		return fmt.Sprintf("%s (set by %s): %s\nhint: %s", e.Setting, e.Variable, e.Problem, e.Hint)
+	}
 	return fmt.Sprintf("%s: %s\nhint: %s", e.Setting, e.Problem, e.Hint)
-}
-
-type setting struct {
-	flag, env, def, usage string
-	dst                   *string
 }
 
 // Parse reads `cortex serve` flags from args and CORTEX_* variables through
 // getenv (flags win), applies defaults, validates and creates the folders.
 func Parse(args []string, getenv func(string) string, usage io.Writer) (Config, error) {
-	var raw struct {
-		vault, state, listen, publicURL, instructions, deny              string
-		minFree, rate, sessions, idle, journalDays, logFormat, logLevel  string
-		tls, acmeDir, acmeEmail, httpAddr, httpsAddr, trusted, redirects string
-	}
-	settings := []setting{
-		{"vault", "CORTEX_VAULT", DefaultVault, "folder of Markdown notes", &raw.vault},
-		{"state", "CORTEX_STATE", DefaultState, "folder for the state database (outside the vault)", &raw.state},
-		{"listen", "CORTEX_LISTEN", DefaultListen, "address for plain HTTP (tls off or proxy)", &raw.listen},
-		{"public-url", "CORTEX_PUBLIC_URL", "", "the URL people and apps use to reach cortex (default http://<listen>)", &raw.publicURL},
-		{"instructions", "CORTEX_INSTRUCTIONS", "AGENTS.md", "vault-relative file sent to assistants as server instructions", &raw.instructions},
-		{"deny", "CORTEX_DENY", "", "comma-separated vault paths tools may not read or write", &raw.deny},
-		{"min-free-mb", "CORTEX_MIN_FREE_MB", "1024", "refuse writes when the vault's disk has less free space (MiB)", &raw.minFree},
-		{"rate-limit", "CORTEX_RATE_LIMIT", "120", "requests a minute per token", &raw.rate},
-		{"max-sessions", "CORTEX_MAX_SESSIONS", "16", "retired: /mcp keeps no MCP sessions; accepted and ignored", &raw.sessions},
-		{"session-idle", "CORTEX_SESSION_IDLE", "30m", "retired: /mcp keeps no MCP sessions; accepted and ignored", &raw.idle},
-		{"journal-days", "CORTEX_JOURNAL_DAYS", "90", "days the write journal is kept", &raw.journalDays},
-		{"log-format", "CORTEX_LOG_FORMAT", "text", "text or json", &raw.logFormat},
-		{"log-level", "CORTEX_LOG_LEVEL", "info", "debug, info, warn or error", &raw.logLevel},
-		{"tls", "CORTEX_TLS", "off", "off (plain HTTP on loopback), proxy (behind a reverse proxy) or acme (own certificate)", &raw.tls},
-		{"acme-directory", "CORTEX_ACME_DIRECTORY", LetsEncrypt, "ACME directory URL", &raw.acmeDir},
-		{"acme-email", "CORTEX_ACME_EMAIL", "", "contact e-mail for the ACME account", &raw.acmeEmail},
-		{"http-addr", "CORTEX_HTTP_ADDR", ":80", "acme: address answering http-01 and redirecting to https", &raw.httpAddr},
-		{"https-addr", "CORTEX_HTTPS_ADDR", ":443", "acme: address serving https", &raw.httpsAddr},
-		{"trusted-proxies", "CORTEX_TRUSTED_PROXIES", "", "comma-separated networks whose X-Forwarded-For is believed", &raw.trusted},
-		{"redirect-allowlist", "CORTEX_REDIRECT_ALLOWLIST", "", "OAuth redirect URIs apps may use, separated by commas (\"defaults\" adds the built-in list of claude.ai, ChatGPT, Meta AI and loopback)", &raw.redirects},
-	}
+	s := FromEnv(getenv)
 	fs := flag.NewFlagSet("cortex serve", flag.ContinueOnError)
 	fs.SetOutput(usage)
-	for _, s := range settings {
-		def := s.def
-		if v := getenv(s.env); v != "" {
-			def = v
-		}
-		fs.StringVar(s.dst, s.flag, def, s.usage+" ($"+s.env+")")
-	}
+	s.Flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return Config{}, err
 	}
+	fs.Visit(func(f *flag.Flag) { delete(s.fromEnv, "--"+f.Name) })
 	if fs.NArg() > 0 {
-		return Config{}, &Error{"serve", fmt.Sprintf("unexpected argument %q", fs.Arg(0)), "flags start with --; run `cortex serve --help`"}
+		return Config{}, &Error{Setting: "serve", Problem: fmt.Sprintf("unexpected argument %q", fs.Arg(0)), Hint: "flags start with --; run `cortex serve --help`"}
 	}
+	return s.Config()
+}
 
+// Config checks every setting and returns the Config, creating the vault
+// and state folders when they are missing.
+func (raw Settings) Config() (Config, error) {
+	c, err := raw.check()
+	var e *Error
+	if errors.As(err, &e) {
+		e.Variable = raw.fromEnv[e.Setting]
+	}
+	return c, err
+}
+
+func (raw Settings) check() (Config, error) {
 	var c Config
 	var err error
-	if c.Vault, err = absDir("--vault", raw.vault); err != nil {
+	if c.Vault, err = absDir("--vault", raw.Vault); err != nil {
 		return Config{}, err
 	}
-	if c.State, err = absDir("--state", raw.state); err != nil {
+	if c.State, err = absDir("--state", raw.State); err != nil {
 		return Config{}, err
 	}
 	if within(c.State, c.Vault) {
-		return Config{}, &Error{"--state", "the state folder is the vault or inside it", "put the state folder next to the vault, for example ./data/state beside ./data/vault"}
+		return Config{}, &Error{Setting: "--state", Problem: "the state folder is the vault or inside it", Hint: "put the state folder next to the vault, for example ./data/state beside ./data/vault"}
 	}
 	if within(c.Vault, c.State) {
-		return Config{}, &Error{"--vault", "the vault is inside the state folder", "keep the vault and the state folder side by side"}
+		return Config{}, &Error{Setting: "--vault", Problem: "the vault is inside the state folder", Hint: "keep the vault and the state folder side by side"}
 	}
-	c.TLS = strings.ToLower(strings.TrimSpace(raw.tls))
+	c.TLS = strings.ToLower(strings.TrimSpace(raw.TLS))
 	switch c.TLS {
 	case "off", "proxy", "acme":
 	default:
-		return Config{}, &Error{"--tls", fmt.Sprintf("unknown mode %q", raw.tls), "use off, proxy or acme"}
+		return Config{}, &Error{Setting: "--tls", Problem: fmt.Sprintf("unknown mode %q", raw.TLS), Hint: "use off, proxy or acme"}
 	}
-	c.Listen = raw.listen
+	c.Listen = raw.Listen
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
-		return Config{}, &Error{"--listen", fmt.Sprintf("%q is not host:port", c.Listen), "write it like 127.0.0.1:8080"}
+		return Config{}, &Error{Setting: "--listen", Problem: fmt.Sprintf("%q is not host:port", c.Listen), Hint: "write it like 127.0.0.1:8080"}
 	}
 	if c.TLS == "off" && !loopbackListen(c.Listen) {
-		return Config{}, &Error{"--listen", "plain HTTP without TLS may only listen on loopback", "use --listen 127.0.0.1:8080, or --tls acme, or --tls proxy behind a reverse proxy"}
+		return Config{}, &Error{Setting: "--listen", Problem: "plain HTTP without TLS may only listen on loopback", Hint: "use --listen 127.0.0.1:8080, or --tls acme, or --tls proxy behind a reverse proxy"}
 	}
 	// Without --public-url the server is reached at its listen address;
 	// with port 0 that is only known after listening, so serve fills it in.
-	if raw.publicURL == "" && c.TLS != "off" {
-		return Config{}, &Error{"--public-url", "the public URL is required with --tls " + c.TLS, "set --public-url https://your.domain"}
+	if raw.PublicURL == "" && c.TLS != "off" {
+		return Config{}, &Error{Setting: "--public-url", Problem: "the public URL is required with --tls " + c.TLS, Hint: "set --public-url https://your.domain"}
 	}
-	if raw.publicURL != "" {
-		if c.PublicURL, err = CanonicalURL(raw.publicURL); err != nil {
-			return Config{}, &Error{"--public-url", err.Error(), "give the URL as https://notes.example.com (no path, no trailing slash)"}
+	if raw.PublicURL != "" {
+		if c.PublicURL, err = ParsePublicURL(raw.PublicURL); err != nil {
+			return Config{}, &Error{Setting: "--public-url", Problem: err.Error(), Hint: "give the URL as https://notes.example.com (no path, no trailing slash)"}
 		}
 	} else if _, port, _ := net.SplitHostPort(c.Listen); port != "0" {
-		if c.PublicURL, err = CanonicalURL("http://" + c.Listen); err != nil {
-			return Config{}, &Error{"--listen", err.Error(), "write it like 127.0.0.1:8080"}
+		if c.PublicURL, err = PublicURLFromListen(c.Listen); err != nil {
+			return Config{}, &Error{Setting: "--listen", Problem: err.Error(), Hint: "write it like 127.0.0.1:8080"}
 		}
 	}
-	if c.TLS == "acme" && !strings.HasPrefix(c.PublicURL, "https://") {
-		return Config{}, &Error{"--public-url", "acme mode needs an https public URL", "set --public-url https://your.domain"}
+	if c.TLS == "acme" && !c.PublicURL.HTTPS() {
+		return Config{}, &Error{Setting: "--public-url", Problem: "acme mode needs an https public URL", Hint: "set --public-url https://your.domain"}
 	}
-	c.Instructions = strings.TrimPrefix(strings.TrimSpace(raw.instructions), "./")
+	c.Instructions = strings.TrimPrefix(strings.TrimSpace(raw.Instructions), "./")
 	if c.Instructions == "" || strings.HasPrefix(c.Instructions, "/") || strings.Contains(c.Instructions, "..") {
-		return Config{}, &Error{"--instructions", "the instructions file must be a path inside the vault", "use a vault-relative path such as AGENTS.md"}
+		return Config{}, &Error{Setting: "--instructions", Problem: "the instructions file must be a path inside the vault", Hint: "use a vault-relative path such as AGENTS.md"}
 	}
-	for _, d := range strings.Split(raw.deny, ",") {
+	for _, d := range strings.Split(raw.Deny, ",") {
 		if d = strings.Trim(strings.TrimSpace(d), "/"); d != "" {
 			if strings.Contains(d, "..") {
-				return Config{}, &Error{"--deny", fmt.Sprintf("%q leaves the vault", d), "list vault-relative paths such as Private/,journal/secret.md"}
+				return Config{}, &Error{Setting: "--deny", Problem: fmt.Sprintf("%q leaves the vault", d), Hint: "list vault-relative paths such as Private/,journal/secret.md"}
 			}
 			c.Deny = append(c.Deny, d)
 		}
 	}
 	var n int
-	if n, err = number("--min-free-mb", raw.minFree, 0, 1<<20); err != nil {
+	if n, err = number("--min-free-mb", raw.MinFreeMB, 0, 1<<20); err != nil {
 		return Config{}, err
 	}
 	c.MinFreeBytes = uint64(n) << 20 // #nosec G115 -- number bounds n to [0, 1<<20] just above
-	if c.RatePerMinute, err = number("--rate-limit", raw.rate, 1, 10_000_000); err != nil {
+	if c.RatePerMinute, err = number("--rate-limit", raw.RateLimit, 1, 10_000_000); err != nil {
 		return Config{}, err
 	}
-	if c.MaxSessions, err = number("--max-sessions", raw.sessions, 1, 1024); err != nil {
+	if c.MaxSessions, err = number("--max-sessions", raw.MaxSessions, 1, 1024); err != nil {
 		return Config{}, err
 	}
-	if c.JournalDays, err = number("--journal-days", raw.journalDays, 1, 3650); err != nil {
+	if c.HistoryDays, err = number("--history-days", raw.HistoryDays, 1, 3650); err != nil {
 		return Config{}, err
 	}
-	if c.SessionIdle, err = time.ParseDuration(raw.idle); err != nil || c.SessionIdle < time.Minute || c.SessionIdle > 24*time.Hour {
-		return Config{}, &Error{"--session-idle", fmt.Sprintf("%q is not a duration between 1m and 24h", raw.idle), "write it like 30m"}
+	mb, err := number("--history-max-mb", raw.HistoryMaxMB, 1, 1<<20)
+	if err != nil {
+		return Config{}, err
 	}
-	c.LogFormat = raw.logFormat
+	c.HistoryMaxBytes = int64(mb) << 20
+	if c.JournalDays, err = number("--journal-days", raw.JournalDays, 1, 3650); err != nil {
+		return Config{}, err
+	}
+	if c.SessionIdle, err = time.ParseDuration(raw.SessionIdle); err != nil || c.SessionIdle < time.Minute || c.SessionIdle > 24*time.Hour {
+		return Config{}, &Error{Setting: "--session-idle", Problem: fmt.Sprintf("%q is not a duration between 1m and 24h", raw.SessionIdle), Hint: "write it like 30m"}
+	}
+	c.LogFormat = raw.LogFormat
 	if c.LogFormat != "text" && c.LogFormat != "json" {
-		return Config{}, &Error{"--log-format", fmt.Sprintf("unknown format %q", raw.logFormat), "use text or json"}
+		return Config{}, &Error{Setting: "--log-format", Problem: fmt.Sprintf("unknown format %q", raw.LogFormat), Hint: "use text or json"}
 	}
-	c.LogLevel = raw.logLevel
+	c.LogLevel = raw.LogLevel
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":
 	default:
-		return Config{}, &Error{"--log-level", fmt.Sprintf("unknown level %q", raw.logLevel), "use debug, info, warn or error"}
+		return Config{}, &Error{Setting: "--log-level", Problem: fmt.Sprintf("unknown level %q", raw.LogLevel), Hint: "use debug, info, warn or error"}
 	}
-	c.ACMEDirectory, c.ACMEEmail, c.HTTPAddr, c.HTTPSAddr = raw.acmeDir, raw.acmeEmail, raw.httpAddr, raw.httpsAddr
+	c.ACMEDirectory, c.ACMEEmail, c.HTTPAddr, c.HTTPSAddr = raw.ACMEDirectory, raw.ACMEEmail, raw.HTTPAddr, raw.HTTPSAddr
 	if u, err := url.Parse(c.ACMEDirectory); err != nil || u.Scheme != "https" || u.Host == "" {
-		return Config{}, &Error{"--acme-directory", "the ACME directory must be an https URL", "leave it unset for Let's Encrypt"}
+		return Config{}, &Error{Setting: "--acme-directory", Problem: "the ACME directory must be an https URL", Hint: "leave it unset for Let's Encrypt"}
 	}
-	for _, p := range strings.Split(raw.trusted, ",") {
+	for _, p := range strings.Split(raw.TrustedProxies, ",") {
 		if p = strings.TrimSpace(p); p == "" {
 			continue
 		}
 		pfx, err := parsePrefix(p)
 		if err != nil {
-			return Config{}, &Error{"--trusted-proxies", fmt.Sprintf("%q is not an address or network", p), "write networks like 127.0.0.1/32,10.0.0.0/8"}
+			return Config{}, &Error{Setting: "--trusted-proxies", Problem: fmt.Sprintf("%q is not an address or network", p), Hint: "write networks like 127.0.0.1/32,10.0.0.0/8"}
 		}
 		c.TrustedProxies = append(c.TrustedProxies, pfx)
 	}
-	c.RedirectAllowlist = raw.redirects
+	c.RedirectAllowlist = raw.RedirectAllowlist
 	return c, nil
 }
 
@@ -236,7 +225,7 @@ func parsePrefix(s string) (netip.Prefix, error) {
 func number(name, s string, lo, hi int) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < lo || n > hi {
-		return 0, &Error{name, fmt.Sprintf("%q is not a whole number from %d to %d", s, lo, hi), fmt.Sprintf("give a number between %d and %d", lo, hi)}
+		return 0, &Error{Setting: name, Problem: fmt.Sprintf("%q is not a whole number from %d to %d", s, lo, hi), Hint: fmt.Sprintf("give a number between %d and %d", lo, hi)}
 	}
 	return n, nil
 }
@@ -244,18 +233,18 @@ func number(name, s string, lo, hi int) (int, error) {
 // absDir makes dir absolute and creates it (0700) when missing.
 func absDir(name, dir string) (string, error) {
 	if strings.TrimSpace(dir) == "" {
-		return "", &Error{name, "the folder is empty", "give a folder path"}
+		return "", &Error{Setting: name, Problem: "the folder is empty", Hint: "give a folder path"}
 	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
-		return "", &Error{name, err.Error(), "give a folder path"}
+		return "", &Error{Setting: name, Problem: err.Error(), Hint: "give a folder path"}
 	}
 	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return "", &Error{name, "the folder cannot be created: " + cause(err), "create it yourself or choose a writable place"}
+		return "", &Error{Setting: name, Problem: "the folder cannot be created: " + cause(err), Hint: "create it yourself or choose a writable place"}
 	}
 	fi, err := os.Stat(abs)
 	if err != nil || !fi.IsDir() {
-		return "", &Error{name, "not a folder", "give a folder path"}
+		return "", &Error{Setting: name, Problem: "not a folder", Hint: "give a folder path"}
 	}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = real
@@ -284,39 +273,4 @@ func loopbackListen(addr string) bool {
 	}
 	a, err := netip.ParseAddr(host)
 	return err == nil && a.IsLoopback()
-}
-
-// CanonicalURL checks a public URL and returns its canonical form: http or
-// https, lowercase scheme and host, no default port, no path, query, fragment
-// or user info, no trailing slash. Exact comparisons elsewhere rely on it.
-func CanonicalURL(raw string) (string, error) {
-	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return "", fmt.Errorf("%q is not a URL", raw)
-	}
-	scheme := strings.ToLower(u.Scheme)
-	if scheme != "http" && scheme != "https" {
-		return "", fmt.Errorf("%q must start with https:// (or http:// on loopback)", raw)
-	}
-	if u.User != nil || u.RawQuery != "" || u.Fragment != "" || (u.Path != "" && u.Path != "/") {
-		return "", fmt.Errorf("%q must be only scheme and host, without path, query or user", raw)
-	}
-	host := strings.ToLower(u.Hostname())
-	if host == "" {
-		return "", fmt.Errorf("%q has no host", raw)
-	}
-	port := u.Port()
-	if (scheme == "http" && port == "80") || (scheme == "https" && port == "443") {
-		port = ""
-	}
-	if strings.Contains(host, ":") {
-		host = "[" + host + "]"
-	}
-	if port != "" {
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return "", fmt.Errorf("%q has a bad port", raw)
-		}
-		host += ":" + port
-	}
-	return scheme + "://" + host, nil
 }

@@ -24,7 +24,7 @@ func TestParseDefaultsAndPrecedence(t *testing.T) {
 	if c.Listen != "127.0.0.1:9000" {
 		t.Errorf("flag should win over env: listen = %q", c.Listen)
 	}
-	if c.PublicURL != "http://127.0.0.1:9000" {
+	if c.PublicURL.String() != "http://127.0.0.1:9000" {
 		t.Errorf("public url = %q", c.PublicURL)
 	}
 	if c.MinFreeBytes != 1<<30 || c.RatePerMinute != 120 || c.MaxSessions != 16 || c.JournalDays != 90 || c.Instructions != "AGENTS.md" {
@@ -74,7 +74,7 @@ func TestParseRefuses(t *testing.T) {
 	}
 }
 
-func TestCanonicalURL(t *testing.T) {
+func TestParsePublicURLCanonical(t *testing.T) {
 	tests := map[string]string{
 		"HTTPS://Notes.Example.COM/":    "https://notes.example.com",
 		"https://notes.example.com:443": "https://notes.example.com",
@@ -83,14 +83,14 @@ func TestCanonicalURL(t *testing.T) {
 		"https://a.example:8443":        "https://a.example:8443",
 	}
 	for in, want := range tests {
-		got, err := CanonicalURL(in)
-		if err != nil || got != want {
-			t.Errorf("CanonicalURL(%q) = %q, %v; want %q", in, got, err, want)
+		got, err := ParsePublicURL(in)
+		if err != nil || got.String() != want {
+			t.Errorf("ParsePublicURL(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 	for _, bad := range []string{"", "notes.example.com", "https://", "https://u:p@a.example", "https://a.example?x=1", "https://a.example:99999"} {
-		if got, err := CanonicalURL(bad); err == nil {
-			t.Errorf("CanonicalURL(%q) = %q, want error", bad, got)
+		if got, err := ParsePublicURL(bad); err == nil {
+			t.Errorf("ParsePublicURL(%q) = %q, want error", bad, got)
 		}
 	}
 }
@@ -117,7 +117,7 @@ func TestParsePortZeroLeavesPublicURLForServe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.PublicURL != "" {
+	if !c.PublicURL.IsZero() {
 		t.Errorf("public url = %q, want it left for serve", c.PublicURL)
 	}
 	if _, err := Parse([]string{"--vault", filepath.Join(dir, "v"), "--state", filepath.Join(dir, "s"), "--tls", "proxy", "--listen", "0.0.0.0:8080"}, env(nil), io.Discard); err == nil {

@@ -8,8 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -17,23 +15,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/pquerna/otp/totp"
 	"golang.org/x/oauth2"
-)
 
-// chromiumPath returns the browser binary, skipping the test when there is
-// none outside CI and failing it in CI, where .ci/run installs one.
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatal("no chromium on PATH; CI must install the Debian package chromium")
-	}
-	t.Skip("no chromium on PATH (apt-get install chromium); the browser test runs in CI")
-	return ""
-}
+	"github.com/cortex-mcp/cortex/internal/testkit"
+)
 
 // appCallback is the app's redirect endpoint on loopback: it hands every
 // request to /cb to the test and shows a page the browser can be seen on.
@@ -93,7 +77,7 @@ func registerPublicClient(t *testing.T, in *instance, name, redirect string) str
 // answer goes, and allows (then, for a second request, denies). The page's
 // CSP must let the form's redirect reach the app on loopback.
 func TestConsentBrowser(t *testing.T) {
-	chromium := chromiumPath(t)
+	testkit.Chromium(t) // skip before any setup when there is none
 	in := newInstance(t)
 	in.start()
 	owner := setupOwner(t, in)
@@ -101,22 +85,7 @@ func TestConsentBrowser(t *testing.T) {
 	redirect := app.srv.URL + "/cb"
 	clientID := registerPublicClient(t, in, "e2e browser app", redirect)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	ctx, cancelAlloc := chromedp.NewExecAllocator(ctx, append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromium),
-		chromedp.NoSandbox,
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)...)
-	defer cancelAlloc()
-	ctx, cancelCtx := chromedp.NewContext(ctx)
-	defer cancelCtx()
-	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
-		t.Fatalf("start chromium: %v", err)
-	}
+	ctx := testkit.Browser(t, 2*time.Minute)
 
 	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()

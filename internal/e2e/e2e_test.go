@@ -278,16 +278,7 @@ func TestRateLimitAnswers429(t *testing.T) {
 	in.start("--rate-limit", "5")
 	var got429 *http.Response
 	for i := 0; i < 200 && got429 == nil; i++ {
-		req, _ := http.NewRequest(http.MethodPost, in.URL+"/mcp", strings.NewReader(
-			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
-		req.Header.Set("Authorization", "Bearer "+token)
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
+		resp := in.postMCP(token, mcpInitialize)
 		if resp.StatusCode == http.StatusTooManyRequests {
 			got429 = resp
 		}

@@ -9,39 +9,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-)
 
-var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	buildOut  []byte
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
-
-// cortexBinary builds cmd/cortex once per test process.
-func cortexBinary(t *testing.T) string {
-	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "cortex-e2e-bin-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "cortex")
-		cmd := exec.Command("go", "build", "-o", binPath, "github.com/cortex-mcp/cortex/cmd/cortex")
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		buildOut, buildErr = cmd.CombinedOutput()
-	})
-	if buildErr != nil {
-		t.Fatalf("building cortex: %v\n%s", buildErr, buildOut)
-	}
-	return binPath
-}
 
 // instance is one running cortex server with its own vault and state.
 type instance struct {
@@ -51,32 +25,15 @@ type instance struct {
 	State string
 	URL   string // http://127.0.0.1:PORT
 	cmd   *exec.Cmd
-	logs  *syncBuffer
+	logs  *testkit.Buffer
 	done  chan error
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }
 
 // newInstance prepares vault and state folders without starting the server.
 func newInstance(t *testing.T) *instance {
 	t.Helper()
 	dir := t.TempDir()
-	return &instance{t: t, bin: cortexBinary(t), Vault: filepath.Join(dir, "vault"), State: filepath.Join(dir, "state")}
+	return &instance{t: t, bin: testkit.Cortex(t), Vault: filepath.Join(dir, "vault"), State: filepath.Join(dir, "state")}
 }
 
 // admin runs `cortex admin args...` against the instance's state, given
@@ -111,7 +68,7 @@ func (in *instance) start(extra ...string) {
 	args := append([]string{"serve", "--vault", in.Vault, "--state", in.State, "--listen", "127.0.0.1:0"}, extra...)
 	in.cmd = exec.Command(in.bin, args...)
 	in.cmd.Env = os.Environ()
-	in.logs = &syncBuffer{}
+	in.logs = &testkit.Buffer{}
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		in.t.Fatal(err)
@@ -168,15 +125,23 @@ func (in *instance) stop() error {
 	}
 }
 
-type bearer struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
+// postMCP posts body to /mcp with the bearer token tok, as a streamable
+// HTTP client would, and returns the response with its body closed.
+func (in *instance) postMCP(tok, body string) *http.Response {
+	in.t.Helper()
+	req, err := http.NewRequest(http.MethodPost, in.URL+"/mcp", strings.NewReader(body))
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		in.t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
 }
 
 // connect opens an MCP session with the go-sdk streamable HTTP client.
@@ -213,7 +178,7 @@ func (in *instance) tryConnectAs(ctx context.Context, token, version string) (*m
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{
 		Endpoint:             in.URL + "/mcp",
-		HTTPClient:           &http.Client{Transport: bearer{token, http.DefaultTransport}},
+		HTTPClient:           &http.Client{Transport: testkit.Bearer{Token: token}},
 		MaxRetries:           -1,
 		DisableStandaloneSSE: true,
 	}

@@ -128,6 +128,24 @@ func TestNothingImportsCmdOrTests(t *testing.T) {
 	}
 }
 
+// TestTestkitIsForTestsOnly: the shared test helpers stay out of the
+// binary, and any package's tests (store's and vault's too) may use them.
+func TestTestkitIsForTestsOnly(t *testing.T) {
+	for _, f := range repoFiles(t) {
+		for _, imp := range f.ast.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if !strings.HasPrefix(p, module) {
+				continue
+			}
+			if within(f.pkg, "internal/testkit") {
+				t.Errorf("%s imports %s; testkit must import no other cortex package", f.path, p)
+			} else if within(strings.TrimPrefix(p, module), "internal/testkit") {
+				t.Errorf("%s imports %s; only _test.go files may", f.path, p)
+			}
+		}
+	}
+}
+
 func keys(m map[string]string) []string {
 	var out []string
 	for k := range m {

@@ -285,15 +285,7 @@ func (a *oauthApp) connect(ctx context.Context) *mcp.ClientSession {
 // mcpStatus posts body to /mcp with tok and returns the status and challenge.
 func mcpStatus(t *testing.T, in *instance, tok, body string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, in.URL+"/mcp", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+tok)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	resp := in.postMCP(tok, body)
 	return resp.StatusCode, resp.Header.Get("WWW-Authenticate")
 }
 

@@ -99,4 +99,3 @@ func InPrefixes(a netip.Addr, ps []netip.Prefix) bool {
 	}
 	return false
 }
-

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -36,8 +37,8 @@ func (s *Server) authorizeStart(w http.ResponseWriter, r *http.Request) error {
 	_, signedIn := s.own.Session(r)
 	if !signedIn && !s.own.KnownDevice(r) {
 		if ok, wait := s.authorize.Take(src); !ok {
-			return &pageError{status: http.StatusTooManyRequests, code: "rate_limited", retry: wait,
-				msg: "Too many sign-in requests. Wait a minute and start connecting the app again."}
+			return &httpx.Error{Status: http.StatusTooManyRequests, Code: "rate_limited", RetryAfter: wait,
+				Message: "Too many sign-in requests. Wait a minute and start connecting the app again."}
 		}
 	}
 	s.maybePrune(ctx)

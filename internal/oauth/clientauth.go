@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -28,8 +29,8 @@ func (s *Server) authenticateClient(r *http.Request, src netip.Prefix) (store.OA
 		basicID, err1 = url.QueryUnescape(basicID)
 		basicSecret, err2 = url.QueryUnescape(basicSecret)
 		if err1 != nil || err2 != nil {
-			return store.OAuthClient{}, &oauthError{status: http.StatusUnauthorized, code: "invalid_client",
-				desc: "the Basic credentials are not form-encoded", basic: true}
+			return store.OAuthClient{}, &httpx.Error{Status: http.StatusUnauthorized, Code: "invalid_client",
+				Message: "the Basic credentials are not form-encoded", Challenge: basicChallenge}
 		}
 	}
 	id := form.Get("client_id")
@@ -53,8 +54,8 @@ func (s *Server) authenticateClient(r *http.Request, src netip.Prefix) (store.OA
 	}
 	c, err := s.st.OAuthClient(ctx, id)
 	if errors.Is(err, store.ErrClientNotFound) {
-		return store.OAuthClient{}, &oauthError{status: http.StatusUnauthorized, code: "invalid_client",
-			desc: "this client is not registered here; register again", basic: basic}
+		return store.OAuthClient{}, &httpx.Error{Status: http.StatusUnauthorized, Code: "invalid_client",
+			Message: "this client is not registered here; register again", Challenge: challengeIf(basic)}
 	}
 	if err != nil {
 		return store.OAuthClient{}, err
@@ -68,8 +69,8 @@ func (s *Server) authenticateClient(r *http.Request, src netip.Prefix) (store.OA
 			secret = basicSecret
 		}
 		if secret == "" || !secretMatches(c.SecretHash, secret) {
-			return store.OAuthClient{}, &oauthError{status: http.StatusUnauthorized, code: "invalid_client",
-				desc: "the client secret is missing or wrong", basic: basic}
+			return store.OAuthClient{}, &httpx.Error{Status: http.StatusUnauthorized, Code: "invalid_client",
+				Message: "the client secret is missing or wrong", Challenge: challengeIf(basic)}
 		}
 		return c, nil
 	case "private_key_jwt":
@@ -109,8 +110,8 @@ func (s *Server) checkAssertion(ctx context.Context, c store.OAuthClient, token 
 	}
 	fresh, room := s.jti.use(c.ID+"\x00"+a.jti, a.exp, now)
 	if !room {
-		return &oauthError{status: http.StatusServiceUnavailable, code: "temporarily_unavailable",
-			desc: "too many client assertions at once; try again in a minute", retry: time.Minute}
+		return &httpx.Error{Status: http.StatusServiceUnavailable, Code: "temporarily_unavailable",
+			Message: "too many client assertions at once; try again in a minute", RetryAfter: time.Minute}
 	}
 	if !fresh {
 		return errInvalidClient("this client assertion was already used", nil)

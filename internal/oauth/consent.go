@@ -6,11 +6,12 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
-var errNoRequest = &pageError{status: http.StatusBadRequest, code: "unknown_request",
-	msg: "This request expired, was already answered, or was started in another browser. Start connecting the app again from the app."}
+var errNoRequest = &httpx.Error{Status: http.StatusBadRequest, Code: "unknown_request",
+	Message: "This request expired, was already answered, or was started in another browser. Start connecting the app again from the app."}
 
 type consentData struct {
 	CSRF         string
@@ -74,8 +75,8 @@ func (s *Server) consentPage(w http.ResponseWriter, r *http.Request) error {
 	if u, err := url.Parse(p.RedirectURI); err == nil && isLoopback(u) {
 		d.Loopback = true
 	}
-	setSecurityHeaders(w, formActionSource(p.RedirectURI))
-	s.pages.render(w, http.StatusOK, "consent.html", d)
+	httpx.PageHeaders(w, httpx.PagePolicy{FormAction: formActionSource(p.RedirectURI)})
+	s.pages.Render(w, http.StatusOK, "consent.html", d)
 	return nil
 }
 

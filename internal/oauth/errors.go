@@ -1,13 +1,13 @@
 package oauth
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
-	"strconv"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/owner"
 )
 
 // ErrInvalidToken is returned by VerifyAccessToken for a token that is
@@ -18,48 +18,32 @@ var ErrInvalidToken = errors.New("invalid access token")
 // settings.
 var ErrBadConfig = errors.New("invalid oauth configuration")
 
-// oauthError is an RFC 6749 error response of a JSON endpoint: the client
-// gets code and desc, the log gets err.
-type oauthError struct {
-	status int
-	code   string
-	desc   string
-	retry  time.Duration // 429 and 503: Retry-After
-	basic  bool          // 401 after HTTP Basic: send a Basic challenge
-	err    error
+// The JSON endpoints answer RFC 6749 errors: the client gets the code and
+// the description (the *httpx.Error's Message), the log gets Err.
+
+func errInvalidRequest(desc string) *httpx.Error {
+	return &httpx.Error{Status: http.StatusBadRequest, Code: "invalid_request", Message: desc}
 }
 
-func (e *oauthError) Error() string {
-	if e.err != nil {
-		return fmt.Sprintf("%s: %s: %v", e.code, e.desc, e.err)
-	}
-	return e.code + ": " + e.desc
+func errInvalidGrant(desc string, cause error) *httpx.Error {
+	return &httpx.Error{Status: http.StatusBadRequest, Code: "invalid_grant", Message: desc, Err: cause}
 }
 
-func (e *oauthError) Unwrap() error { return e.err }
-
-func errInvalidRequest(desc string) *oauthError {
-	return &oauthError{status: http.StatusBadRequest, code: "invalid_request", desc: desc}
+func errInvalidClient(desc string, cause error) *httpx.Error {
+	return &httpx.Error{Status: http.StatusUnauthorized, Code: "invalid_client", Message: desc, Err: cause}
 }
 
-func errInvalidGrant(desc string, cause error) *oauthError {
-	return &oauthError{status: http.StatusBadRequest, code: "invalid_grant", desc: desc, err: cause}
-}
+// basicChallenge answers a 401 after HTTP Basic client authentication.
+const basicChallenge = `Basic realm="cortex"`
 
-func errInvalidClient(desc string, cause error) *oauthError {
-	return &oauthError{status: http.StatusUnauthorized, code: "invalid_client", desc: desc, err: cause}
+func errSlowDown(wait time.Duration) *httpx.Error {
+	return &httpx.Error{Status: http.StatusTooManyRequests, Code: "slow_down", RetryAfter: wait,
+		Message: fmt.Sprintf("too many requests from this address; wait %d seconds and try again", httpx.RetrySeconds(wait))}
 }
-
-func errSlowDown(wait time.Duration) *oauthError {
-	return &oauthError{status: http.StatusTooManyRequests, code: "slow_down", retry: wait,
-		desc: fmt.Sprintf("too many requests from this address; wait %d seconds and try again", seconds(wait))}
-}
-
-func seconds(d time.Duration) int { return max(1, int(math.Ceil(d.Seconds()))) }
 
 // api adapts a JSON endpoint: CORS for browser-based clients (no cookies
 // are involved, so any origin may call), no caching, and RFC 6749 errors.
-func (s *Server) api(h func(http.ResponseWriter, *http.Request) error) http.Handler {
+func (s *Server) api(h httpx.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hd := w.Header()
 		hd.Set("Access-Control-Allow-Origin", "*")
@@ -68,27 +52,9 @@ func (s *Server) api(h func(http.ResponseWriter, *http.Request) error) http.Hand
 		hd.Set("X-Content-Type-Options", "nosniff")
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 		if err := h(w, r); err != nil {
-			s.writeError(w, r, err)
+			httpx.WriteError(w, r, err, httpx.OAuthJSON)
 		}
 	})
-}
-
-func (s *Server) writeError(w http.ResponseWriter, r *http.Request, err error) {
-	var oe *oauthError
-	if !errors.As(err, &oe) {
-		s.log.Error("oauth request failed", "path", r.URL.Path, "err", err)
-		oe = &oauthError{status: http.StatusInternalServerError, code: "server_error",
-			desc: "something went wrong on the server; try again in a moment"}
-	} else if oe.err != nil || oe.status >= 500 {
-		s.log.Info("oauth request refused", "path", r.URL.Path, "code", oe.code, "err", oe.err)
-	}
-	if oe.retry > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(seconds(oe.retry)))
-	}
-	if oe.basic {
-		w.Header().Set("WWW-Authenticate", `Basic realm="cortex"`)
-	}
-	writeJSON(w, oe.status, map[string]string{"error": oe.code, "error_description": oe.desc})
 }
 
 // preflight answers CORS preflight requests of the JSON endpoints.
@@ -101,40 +67,70 @@ func preflight(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		http.Error(w, "internal error", http.StatusInternalServerError)
-		return
+// What a person in a browser is told: a stable code and one sentence on a
+// page; the detail goes to the log.
+
+func badAuthorize(code, msg string, cause error) *httpx.Error {
+	return &httpx.Error{Status: http.StatusBadRequest, Code: code, Message: msg, Err: cause}
+}
+
+var (
+	errPageCSRF = &httpx.Error{Status: http.StatusForbidden, Code: "bad_csrf",
+		Message: "This page had expired or was opened in another browser. Start connecting the app again."}
+	errCrossOrigin = &httpx.Error{Status: http.StatusForbidden, Code: "cross_origin",
+		Message: "This form was sent from another site. Start connecting the app again."}
+	errAuthorizeMethod = &httpx.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Allow: "GET, HEAD",
+		Message: "The authorization endpoint takes only GET requests."}
+)
+
+// describeProblem titles the error pages.
+func describeProblem(_ *http.Request, e *httpx.Error) httpx.Problem {
+	if e.Status == http.StatusTooManyRequests {
+		return httpx.Problem{Title: "Slow down"}
 	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(status)
-	w.Write(b)
+	return httpx.Problem{Title: "Cannot connect the app"}
 }
 
-// pageError is what a person in a browser is told: a stable code, a title
-// and one sentence. err is for the log only.
-type pageError struct {
-	status int
-	code   string
-	msg    string
-	retry  time.Duration
-	err    error
-}
-
-func (e *pageError) Error() string {
-	if e.err != nil {
-		return fmt.Sprintf("%s: %v", e.code, e.err)
+// describeAuthorizeProblem is describeProblem for /authorize, where a 429
+// (a flood that spent the shared budget) sends the owner to sign in first
+// and come back to the same request: the signed-in owner spends no budget
+// there.
+func describeAuthorizeProblem(r *http.Request, e *httpx.Error) httpx.Problem {
+	p := describeProblem(r, e)
+	if e.Status == http.StatusTooManyRequests {
+		p.Link, p.LinkText = owner.LoginURL(r.URL.RequestURI()), "Sign in as the owner, then come back here"
 	}
-	return e.code
+	return p
 }
 
-func (e *pageError) Unwrap() error { return e.err }
+// page adapts an HTML page: no script at all, and failures render the
+// error page.
+func (s *Server) page(h httpx.HandlerFunc) http.Handler { return s.pageWith(s.problem, h) }
 
-func badAuthorize(code, msg string, cause error) *pageError {
-	return &pageError{status: http.StatusBadRequest, code: code, msg: msg, err: cause}
+func (s *Server) pageWith(render httpx.Renderer, h httpx.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpx.PageHeaders(w, httpx.PagePolicy{})
+		if err := h(w, r); err != nil {
+			httpx.WriteError(w, r, err, render)
+		}
+	})
 }
 
-var errPageCSRF = &pageError{status: http.StatusForbidden, code: "bad_csrf",
-	msg: "This page had expired or was opened in another browser. Start connecting the app again."}
+// form adapts a page's form: cross-origin posts are refused before h runs.
+func (s *Server) form(h httpx.HandlerFunc) http.Handler {
+	return s.page(func(w http.ResponseWriter, r *http.Request) error {
+		if err := s.cop.Check(r); err != nil {
+			return errCrossOrigin.With(err)
+		}
+		return h(w, r)
+	})
+}
+
+// challengeIf is the Basic challenge when the client authenticated with
+// HTTP Basic, and none otherwise.
+func challengeIf(basic bool) string {
+	if basic {
+		return basicChallenge
+	}
+	return ""
+}

@@ -2,11 +2,13 @@ package oauth
 
 import (
 	"fmt"
+	"html"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -170,5 +172,45 @@ func TestAuthorizeBudgetSpentByStrangersSparesTheOwnersBrowser(t *testing.T) {
 	resp := owner.follow(authURL(client, "http://127.0.0.1:9/cb", newPKCE("own"), nil))
 	if resp.StatusCode == http.StatusTooManyRequests || !strings.Contains(bodyOf(resp), `id="totp-form"`) {
 		t.Fatalf("the owner's browser was refused: %d", resp.StatusCode)
+	}
+}
+
+// A new browser of the owner that meets the spent /authorize budget gets a
+// 429 page whose link leads through sign-in and back to the same request,
+// which the signed-in owner then passes.
+func TestAuthorize429PageLeadsTheOwnerThroughSignIn(t *testing.T) {
+	h := newHarness(t, nil)
+	client := h.dcr("app", "http://127.0.0.1:9/cb")
+	st := flood(t, h, client, 400, 2, 0, func(i int) string { return fmt.Sprintf("10.9.0.%d:1", i%20) })
+	if st[http.StatusTooManyRequests] == 0 {
+		t.Fatalf("strangers did not exhaust the budgets: %v", st)
+	}
+	path := authURL(client, "http://127.0.0.1:9/cb", newPKCE("own"), nil)
+	b := h.browser("198.51.100.77:1") // the owner on a new device: no cookies at all
+	resp := b.get(path)
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("status %d, want 429 while the budget is spent", resp.StatusCode)
+	}
+	m := regexp.MustCompile(`<a href="([^"]+)" id="problem-link">`).FindStringSubmatch(bodyOf(resp))
+	if m == nil {
+		t.Fatalf("the 429 page has no link to sign in:\n%s", bodyOf(resp))
+	}
+	link := html.UnescapeString(m[1])
+	if want := "/login?return=" + url.QueryEscape(path); link != want {
+		t.Fatalf("link %q, want %q", link, want)
+	}
+	// Sign in through that link: the form carries the return path, and the
+	// sign-in sends the browser back to /authorize, which now passes.
+	login := b.get(link)
+	ret := regexp.MustCompile(`name="return" value="([^"]*)"`).FindStringSubmatch(bodyOf(login))
+	if ret == nil || html.UnescapeString(ret[1]) != path {
+		t.Fatalf("the login page does not carry the return path:\n%s", bodyOf(login))
+	}
+	signedIn := b.post("/login/totp", url.Values{"code": {h.code()}, "return": {path}})
+	if signedIn.StatusCode != http.StatusSeeOther || signedIn.Header.Get("Location") != path {
+		t.Fatalf("sign-in: %d to %q, want 303 back to %q", signedIn.StatusCode, signedIn.Header.Get("Location"), path)
+	}
+	if resp := b.follow(path); resp.StatusCode != http.StatusOK || !strings.Contains(bodyOf(resp), `id="consent-form"`) {
+		t.Fatalf("after sign-in: %d, want the consent page:\n%s", resp.StatusCode, bodyOf(resp))
 	}
 }

@@ -89,9 +89,7 @@ func newHarnessAt(t testing.TB, pub string, mod func(*Options)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.mux = http.NewServeMux()
-	h.own.Routes(h.mux)
-	h.srv.Routes(h.mux)
+	h.mux = routes(h.own, h.srv)
 	return h
 }
 
@@ -318,7 +316,40 @@ func (h *harness) moveTo(pub string) {
 	if h.srv, err = New(Options{Store: h.st, Owner: h.own, PublicURL: pub, Now: h.clk.Now}); err != nil {
 		h.t.Fatal(err)
 	}
-	h.mux = http.NewServeMux()
-	h.own.Routes(h.mux)
-	h.srv.Routes(h.mux)
+	h.mux = routes(h.own, h.srv)
+}
+
+// routes routes the owner's and the authorization server's handlers as
+// internal/web does, without its Host and Origin checks.
+func routes(o *owner.Owner, s *Server) *http.ServeMux {
+	mux := http.NewServeMux()
+	oh, h := o.Handlers(), s.Handlers()
+	mux.Handle("GET /login", oh.LoginPage)
+	mux.Handle("GET /login/assets/{name}", oh.Asset)
+	mux.Handle("POST /login/totp", oh.LoginTOTP)
+	mux.Handle("POST /login/recovery", oh.LoginRecovery)
+	mux.Handle("POST /login/passkey/begin", oh.PasskeyLoginBegin)
+	mux.Handle("POST /login/passkey/finish", oh.PasskeyLoginFinish)
+	mux.Handle("POST /logout", oh.Logout)
+	mux.Handle("GET /enrol", oh.EnrolPage)
+	mux.Handle("POST /enrol/passkey/begin", oh.EnrolBegin)
+	mux.Handle("POST /enrol/passkey/finish", oh.EnrolFinish)
+	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
+		mux.Handle("GET "+p, h.ResourceMetadata)
+	}
+	for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+		mux.Handle("GET "+p, h.ServerMetadata)
+	}
+	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp",
+		"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/token", "/register", "/revoke"} {
+		mux.Handle("OPTIONS "+p, h.Preflight)
+	}
+	mux.Handle("GET /authorize", h.Authorize)
+	mux.Handle("/authorize", h.AuthorizeMethod)
+	mux.Handle("GET /authorize/consent", h.ConsentPage)
+	mux.Handle("POST /authorize/consent", h.ConsentDecision)
+	mux.Handle("POST /token", h.Token)
+	mux.Handle("POST /register", h.Register)
+	mux.Handle("POST /revoke", h.Revoke)
+	return mux
 }

@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 // Scopes. Tokens carry one or both; a request without scope gets both.
@@ -130,5 +132,5 @@ func publicJSON(w http.ResponseWriter, v any) {
 	w.Header().Set("Access-Control-Allow-Origin", "*")
 	w.Header().Set("Cache-Control", "public, max-age=300")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
-	writeJSON(w, http.StatusOK, v)
+	httpx.WriteJSON(w, http.StatusOK, v)
 }

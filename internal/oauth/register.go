@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -25,8 +26,8 @@ type registration struct {
 	AppType string `json:"application_type"`
 }
 
-func errRegistration(code, desc string) *oauthError {
-	return &oauthError{status: http.StatusBadRequest, code: code, desc: desc}
+func errRegistration(code, desc string) *httpx.Error {
+	return &httpx.Error{Status: http.StatusBadRequest, Code: code, Message: desc}
 }
 
 // registerClient is dynamic client registration (RFC 7591). Anyone may
@@ -53,8 +54,8 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) error {
 	}
 	c, err = s.st.RegisterOAuthClient(r.Context(), c, s.lim.MaxUnusedClients, s.now().Add(-s.lim.UnusedClientMinAge))
 	if errors.Is(err, store.ErrClientCapFull) {
-		return &oauthError{status: http.StatusServiceUnavailable, code: "temporarily_unavailable", retry: 10 * time.Minute,
-			desc: "too many clients registered recently and never used; try again in ten minutes"}
+		return &httpx.Error{Status: http.StatusServiceUnavailable, Code: "temporarily_unavailable", RetryAfter: 10 * time.Minute,
+			Message: "too many clients registered recently and never used; try again in ten minutes"}
 	}
 	if err != nil {
 		return err
@@ -77,7 +78,7 @@ func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) error {
 		resp["client_secret"] = secret
 		resp["client_secret_expires_at"] = 0
 	}
-	writeJSON(w, http.StatusCreated, resp)
+	httpx.WriteJSON(w, http.StatusCreated, resp)
 	return nil
 }
 

@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"crypto/tls"
+	"embed"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -55,24 +56,28 @@ type Resolver interface {
 
 // Server is the authorization server. It is safe for concurrent use.
 type Server struct {
-	st        *store.Store
-	own       *owner.Owner
-	issuer    string
-	resource  string
-	log       *slog.Logger
-	now       func() time.Time
-	trusted   []netip.Prefix
-	allow     *allowlist
-	lim       Limits
-	cop       *http.CrossOriginProtection
-	pages     *pages
-	fetch     *fetcher
-	cimd      *httpx.LRU[string, store.OAuthClient] // documents of clients not yet approved
-	jti       *jtiCache
-	authorize *httpx.Budget
-	register  *httpx.Budget
-	fetches   *httpx.Budget
-	tokens    *httpx.Budget
+	st       *store.Store
+	own      *owner.Owner
+	issuer   string
+	resource string
+	log      *slog.Logger
+	now      func() time.Time
+	trusted  []netip.Prefix
+	allow    *allowlist
+	lim      Limits
+	cop      *http.CrossOriginProtection
+	pages    *httpx.Pages
+	problem  httpx.Renderer // the error page
+	// authorizeProblem is the error page of /authorize, which sends the
+	// owner through sign-in when the budget is spent.
+	authorizeProblem httpx.Renderer
+	fetch            *fetcher
+	cimd             *httpx.LRU[string, store.OAuthClient] // documents of clients not yet approved
+	jti              *jtiCache
+	authorize        *httpx.Budget
+	register         *httpx.Budget
+	fetches          *httpx.Budget
+	tokens           *httpx.Budget
 
 	mu        sync.Mutex
 	touched   map[int64]time.Time // grant id → last use written
@@ -117,13 +122,11 @@ func New(opts Options) (*Server, error) {
 	if err := s.cop.AddTrustedOrigin(s.issuer); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadConfig, err)
 	}
-	s.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.renderError(w, r, &pageError{status: http.StatusForbidden, code: "cross_origin",
-			msg: "This form was sent from another site. Start connecting the app again."})
-	}))
-	if s.pages, err = loadPages(); err != nil {
+	if s.pages, err = httpx.NewPages(assets, "assets/*.html"); err != nil {
 		return nil, err
 	}
+	s.problem = s.pages.ProblemPage(describeProblem)
+	s.authorizeProblem = s.pages.ProblemPage(describeAuthorizeProblem)
 	l := s.lim
 	s.authorize = httpx.NewBudget(l.AuthorizePerSource, l.AuthorizeGlobal, l.MaxSources, s.now)
 	s.register = httpx.NewBudget(l.RegisterPerSource, l.RegisterGlobal, l.MaxSources, s.now)
@@ -149,29 +152,41 @@ func checkIssuer(pub string) error {
 	return nil
 }
 
-// Routes registers the authorization server's endpoints on mux.
-func (s *Server) Routes(mux *http.ServeMux) {
-	meta := http.HandlerFunc(s.resourceMetadata)
-	mux.Handle("GET /.well-known/oauth-protected-resource", meta)
-	mux.Handle("GET /.well-known/oauth-protected-resource/mcp", meta)
-	mux.Handle("GET /.well-known/oauth-authorization-server", http.HandlerFunc(s.serverMetadata))
-	mux.Handle("GET /.well-known/openid-configuration", http.HandlerFunc(s.serverMetadata))
-	for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp",
-		"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration", "/token", "/register", "/revoke"} {
-		mux.HandleFunc("OPTIONS "+p, preflight)
-	}
-	mux.Handle("GET /authorize", s.page(s.authorizeStart))
-	mux.Handle("/authorize", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Allow", "GET, HEAD")
-		s.renderError(w, r, &pageError{status: http.StatusMethodNotAllowed, code: "method_not_allowed",
-			msg: "The authorization endpoint takes only GET requests."})
-	}))
-	mux.Handle("GET /authorize/consent", s.page(s.consentPage))
-	mux.Handle("POST /authorize/consent", s.cop.Handler(s.page(s.consentDecision)))
-	mux.Handle("POST /token", s.api(s.token))
-	mux.Handle("POST /register", s.api(s.registerClient))
-	mux.Handle("POST /revoke", s.api(s.revoke))
+// Handlers are the authorization server's endpoints, each with its guards
+// and the error format of its kind; internal/web routes them (the patterns
+// are noted here). The JSON endpoints answer any origin (CORS, no cookies:
+// a foreign page gains nothing there); the pages do not.
+type Handlers struct {
+	ResourceMetadata http.Handler // GET /.well-known/oauth-protected-resource and …/mcp
+	ServerMetadata   http.Handler // GET /.well-known/oauth-authorization-server and openid-configuration
+	Preflight        http.Handler // OPTIONS of the metadata, /token, /register and /revoke
+	Authorize        http.Handler // GET /authorize
+	AuthorizeMethod  http.Handler // /authorize with any other method
+	ConsentPage      http.Handler // GET /authorize/consent
+	ConsentDecision  http.Handler // POST /authorize/consent
+	Token            http.Handler // POST /token
+	Register         http.Handler // POST /register
+	Revoke           http.Handler // POST /revoke
 }
+
+// Handlers returns the authorization server's handlers.
+func (s *Server) Handlers() Handlers {
+	return Handlers{
+		ResourceMetadata: http.HandlerFunc(s.resourceMetadata),
+		ServerMetadata:   http.HandlerFunc(s.serverMetadata),
+		Preflight:        http.HandlerFunc(preflight),
+		Authorize:        s.pageWith(s.authorizeProblem, s.authorizeStart),
+		AuthorizeMethod:  s.page(func(http.ResponseWriter, *http.Request) error { return errAuthorizeMethod }),
+		ConsentPage:      s.page(s.consentPage),
+		ConsentDecision:  s.form(s.consentDecision),
+		Token:            s.api(s.token),
+		Register:         s.api(s.registerClient),
+		Revoke:           s.api(s.revoke),
+	}
+}
+
+//go:embed assets/*.html
+var assets embed.FS
 
 // maxBody bounds every POST body of these endpoints.
 const maxBody = 64 << 10

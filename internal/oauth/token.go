@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -43,7 +44,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	if res := r.PostForm.Get("resource"); r.PostForm.Has("resource") && res != s.resource {
-		return &oauthError{status: http.StatusBadRequest, code: "invalid_target", desc: "the only resource here is " + s.resource}
+		return &httpx.Error{Status: http.StatusBadRequest, Code: "invalid_target", Message: "the only resource here is " + s.resource}
 	}
 	switch gt := r.PostForm.Get("grant_type"); gt {
 	case "authorization_code":
@@ -53,8 +54,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 	case "":
 		return errInvalidRequest("grant_type is missing")
 	default:
-		return &oauthError{status: http.StatusBadRequest, code: "unsupported_grant_type",
-			desc: "grant_type must be authorization_code or refresh_token"}
+		return &httpx.Error{Status: http.StatusBadRequest, Code: "unsupported_grant_type",
+			Message: "grant_type must be authorization_code or refresh_token"}
 	}
 }
 
@@ -124,7 +125,7 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, c store.OAuthCl
 		}
 		sc, ok := subsetScope(g.Scope, asked)
 		if !ok {
-			return "", &oauthError{status: http.StatusBadRequest, code: "invalid_scope", desc: "a refresh cannot widen the scope"}
+			return "", &httpx.Error{Status: http.StatusBadRequest, Code: "invalid_scope", Message: "a refresh cannot widen the scope"}
 		}
 		return sc, nil
 	}
@@ -150,7 +151,7 @@ func (s *Server) refresh(w http.ResponseWriter, r *http.Request, c store.OAuthCl
 }
 
 func (s *Server) writeTokens(w http.ResponseWriter, access, refresh string, exp time.Time, scope string) error {
-	writeJSON(w, http.StatusOK, map[string]any{
+	httpx.WriteJSON(w, http.StatusOK, map[string]any{
 		"access_token":  access,
 		"token_type":    "Bearer",
 		"expires_in":    max(1, int(exp.Sub(s.now()).Seconds())),

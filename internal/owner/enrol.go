@@ -7,9 +7,11 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/store"
 )
 
 // The enrolment page is reached by a console-issued link
@@ -24,7 +26,7 @@ func (o *Owner) enrolPage(w http.ResponseWriter, r *http.Request) error {
 	if o.wa == nil {
 		return errNoPasskeys
 	}
-	o.pages.render(w, http.StatusOK, "enrol.html", enrolData{CSRF: o.CSRFToken(w, r)})
+	o.pages.Render(w, http.StatusOK, "enrol.html", enrolData{CSRF: o.CSRFToken(w, r)})
 	return nil
 }
 
@@ -112,7 +114,7 @@ func (o *Owner) enrolBegin(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, beginResponse{Ceremony: sealed, PublicKey: creation.Response})
+	httpx.WriteJSON(w, http.StatusOK, beginResponse{Ceremony: sealed, PublicKey: creation.Response})
 	return nil
 }
 
@@ -123,7 +125,7 @@ func (o *Owner) enrolFinish(w http.ResponseWriter, r *http.Request) error {
 	}
 	parsed, err := protocol.ParseCredentialCreationResponseBytes(req.Credential)
 	if err != nil {
-		return withErr(errPasskey, err)
+		return errPasskey.With(err)
 	}
 	user, err := o.loadUser(r.Context())
 	if err != nil {
@@ -133,10 +135,10 @@ func (o *Owner) enrolFinish(w http.ResponseWriter, r *http.Request) error {
 	data.Expires = time.Time{} // checked on opening the seal
 	cred, err := o.wa.CreateCredential(user, data, parsed)
 	if err != nil {
-		return withErr(errPasskey, err)
+		return errPasskey.With(err)
 	}
 	if !o.ceremony.spend(c, o.now()) {
-		return withErr(errCeremony, errors.New("ceremony already used"))
+		return errCeremony.With(errors.New("ceremony already used"))
 	}
 	pk := store.Passkey{
 		CredentialID:      cred.ID,
@@ -160,6 +162,6 @@ func (o *Owner) enrolFinish(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	o.log.Info("passkey enrolled", "id", added.ID, "source", o.source(r).String())
-	writeJSON(w, http.StatusOK, map[string]string{"redirect": "/login", "name": added.Name})
+	httpx.WriteJSON(w, http.StatusOK, map[string]string{"redirect": "/login", "name": added.Name})
 	return nil
 }

@@ -1,73 +1,50 @@
 package owner
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
-// problem is what a visitor is told when a request fails: a stable code and
-// one sentence. err, if set, is the detail for the log only.
-type problem struct {
-	status int
-	code   string
-	msg    string
-	retry  time.Duration // for 429: when to try again
-	err    error
-}
-
-func (p *problem) Error() string {
-	if p.err != nil {
-		return fmt.Sprintf("%s: %v", p.code, p.err)
-	}
-	return p.code
-}
-
-func (p *problem) Unwrap() error { return p.err }
-
+// What a visitor is told when a request fails: a stable code and one
+// sentence; the detail, if any, goes to the request's log line.
 var (
-	errCrossOrigin = &problem{status: http.StatusForbidden, code: "cross_origin",
-		msg: "This form was sent from another site. Open the sign-in page on this server and try again."}
-	errCSRF = &problem{status: http.StatusForbidden, code: "bad_csrf",
-		msg: "The page had expired. Reload it and try again."}
-	errNoOwner = &problem{status: http.StatusServiceUnavailable, code: "no_owner",
-		msg: "cortex has no owner yet. On the server, run: cortex admin setup"}
-	errBadCode = &problem{status: http.StatusUnauthorized, code: "wrong_code",
-		msg: "That code was not accepted. Wait for the next code in your app and try again."}
-	errBadRecovery = &problem{status: http.StatusUnauthorized, code: "wrong_recovery_code",
-		msg: "That recovery code was not accepted. Each code works once; try another from your list."}
-	errTOTPLocked = &problem{status: http.StatusForbidden, code: "totp_locked",
-		msg: "Codes from your authenticator app are locked after too many wrong ones. Sign in with a passkey or a recovery code, or run `cortex admin unlock-totp` on the server."}
-	errNoPasskeys = &problem{status: http.StatusNotFound, code: "passkeys_off",
-		msg: "Passkeys are off because cortex is reached by an IP address. Sign in with a code."}
-	errCeremony = &problem{status: http.StatusBadRequest, code: "ceremony_expired",
-		msg: "The passkey request expired or was already used. Try again."}
-	errPasskey = &problem{status: http.StatusUnauthorized, code: "passkey_refused",
-		msg: "That passkey was not accepted. Try again, or sign in with a code."}
-	errBadLink = &problem{status: http.StatusForbidden, code: "bad_enrol_link",
-		msg: "This enrolment link is unknown, used or expired. On the server, run: cortex admin passkey add"}
-	errBadRequest = &problem{status: http.StatusBadRequest, code: "bad_request",
-		msg: "The request was not understood. Reload the page and try again."}
+	errCrossOrigin = &httpx.Error{Status: http.StatusForbidden, Code: "cross_origin",
+		Message: "This form was sent from another site. Open the sign-in page on this server and try again."}
+	errCSRF = &httpx.Error{Status: http.StatusForbidden, Code: "bad_csrf",
+		Message: "The page had expired. Reload it and try again."}
+	errNoOwner = &httpx.Error{Status: http.StatusServiceUnavailable, Code: "no_owner",
+		Message: "cortex has no owner yet. On the server, run: cortex admin setup"}
+	errBadCode = &httpx.Error{Status: http.StatusUnauthorized, Code: "wrong_code",
+		Message: "That code was not accepted. Wait for the next code in your app and try again."}
+	errBadRecovery = &httpx.Error{Status: http.StatusUnauthorized, Code: "wrong_recovery_code",
+		Message: "That recovery code was not accepted. Each code works once; try another from your list."}
+	errTOTPLocked = &httpx.Error{Status: http.StatusForbidden, Code: "totp_locked",
+		Message: "Codes from your authenticator app are locked after too many wrong ones. Sign in with a passkey or a recovery code, or run `cortex admin unlock-totp` on the server."}
+	errNoPasskeys = &httpx.Error{Status: http.StatusNotFound, Code: "passkeys_off",
+		Message: "Passkeys are off because cortex is reached by an IP address. Sign in with a code."}
+	errCeremony = &httpx.Error{Status: http.StatusBadRequest, Code: "ceremony_expired",
+		Message: "The passkey request expired or was already used. Try again."}
+	errPasskey = &httpx.Error{Status: http.StatusUnauthorized, Code: "passkey_refused",
+		Message: "That passkey was not accepted. Try again, or sign in with a code."}
+	errBadLink = &httpx.Error{Status: http.StatusForbidden, Code: "bad_enrol_link",
+		Message: "This enrolment link is unknown, used or expired. On the server, run: cortex admin passkey add"}
+	errBadRequest = &httpx.Error{Status: http.StatusBadRequest, Code: "bad_request",
+		Message: "The request was not understood. Reload the page and try again."}
+	errSignedOut = &httpx.Error{Status: http.StatusUnauthorized, Code: "signed_out",
+		Message: "You are not signed in any more. Sign in again and repeat what you were doing."}
 )
 
-func withErr(p *problem, err error) *problem {
-	q := *p
-	q.err = err
-	return &q
-}
-
-func rateLimited(wait time.Duration) *problem {
-	return &problem{status: http.StatusTooManyRequests, code: "rate_limited", retry: wait,
-		msg: fmt.Sprintf("Too many attempts. Please wait %s and try again.", humanWait(wait))}
+func rateLimited(wait time.Duration) *httpx.Error {
+	return &httpx.Error{Status: http.StatusTooManyRequests, Code: "rate_limited", RetryAfter: wait,
+		Message: fmt.Sprintf("Too many attempts. Please wait %s and try again.", humanWait(wait))}
 }
 
 func humanWait(d time.Duration) string {
-	s := int(math.Ceil(d.Seconds()))
+	s := httpx.RetrySeconds(d)
 	switch {
 	case s <= 1:
 		return "a second"
@@ -78,71 +55,14 @@ func humanWait(d time.Duration) string {
 	}
 }
 
-// asProblem turns any error into what the visitor sees; unexpected errors
-// become a plain 500 and are logged.
-func (o *Owner) asProblem(r *http.Request, err error) *problem {
-	var p *problem
-	if errors.As(err, &p) {
-		if p.err != nil {
-			o.log.Info("owner request refused", "path", r.URL.Path, "code", p.code, "err", p.err)
-		}
-		return p
-	}
-	o.log.Error("owner request failed", "path", r.URL.Path, "err", err)
-	return &problem{status: http.StatusInternalServerError, code: "internal",
-		msg: "Something went wrong on the server. Try again in a moment."}
+// describeProblem is what the owner's problem page shows beyond the
+// refusal itself: a title, and the way back to sign-in.
+func describeProblem(_ *http.Request, e *httpx.Error) httpx.Problem {
+	return httpx.Problem{Title: problemTitle(e.Status), Link: "/login", LinkText: "Back to sign-in"}
 }
 
-func setRetryAfter(w http.ResponseWriter, p *problem) {
-	if p.status == http.StatusTooManyRequests {
-		w.Header().Set("Retry-After", strconv.Itoa(max(1, int(math.Ceil(p.retry.Seconds())))))
-	}
-}
-
-// api adapts a JSON handler: failures answer {"error": code, "message": sentence}.
-func (o *Owner) api(h func(http.ResponseWriter, *http.Request) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		setSecurityHeaders(w)
-		if err := h(w, r); err != nil {
-			o.fail(w, r, err)
-		}
-	})
-}
-
-// page adapts an HTML handler: failures render a page a person understands.
-func (o *Owner) page(h func(http.ResponseWriter, *http.Request) error) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		setSecurityHeaders(w)
-		if err := h(w, r); err != nil {
-			o.fail(w, r, err)
-		}
-	})
-}
-
-// fail renders err: on a login form the login page again with the message,
-// elsewhere a small problem page.
-func (o *Owner) fail(w http.ResponseWriter, r *http.Request, err error) {
-	setSecurityHeaders(w)
-	p := o.asProblem(r, err)
-	setRetryAfter(w, p)
-	if isAPI(r) {
-		writeJSON(w, p.status, map[string]string{"error": p.code, "message": p.msg})
-		return
-	}
-	if r.Method == http.MethodPost && (r.URL.Path == "/login/totp" || r.URL.Path == "/login/recovery") && p.status != http.StatusTooManyRequests {
-		o.renderLogin(w, r, p.status, p.msg)
-		return
-	}
-	o.pages.render(w, p.status, "problem.html", problemData{Title: problemTitle(p), Message: p.msg})
-}
-
-// isAPI reports whether r is one of the JSON routes the page scripts call.
-func isAPI(r *http.Request) bool {
-	return strings.HasSuffix(r.URL.Path, "/passkey/begin") || strings.HasSuffix(r.URL.Path, "/passkey/finish")
-}
-
-func problemTitle(p *problem) string {
-	switch p.status {
+func problemTitle(status int) string {
+	switch status {
 	case http.StatusTooManyRequests:
 		return "Slow down"
 	case http.StatusForbidden:
@@ -152,19 +72,55 @@ func problemTitle(p *problem) string {
 	}
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+// page adapts an HTML page: failures render the problem page.
+func (o *Owner) page(h httpx.HandlerFunc) http.Handler {
+	return pageHeaders(httpx.Handle(o.problem, h))
 }
 
-// setSecurityHeaders: no inline script, no framing, no referrer, nothing cached.
-func setSecurityHeaders(w http.ResponseWriter) {
-	h := w.Header()
-	h.Set("Content-Security-Policy", "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "+
-		"connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'")
-	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
-	h.Set("X-Content-Type-Options", "nosniff")
-	h.Set("Cache-Control", "no-store")
+// api adapts a JSON endpoint the page scripts post to: failures answer
+// {"error": code, "message": sentence}.
+func (o *Owner) api(h httpx.HandlerFunc) http.Handler { return o.post(httpx.JSON, h) }
+
+// form adapts a sign-in form: a refusal shows the login page again with its
+// message, except a 429, which gets the problem page (the form would only
+// invite another attempt).
+func (o *Owner) form(h httpx.HandlerFunc) http.Handler {
+	return o.post(func(w http.ResponseWriter, r *http.Request, e *httpx.Error) {
+		if e.Status == http.StatusTooManyRequests {
+			o.problem(w, r, e)
+			return
+		}
+		o.renderLogin(w, r, e.Status, e.Message)
+	}, h)
+}
+
+// post guards a state-changing route: cross-origin browser requests are
+// refused before the handler runs, and the body is bounded; failures render
+// with render.
+func (o *Owner) post(render httpx.Renderer, h httpx.HandlerFunc) http.Handler {
+	return pageHeaders(httpx.Handle(render, func(w http.ResponseWriter, r *http.Request) error {
+		if err := o.cop.Check(r); err != nil {
+			return errCrossOrigin.With(err)
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		return h(w, r)
+	}))
+}
+
+// maxBody bounds every POST body; a WebAuthn response is a few KiB.
+const maxBody = 64 << 10
+
+// fail answers err with the problem page, for code that answers outside
+// the adapters.
+func (o *Owner) fail(w http.ResponseWriter, r *http.Request, err error) {
+	httpx.WriteError(w, r, err, o.problem)
+}
+
+// pageHeaders: this origin's scripts only, no framing, no referrer, nothing
+// cached.
+func pageHeaders(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		httpx.PageHeaders(w, httpx.PagePolicy{Scripts: true})
+		h.ServeHTTP(w, r)
+	})
 }

@@ -74,9 +74,26 @@ func newHarness(t testing.TB, mod func(*Options)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.mux = http.NewServeMux()
-	h.o.Routes(h.mux)
+	h.mux = routes(h.o)
 	return h
+}
+
+// routes routes the owner's handlers as internal/web does, without its
+// Host and Origin checks.
+func routes(o *Owner) *http.ServeMux {
+	mux := http.NewServeMux()
+	oh := o.Handlers()
+	mux.Handle("GET /login", oh.LoginPage)
+	mux.Handle("GET /login/assets/{name}", oh.Asset)
+	mux.Handle("POST /login/totp", oh.LoginTOTP)
+	mux.Handle("POST /login/recovery", oh.LoginRecovery)
+	mux.Handle("POST /login/passkey/begin", oh.PasskeyLoginBegin)
+	mux.Handle("POST /login/passkey/finish", oh.PasskeyLoginFinish)
+	mux.Handle("POST /logout", oh.Logout)
+	mux.Handle("GET /enrol", oh.EnrolPage)
+	mux.Handle("POST /enrol/passkey/begin", oh.EnrolBegin)
+	mux.Handle("POST /enrol/passkey/finish", oh.EnrolFinish)
+	return mux
 }
 
 // code is the current TOTP code.

@@ -37,7 +37,7 @@ func (o *Owner) renderLogin(w http.ResponseWriter, r *http.Request, status int, 
 	if s, ok := o.Session(r); ok && msg == "" {
 		d.SignedIn, d.Method = true, s.Method
 	}
-	o.pages.render(w, status, "login.html", d)
+	o.pages.Render(w, status, "login.html", d)
 }
 
 // afterLogin sends the browser on: to the return path if it was given one,
@@ -55,7 +55,7 @@ func (o *Owner) loginTOTP(w http.ResponseWriter, r *http.Request) error {
 	}
 	code := r.PostFormValue("code")
 	if !validTOTPFormat(code) {
-		return withErr(errBadCode, errors.New("not six digits"))
+		return errBadCode.With(errors.New("not six digits"))
 	}
 	if err := o.checkTOTP(r, o.source(r), code); err != nil {
 		return err
@@ -124,7 +124,7 @@ func (o *Owner) loginRecovery(w http.ResponseWriter, r *http.Request) error {
 	}
 	hash, ok := hashRecoveryCode(r.PostFormValue("code"))
 	if !ok {
-		return withErr(errBadRecovery, errors.New("not a recovery code"))
+		return errBadRecovery.With(errors.New("not a recovery code"))
 	}
 	if _, err := o.spendCode(r, o.source(r), false); err != nil {
 		return err

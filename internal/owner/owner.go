@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/http"
 	"net/netip"
@@ -56,7 +57,9 @@ type Owner struct {
 	wa       *webauthn.WebAuthn // nil when passkeys are off
 	csrfKey  []byte
 	cop      *http.CrossOriginProtection
-	pages    *pages
+	pages    *httpx.Pages
+	static   fs.FS // the page scripts and style sheet
+	problem  httpx.Renderer
 	code     *httpx.Budget
 	passkey  *httpx.Limiter[netip.Prefix]
 	ceremony *ceremonies
@@ -101,9 +104,6 @@ func New(opts Options) (*Owner, error) {
 	if err := o.cop.AddTrustedOrigin(o.origin); err != nil {
 		return nil, fmt.Errorf("owner: %w", err)
 	}
-	o.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		o.fail(w, r, errCrossOrigin)
-	}))
 	b := o.budgets
 	o.code = httpx.NewBudget(rate(b.CodeSourceBurst, b.CodeSourcePerMinute),
 		rate(b.CodeGlobalBurst, b.CodeGlobalPerMinute), b.MaxSources, o.now)
@@ -112,9 +112,13 @@ func New(opts Options) (*Owner, error) {
 	ceremonyKey := make([]byte, 32)
 	rand.Read(ceremonyKey)
 	o.ceremony = newCeremonies(ceremonyKey)
-	if o.pages, err = loadPages(); err != nil {
+	if o.pages, err = httpx.NewPages(assets, "assets/*.html"); err != nil {
 		return nil, fmt.Errorf("owner: %w", err)
 	}
+	if o.static, err = fs.Sub(assets, "assets"); err != nil {
+		return nil, fmt.Errorf("owner: %w", err)
+	}
+	o.problem = o.pages.ProblemPage(describeProblem)
 	if PasskeysEnabled(opts.PublicURL) {
 		o.wa, err = webauthn.New(&webauthn.Config{
 			RPID:          u.Hostname(),
@@ -135,33 +139,39 @@ func New(opts Options) (*Owner, error) {
 	return o, nil
 }
 
-// Routes registers the owner's pages on mux. None of them creates, resets or
-// replaces the owner; the enrolment routes add a passkey only with a
-// console-issued link and a current TOTP code.
-func (o *Owner) Routes(mux *http.ServeMux) {
-	mux.Handle("GET /login", o.page(o.loginPage))
-	mux.Handle("GET /login/assets/{name}", http.HandlerFunc(o.asset))
-	mux.Handle("POST /login/totp", o.post(o.page(o.loginTOTP)))
-	mux.Handle("POST /login/recovery", o.post(o.page(o.loginRecovery)))
-	mux.Handle("POST /login/passkey/begin", o.post(o.api(o.passkeyLoginBegin)))
-	mux.Handle("POST /login/passkey/finish", o.post(o.api(o.passkeyLoginFinish)))
-	mux.Handle("POST /logout", o.post(o.page(o.logout)))
-	mux.Handle("GET /enrol", o.page(o.enrolPage))
-	mux.Handle("POST /enrol/passkey/begin", o.post(o.api(o.enrolBegin)))
-	mux.Handle("POST /enrol/passkey/finish", o.post(o.api(o.enrolFinish)))
+// Handlers are the owner's pages and endpoints, each with its guards and
+// the error format of its kind; internal/web routes them (the patterns are
+// noted here). None of them creates, resets or replaces the owner; the
+// enrolment endpoints add a passkey only with a console-issued link and a
+// current TOTP code.
+type Handlers struct {
+	LoginPage          http.Handler // GET /login
+	Asset              http.Handler // GET /login/assets/{name}
+	LoginTOTP          http.Handler // POST /login/totp
+	LoginRecovery      http.Handler // POST /login/recovery
+	PasskeyLoginBegin  http.Handler // POST /login/passkey/begin
+	PasskeyLoginFinish http.Handler // POST /login/passkey/finish
+	Logout             http.Handler // POST /logout
+	EnrolPage          http.Handler // GET /enrol
+	EnrolBegin         http.Handler // POST /enrol/passkey/begin
+	EnrolFinish        http.Handler // POST /enrol/passkey/finish
 }
 
-// post guards a state-changing route: cross-origin browser requests are
-// refused before the handler runs, and the body is bounded.
-func (o *Owner) post(h http.Handler) http.Handler {
-	return o.cop.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		h.ServeHTTP(w, r)
-	}))
+// Handlers returns the owner's handlers.
+func (o *Owner) Handlers() Handlers {
+	return Handlers{
+		LoginPage:          o.page(o.loginPage),
+		Asset:              http.HandlerFunc(o.asset),
+		LoginTOTP:          o.form(o.loginTOTP),
+		LoginRecovery:      o.form(o.loginRecovery),
+		PasskeyLoginBegin:  o.api(o.passkeyLoginBegin),
+		PasskeyLoginFinish: o.api(o.passkeyLoginFinish),
+		Logout:             o.post(o.problem, o.logout),
+		EnrolPage:          o.page(o.enrolPage),
+		EnrolBegin:         o.api(o.enrolBegin),
+		EnrolFinish:        o.api(o.enrolFinish),
+	}
 }
-
-// maxBody bounds every POST body; a WebAuthn response is a few KiB.
-const maxBody = 64 << 10
 
 // source is the budget key of r.
 func (o *Owner) source(r *http.Request) netip.Prefix {

@@ -8,9 +8,11 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/store"
 )
 
 // webUser is the owner as the WebAuthn library sees them.
@@ -96,7 +98,7 @@ func (o *Owner) openFinish(r *http.Request, kind ceremonyKind) (finishRequest, c
 func readJSON(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body)
 	if err := dec.Decode(v); err != nil {
-		return withErr(errBadRequest, err)
+		return errBadRequest.With(err)
 	}
 	return nil
 }
@@ -120,7 +122,7 @@ func (o *Owner) passkeyLoginBegin(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, beginResponse{Ceremony: sealed, PublicKey: assertion.Response})
+	httpx.WriteJSON(w, http.StatusOK, beginResponse{Ceremony: sealed, PublicKey: assertion.Response})
 	return nil
 }
 
@@ -131,7 +133,7 @@ func (o *Owner) passkeyLoginFinish(w http.ResponseWriter, r *http.Request) error
 	}
 	parsed, err := protocol.ParseCredentialRequestResponseBytes(req.Credential)
 	if err != nil {
-		return withErr(errPasskey, err)
+		return errPasskey.With(err)
 	}
 	user, err := o.loadUser(r.Context())
 	if err != nil {
@@ -146,21 +148,21 @@ func (o *Owner) passkeyLoginFinish(w http.ResponseWriter, r *http.Request) error
 		return user, nil
 	}, data, parsed)
 	if err != nil {
-		return withErr(errPasskey, err)
+		return errPasskey.With(err)
 	}
 	if !o.ceremony.spend(c, o.now()) {
-		return withErr(errCeremony, errors.New("ceremony already used"))
+		return errCeremony.With(errors.New("ceremony already used"))
 	}
 	if cred.Authenticator.CloneWarning {
 		// The signature counter went backwards: two copies of this key may
 		// exist. Refuse, and leave the stored counter as it was.
 		o.log.Warn("passkey refused: its signature counter went backwards, it may have been cloned",
 			"source", o.source(r).String())
-		return withErr(errPasskey, errors.New("clone warning"))
+		return errPasskey.With(errors.New("clone warning"))
 	}
 	if err := o.st.RecordPasskeyLogin(r.Context(), cred.ID, cred.Authenticator.SignCount, byte(cred.Flags.ProtocolValue())); err != nil {
 		if errors.Is(err, store.ErrPasskeyNotFound) {
-			return withErr(errPasskey, err)
+			return errPasskey.With(err)
 		}
 		return err
 	}
@@ -171,6 +173,6 @@ func (o *Owner) passkeyLoginFinish(w http.ResponseWriter, r *http.Request) error
 	if !ok {
 		ret = "/login"
 	}
-	writeJSON(w, http.StatusOK, map[string]string{"redirect": ret})
+	httpx.WriteJSON(w, http.StatusOK, map[string]string{"redirect": ret})
 	return nil
 }

@@ -88,8 +88,7 @@ func (o *Owner) RequireOwner(w http.ResponseWriter, r *http.Request) (SessionInf
 		http.Redirect(w, r, LoginURL(r.URL.RequestURI()), http.StatusSeeOther) // #nosec G710 -- LoginURL always starts with /login; the return path is checked and query-escaped
 		return SessionInfo{}, false
 	}
-	o.fail(w, r, &problem{status: http.StatusUnauthorized, code: "signed_out",
-		msg: "You are not signed in any more. Sign in again and repeat what you were doing."})
+	o.fail(w, r, errSignedOut)
 	return SessionInfo{}, false
 }
 

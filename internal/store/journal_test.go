@@ -7,10 +7,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 func TestRecordWrite(t *testing.T) {
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	ctx := context.Background()
 	tests := []struct {
@@ -44,7 +46,7 @@ func TestRecordWrite(t *testing.T) {
 }
 
 func TestLastWrites(t *testing.T) {
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	ctx := context.Background()
 	t0 := c.Now()
@@ -83,7 +85,7 @@ func TestLastWrites(t *testing.T) {
 }
 
 func TestLastWritesManyPaths(t *testing.T) {
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	ctx := context.Background()
 	var paths []string
@@ -111,7 +113,7 @@ func TestLastWritesManyPaths(t *testing.T) {
 // TestLastWritesUsesIndex guards the query plan: a scan of the journal here
 // would grow with every write ever made.
 func TestLastWritesUsesIndex(t *testing.T) {
-	s := openStore(t, t.TempDir(), newClock())
+	s := openStore(t, t.TempDir(), testkit.NewClock(time.Time{}))
 	rows, err := s.db.Query(`EXPLAIN QUERY PLAN
 		SELECT j.id FROM (SELECT DISTINCT value AS path FROM json_each(?)) AS p
 		JOIN journal AS j ON j.id = (
@@ -142,7 +144,7 @@ func TestLastWritesUsesIndex(t *testing.T) {
 }
 
 func TestJournalAndPrune(t *testing.T) {
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	ctx := context.Background()
 	t0 := c.Now()

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 func addClient(t *testing.T, s *Store, id string) {
@@ -17,7 +19,7 @@ func addClient(t *testing.T, s *Store, id string) {
 	}
 }
 
-func pending(id, source string, c *clock) OAuthPending {
+func pending(id, source string, c *testkit.Clock) OAuthPending {
 	return OAuthPending{IDHash: id, Source: source, BrowserHash: "b-" + id, ClientID: "c1", RedirectURI: "http://127.0.0.1/cb",
 		Scope: "s", State: "st", Challenge: "ch", Resource: "r", Expires: c.Now().Add(10 * time.Minute)}
 }
@@ -63,7 +65,7 @@ func TestPendingBounds(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := newClock()
+			c := testkit.NewClock(time.Time{})
 			s := openStore(t, t.TempDir(), c)
 			tt.adds(func(id, src string, owner bool) {
 				c.Advance(time.Second)
@@ -95,7 +97,7 @@ func TestPendingBounds(t *testing.T) {
 
 func TestPendingBoundToBrowserAndExpiry(t *testing.T) {
 	ctx := context.Background()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	if err := s.AddOAuthPending(ctx, pending("p", "A", c), PendingLimits{PerSource: 10, Total: 10}); err != nil {
 		t.Fatal(err)
@@ -111,7 +113,7 @@ func TestPendingBoundToBrowserAndExpiry(t *testing.T) {
 
 func TestRegisterCap(t *testing.T) {
 	ctx := context.Background()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	reg := func(id string) error {
 		_, err := s.RegisterOAuthClient(ctx, OAuthClient{ID: id, Kind: ClientDCR, Name: id, RedirectURIs: []string{"x"}, AuthMethod: "none"},
@@ -155,7 +157,7 @@ func TestRegisterCap(t *testing.T) {
 }
 
 // grantFor approves a pending request of client and redeems its code.
-func grantFor(t *testing.T, s *Store, c *clock, client, code string, toks IssuedTokens) OAuthGrant {
+func grantFor(t *testing.T, s *Store, c *testkit.Clock, client, code string, toks IssuedTokens) OAuthGrant {
 	t.Helper()
 	ctx := context.Background()
 	p := pending("req-"+code, "A", c)
@@ -173,14 +175,14 @@ func grantFor(t *testing.T, s *Store, c *clock, client, code string, toks Issued
 	return g
 }
 
-func toks(p string, c *clock) IssuedTokens {
+func toks(p string, c *testkit.Clock) IssuedTokens {
 	return IssuedTokens{AccessHash: p + "-a", AccessExpires: c.Now().Add(time.Hour), RefreshHash: p + "-r",
 		RefreshExpires: c.Now().Add(30 * 24 * time.Hour)}
 }
 
 func TestCodeOnceAndReplayRevokes(t *testing.T) {
 	ctx := context.Background()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	addClient(t, s, "c1")
 	grantFor(t, s, c, "c1", "code", toks("t1", c))
@@ -200,7 +202,7 @@ func TestCodeOnceAndReplayRevokes(t *testing.T) {
 
 func TestCodeExpiresAndCheckBurnsIt(t *testing.T) {
 	ctx := context.Background()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	addClient(t, s, "c1")
 	for _, tc := range []struct {
@@ -234,7 +236,7 @@ func TestCodeExpiresAndCheckBurnsIt(t *testing.T) {
 
 func TestRefreshRotationGraceAndReuse(t *testing.T) {
 	ctx := context.Background()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	addClient(t, s, "c1")
 	grantFor(t, s, c, "c1", "code", toks("t1", c))
@@ -271,7 +273,7 @@ func TestRefreshRotationGraceAndReuse(t *testing.T) {
 
 func TestRefreshGraceEndsOnceTheSuccessorIsSpent(t *testing.T) {
 	ctx := context.Background()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	addClient(t, s, "c1")
 	grantFor(t, s, c, "c1", "code", toks("t1", c))
@@ -296,7 +298,7 @@ func TestRefreshGraceEndsOnceTheSuccessorIsSpent(t *testing.T) {
 
 func TestAccessExpiryRevokeAndPrune(t *testing.T) {
 	ctx := context.Background()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	addClient(t, s, "c1")
 	addClient(t, s, "c2")
@@ -352,7 +354,7 @@ func TestDeleteOwnerRevokesEveryGrant(t *testing.T) {
 
 func TestReplacingTheOwnerRevokesEveryGrant(t *testing.T) {
 	ctx := context.Background()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	if err := s.CreateOwner(ctx, newOwner("a"), false); err != nil {
 		t.Fatal(err)

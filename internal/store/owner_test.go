@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 func ownerHashes(prefix string) []string {
@@ -20,9 +22,9 @@ func newOwner(prefix string) NewOwner {
 	return NewOwner{UserHandle: []byte(prefix + "-handle-0123456789abcdef"), TOTPSecret: prefix + "SECRET", RecoveryHashes: ownerHashes(prefix)}
 }
 
-func setupOwner(t *testing.T) (*Store, *clock) {
+func setupOwner(t *testing.T) (*Store, *testkit.Clock) {
 	t.Helper()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	if err := s.CreateOwner(context.Background(), newOwner("a"), false); err != nil {
 		t.Fatal(err)
@@ -68,7 +70,7 @@ func TestCreateOwnerOnceAndReplace(t *testing.T) {
 }
 
 func TestCreateOwnerValidates(t *testing.T) {
-	s := openStore(t, t.TempDir(), newClock())
+	s := openStore(t, t.TempDir(), testkit.NewClock(time.Time{}))
 	bad := []NewOwner{
 		{UserHandle: []byte("short"), TOTPSecret: "X", RecoveryHashes: ownerHashes("a")},
 		{UserHandle: make([]byte, 32), TOTPSecret: "", RecoveryHashes: ownerHashes("a")},

@@ -1,6 +1,7 @@
 // Package store owns cortex's state database: one SQLite file (cortex.db) in
-// the state directory, holding bearer tokens, the write journal and, later,
-// the owner's credentials and OAuth clients. All SQL of cortex lives here.
+// the state directory, holding bearer tokens, the write journal, the owner's
+// credentials, OAuth clients and grants, and what the server serves (its
+// vault and public URL). All SQL of cortex lives here.
 //
 // The file is shared by a running server and by `cortex admin` commands at
 // the same time, so every connection uses WAL, a busy timeout and immediate
@@ -69,7 +70,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open state database: %w", err)
 	}
-	if err := prepareFiles(abs); err != nil {
+	if err := prepareFiles(abs, FileName); err != nil {
 		return nil, fmt.Errorf("open state database: %w", err)
 	}
 
@@ -158,18 +159,18 @@ func dsn(path string) string {
 	return u.String()
 }
 
-// prepareFiles makes the directory 0700 and the database file 0600 before
-// SQLite sees them; SQLite gives its -wal and -shm files the mode of the
-// database file.
-func prepareFiles(dir string) error {
+// prepareFiles makes the directory 0700 and the database file name in it
+// 0600 before SQLite sees them; SQLite gives its -wal and -shm files the
+// mode of the database file.
+func prepareFiles(dir, name string) error {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
 	}
 	if err := os.Chmod(dir, 0o700); err != nil { // #nosec G302 -- a folder: 0700 is owner-only, x lets the owner enter it
 		return err
 	}
-	path := filepath.Join(dir, FileName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600) // #nosec G304 -- the operator's state folder and the fixed FileName, never a request value
+	path := filepath.Join(dir, name)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600) // #nosec G304 -- the operator's state folder and a fixed file name, never a request value
 	if err != nil {
 		return err
 	}

@@ -11,29 +11,11 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
-// clock is an injected clock the tests move by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-func openStore(t testing.TB, dir string, c *clock) *Store {
+func openStore(t testing.TB, dir string, c *testkit.Clock) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), dir, Options{Now: c.Now})
 	if err != nil {
@@ -54,7 +36,7 @@ func mode(t *testing.T, path string) os.FileMode {
 
 func TestOpenCreatesPrivateFiles(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "a", "state")
-	s := openStore(t, dir, newClock())
+	s := openStore(t, dir, testkit.NewClock(time.Time{}))
 	if _, _, err := s.CreateToken(context.Background(), "x"); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +62,7 @@ func TestOpenTightensExisting(t *testing.T) {
 	if err := os.Chmod(db, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	openStore(t, dir, newClock())
+	openStore(t, dir, testkit.NewClock(time.Time{}))
 	if m := mode(t, dir); m != 0o700 {
 		t.Errorf("state dir mode = %v, want 0700", m)
 	}
@@ -97,7 +79,7 @@ func TestOpenEmptyDir(t *testing.T) {
 
 func TestOpenPathWithURIChars(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "odd ?#%&= name")
-	s := openStore(t, dir, newClock())
+	s := openStore(t, dir, testkit.NewClock(time.Time{}))
 	if _, _, err := s.CreateToken(context.Background(), "x"); err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +89,7 @@ func TestOpenPathWithURIChars(t *testing.T) {
 }
 
 func TestPragmas(t *testing.T) {
-	s := openStore(t, t.TempDir(), newClock())
+	s := openStore(t, t.TempDir(), testkit.NewClock(time.Time{}))
 	ctx := context.Background()
 	// Check a fresh connection of the pool, not just the one that migrated.
 	conn, err := s.db.Conn(ctx)
@@ -138,7 +120,7 @@ func TestPragmas(t *testing.T) {
 func TestReopenKeepsDataAndSchema(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s1, err := Open(ctx, dir, Options{Now: c.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -169,7 +151,7 @@ func TestReopenKeepsDataAndSchema(t *testing.T) {
 
 func TestSchemaTooNew(t *testing.T) {
 	dir := t.TempDir()
-	s := openStore(t, dir, newClock())
+	s := openStore(t, dir, testkit.NewClock(time.Time{}))
 	if _, err := s.db.Exec(`INSERT INTO schema_migrations (version, name, applied) VALUES (999, '0999_future.sql', 0)`); err != nil {
 		t.Fatal(err)
 	}
@@ -225,7 +207,7 @@ func TestMigrate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := openStore(t, t.TempDir(), newClock())
+			s := openStore(t, t.TempDir(), testkit.NewClock(time.Time{}))
 			ctx := context.Background()
 			// A clean database beside the real schema: drop the real history.
 			if _, err := s.db.Exec(`DROP TABLE schema_migrations`); err != nil {
@@ -276,7 +258,7 @@ func tableExists(t *testing.T, s *Store, name string) bool {
 func TestTwoStoresOneFile(t *testing.T) {
 	dir := t.TempDir()
 	ctx := context.Background()
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 
 	var stores [2]*Store
 	var wg sync.WaitGroup

@@ -10,10 +10,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 func TestCreateTokenSecret(t *testing.T) {
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	ctx := context.Background()
 	secret, tok, err := s.CreateToken(ctx, "laptop")
@@ -72,7 +74,7 @@ func TestTokenNames(t *testing.T) {
 		{"new\nline", false},
 		{"semi;colon", false},
 	}
-	s := openStore(t, t.TempDir(), newClock())
+	s := openStore(t, t.TempDir(), testkit.NewClock(time.Time{}))
 	for _, tt := range tests {
 		t.Run(fmt.Sprintf("%q", tt.name), func(t *testing.T) {
 			if got := ValidTokenName(tt.name); got != tt.ok {
@@ -90,7 +92,7 @@ func TestTokenNames(t *testing.T) {
 }
 
 func TestTokenNameUniqueAmongLive(t *testing.T) {
-	s := openStore(t, t.TempDir(), newClock())
+	s := openStore(t, t.TempDir(), testkit.NewClock(time.Time{}))
 	ctx := context.Background()
 	old, _, err := s.CreateToken(ctx, "laptop")
 	if err != nil {
@@ -115,7 +117,7 @@ func TestTokenNameUniqueAmongLive(t *testing.T) {
 }
 
 func TestVerifyToken(t *testing.T) {
-	s := openStore(t, t.TempDir(), newClock())
+	s := openStore(t, t.TempDir(), testkit.NewClock(time.Time{}))
 	ctx := context.Background()
 	secret, want, err := s.CreateToken(ctx, "laptop")
 	if err != nil {
@@ -171,7 +173,7 @@ func flip(b byte) string {
 }
 
 func TestVerifyTokenLastUsed(t *testing.T) {
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	ctx := context.Background()
 	secret, tok, err := s.CreateToken(ctx, "laptop")
@@ -228,7 +230,7 @@ func TestVerifyTokenLastUsed(t *testing.T) {
 // TestVerifyTokenWritesOncePerMinute checks the in-process memory: a second
 // process (or a stale row) must not cause a write on every request.
 func TestVerifyTokenWritesOncePerMinute(t *testing.T) {
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	ctx := context.Background()
 	secret, tok, err := s.CreateToken(ctx, "laptop")
@@ -254,7 +256,7 @@ func TestVerifyTokenWritesOncePerMinute(t *testing.T) {
 }
 
 func TestTouchedIsBounded(t *testing.T) {
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	for id := range int64(3 * maxTouched) {
 		if !s.shouldTouch(id+1, time.Time{}, c.Now()) {
@@ -271,7 +273,7 @@ func TestTouchedIsBounded(t *testing.T) {
 }
 
 func TestListTokens(t *testing.T) {
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(t, t.TempDir(), c)
 	ctx := context.Background()
 	if toks, err := s.ListTokens(ctx); err != nil || len(toks) != 0 {
@@ -300,7 +302,7 @@ func TestListTokens(t *testing.T) {
 }
 
 func TestRevokeToken(t *testing.T) {
-	s := openStore(t, t.TempDir(), newClock())
+	s := openStore(t, t.TempDir(), testkit.NewClock(time.Time{}))
 	ctx := context.Background()
 	if _, _, err := s.CreateToken(ctx, "laptop"); err != nil {
 		t.Fatal(err)
@@ -323,7 +325,7 @@ func TestRevokeToken(t *testing.T) {
 }
 
 func FuzzVerifyToken(f *testing.F) {
-	s := openStore(f, f.TempDir(), newClock())
+	s := openStore(f, f.TempDir(), testkit.NewClock(time.Time{}))
 	ctx := context.Background()
 	secret, _, err := s.CreateToken(ctx, "fuzz")
 	if err != nil {
@@ -349,7 +351,7 @@ func FuzzVerifyToken(f *testing.F) {
 }
 
 func BenchmarkVerifyToken(b *testing.B) {
-	c := newClock()
+	c := testkit.NewClock(time.Time{})
 	s := openStore(b, b.TempDir(), c)
 	ctx := context.Background()
 	secret, _, err := s.CreateToken(ctx, "bench")

@@ -1,13 +1,16 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -22,7 +25,8 @@ type toolError struct {
 	Message        string   `json:"message" jsonschema:"what to do next"`
 	CurrentVersion string   `json:"current_version,omitempty" jsonschema:"the note's current version (note_changed)"`
 	Count          int      `json:"count,omitempty" jsonschema:"how many places old_text matched (multiple_matches)"`
-	Candidates     []string `json:"candidates,omitempty" jsonschema:"headings that matched (section_ambiguous)"`
+	Candidates     []string `json:"candidates,omitempty" jsonschema:"what to choose from: matching headings, the note's headings, or notes; at most 50"`
+	More           int      `json:"more,omitempty" jsonschema:"candidates left out"`
 }
 
 // errorOutput is the structured content of an error result.
@@ -41,7 +45,11 @@ func (e *toolError) text() string {
 		fmt.Fprintf(&b, " (current_version: %s)", e.CurrentVersion)
 	}
 	if len(e.Candidates) > 0 {
-		fmt.Fprintf(&b, " (candidates: %q)", e.Candidates)
+		fmt.Fprintf(&b, " (candidates: %q", e.Candidates)
+		if e.More > 0 {
+			fmt.Fprintf(&b, " and %d more", e.More)
+		}
+		b.WriteByte(')')
 	}
 	return b.String()
 }
@@ -52,8 +60,9 @@ func invalidArgument(msg string) error {
 }
 
 // toolMessages are the sentences for vault codes, phrased in terms of this
-// server's tools and arguments. Codes missing here, and the codes listed in
-// vaultWorded, use the vault's own (more specific) sentence.
+// server's tools and arguments. They stand in for the vault's general
+// sentence of a code; a sentence the vault wrote for the very failure
+// (naming the rule, the limit or the key) is passed on instead.
 var toolMessages = map[string]string{
 	vault.CodeInvalidPath:      "the path is not valid; use a vault-relative path with '/' between folders, like projects/plan.md",
 	vault.CodeProtectedPath:    "this path is protected and cannot be used through cortex; choose a note outside the protected folders",
@@ -64,6 +73,7 @@ var toolMessages = map[string]string{
 	vault.CodeWriteTooLarge:    "the text is too large for one write; send it in smaller parts, for example several append calls",
 	vault.CodeNoteTooLarge:     "the note is too large to handle through cortex; ask the owner to split it",
 	vault.CodeDiskLow:          "the server is low on disk space, so writes are paused; tell the owner and do not retry now",
+	vault.CodeVaultReplaced:    "the vault folder was moved or replaced on the server, so writes are paused; tell the owner to restart cortex and do not retry now",
 	vault.CodeSectionNotFound:  "no heading matches this section; fetch the note to see its headings and pass one exactly",
 	vault.CodeSectionAmbiguous: "several headings match this section; name it with its level as shown in candidates (like \"## Plan\"), or if two are identical, rename one with edit_note first",
 	vault.CodeNoMatch:          "old_text was not found in the note; fetch the note again and copy the exact text, including spaces and line breaks",
@@ -71,14 +81,6 @@ var toolMessages = map[string]string{
 	vault.CodeBadFrontmatter:   "the note's frontmatter is not valid YAML; repair it with edit_note before using update_frontmatter",
 	vault.CodeNotANote:         "only Markdown notes (paths ending in .md) can be used here",
 	vault.CodeInvalidArgument:  "check the arguments against the tool's input schema and try again",
-}
-
-// vaultWorded are codes whose vault message names the precise problem
-// (which argument, which limit) and is better than a generic sentence.
-var vaultWorded = map[string]bool{
-	vault.CodeInvalidArgument: true,
-	vault.CodeBadFrontmatter:  true,
-	vault.CodeWriteTooLarge:   true,
 }
 
 const internalMessage = "something went wrong on the server; try again later, and tell the owner if it keeps happening"
@@ -92,7 +94,7 @@ func (s *server) toolError(c call, err error) *toolError {
 		return &toolError{Code: vault.CodeInternal, Message: internalMessage}
 	}
 	msg, ok := toolMessages[ve.Code]
-	if !ok || (vaultWorded[ve.Code] && ve.Message != "") {
+	if !ok || ve.Specific() {
 		msg = sentence(ve.Message)
 	}
 	if ve.Code == vault.CodeMultipleMatches {
@@ -114,6 +116,7 @@ func (s *server) toolError(c call, err error) *toolError {
 		CurrentVersion: ve.Version,
 		Count:          ve.Count,
 		Candidates:     ve.Candidates,
+		More:           ve.More,
 	}
 }
 
@@ -216,23 +219,115 @@ func (s *server) schemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		r.Content = []mcp.Content{&mcp.TextContent{Text: te.text()}}
 		r.StructuredContent = errorOutput{Error: te}
-		if cr, ok := req.(*mcp.CallToolRequest); ok && cr.Params != nil && IsWriteTool(cr.Params.Name) {
-			var args struct {
-				ID      any `json:"id"`
-				Path    any `json:"path"`
-				Version any `json:"version"`
-			}
-			_ = json.Unmarshal(cr.Params.Arguments, &args)
-			p, _ := args.ID.(string)
-			if p == "" {
-				p, _ = args.Path.(string)
-			}
-			v, _ := args.Version.(string)
-			if p == "" {
-				p = "(unknown)"
-			}
-			s.record(ctx, call{tool: cr.Params.Name, app: s.appFor(cr)}, p, v, "", &vault.Error{Code: vault.CodeInvalidArgument})
+		if cr, ok := req.(*mcp.CallToolRequest); ok {
+			s.recordRefused(ctx, cr)
 		}
 		return r, nil
 	}
+}
+
+// recordRefused journals a write call refused before its handler ran: a
+// refused write is still a write attempt.
+func (s *server) recordRefused(ctx context.Context, cr *mcp.CallToolRequest) {
+	if cr.Params == nil || !IsWriteTool(cr.Params.Name) {
+		return
+	}
+	var args struct {
+		ID      any `json:"id"`
+		Path    any `json:"path"`
+		Version any `json:"version"`
+	}
+	_ = json.Unmarshal(cr.Params.Arguments, &args)
+	p, _ := args.ID.(string)
+	if p == "" {
+		p, _ = args.Path.(string)
+	}
+	v, _ := args.Version.(string)
+	if p == "" || !utf8.ValidString(p) {
+		p = "(unknown)"
+	}
+	s.record(ctx, call{tool: cr.Params.Name, app: s.appFor(cr)}, p, v, "", &vault.Error{Code: vault.CodeInvalidArgument})
+}
+
+// notUTF8 returns the name of the first argument (in name order) whose
+// value holds bytes that are not UTF-8 or an escaped lone surrogate
+// ("\ud800"), or "" when all are valid. JSON decoding would silently turn
+// either into U+FFFD, so that a note would be stored under another name or
+// with other text than was sent.
+func notUTF8(raw json.RawMessage) (string, bool) {
+	if utf8.Valid(raw) && !loneSurrogate(raw) {
+		return "", false
+	}
+	var args map[string]json.RawMessage
+	if json.Unmarshal(raw, &args) != nil {
+		return "", true
+	}
+	names := make([]string, 0, len(args))
+	for k, v := range args {
+		if !utf8.Valid(v) || loneSurrogate(v) {
+			names = append(names, k)
+		}
+	}
+	if len(names) == 0 {
+		return "", true // in a name, not a value
+	}
+	slices.Sort(names)
+	return names[0], true
+}
+
+// loneSurrogate reports a \uD800-\uDFFF escape in JSON text that is not
+// half of a surrogate pair.
+func loneSurrogate(b []byte) bool {
+	for i := 0; ; {
+		k := bytes.IndexByte(b[i:], '\\')
+		if k < 0 {
+			return false
+		}
+		i += k
+		if i+1 >= len(b) || b[i+1] != 'u' {
+			i += 2
+			continue
+		}
+		r, ok := hex4(b[i+2:])
+		switch {
+		case !ok:
+			return false // not valid JSON; the decoder says so
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return true
+		case r >= 0xD800 && r < 0xDC00:
+			if i+7 >= len(b) || b[i+6] != '\\' || b[i+7] != 'u' {
+				return true
+			}
+			if lo, ok := hex4(b[i+8:]); !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return true
+			}
+			i += 12
+		default:
+			i += 6
+		}
+		if i >= len(b) {
+			return false
+		}
+	}
+}
+
+// hex4 decodes four hex digits.
+func hex4(b []byte) (rune, bool) {
+	if len(b) < 4 {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case c >= 'a' && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }

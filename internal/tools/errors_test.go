@@ -128,12 +128,18 @@ func TestErrorText(t *testing.T) {
 		err  *vault.Error
 		want string
 	}{
-		{&vault.Error{Code: vault.CodeNoteChanged, Message: "The note changed.", Version: "v2"},
+		{&vault.Error{Code: vault.CodeNoteChanged, Version: "v2"},
 			"note_changed: the note changed since you read it; fetch it again and retry with the new version (current_version: v2)"},
 		{&vault.Error{Code: vault.CodeInvalidArgument, Message: "Pass a limit below 10."}, "invalid_argument: pass a limit below 10"},
 		{&vault.Error{Code: vault.CodeMultipleMatches, Count: 1}, "multiple_matches: old_text occurs more than once;"},
 		{&vault.Error{Code: "brand_new", Message: "Do the new thing."}, "brand_new: do the new thing"},
 		{&vault.Error{Code: vault.CodeSectionAmbiguous, Candidates: []string{"## A (line 1)"}}, `(candidates: ["## A (line 1)"])`},
+		{&vault.Error{Code: vault.CodeSectionAmbiguous, Candidates: []string{"## A (line 1)"}, More: 7}, `(candidates: ["## A (line 1)"] and 7 more)`},
+		// A sentence written for the very failure is passed on; the
+		// general one is replaced by the tool's wording.
+		{&vault.Error{Code: vault.CodeInvalidPath, Message: "This path is a symbolic link, which cortex never follows."},
+			"invalid_path: this path is a symbolic link, which cortex never follows"},
+		{&vault.Error{Code: vault.CodeInvalidPath}, "invalid_path: the path is not valid; use a vault-relative path"},
 	}
 	for _, tt := range tests {
 		got := s.toolError(call{}, tt.err).text()

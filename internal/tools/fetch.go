@@ -2,13 +2,11 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/cortex-mcp/cortex/internal/vault"
-	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 )
 
 // Paging of fetch, in characters (Unicode code points).
@@ -18,7 +16,7 @@ const (
 )
 
 type fetchIn struct {
-	ID       string `json:"id" jsonschema:"the note's path, as returned by search, list or recent"`
+	ID       string `json:"id" jsonschema:"the note's path or name"`
 	Section  string `json:"section,omitempty" jsonschema:"return only the section under this heading, e.g. Plan or ## Plan"`
 	Offset   int    `json:"offset,omitempty" jsonschema:"character to start at; pass metadata.next_offset to read the next page"`
 	MaxChars int    `json:"max_chars,omitempty" jsonschema:"most characters to return: default 20000, at most 100000"`
@@ -47,9 +45,6 @@ type fetchOut struct {
 }
 
 func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error) {
-	if in.ID == "" {
-		return fetchOut{}, invalidArgument("id is empty; pass a note path from search, list or recent")
-	}
 	if in.Offset < 0 {
 		return fetchOut{}, invalidArgument("offset must not be negative; leave it out to start at the beginning")
 	}
@@ -57,13 +52,20 @@ func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error
 	if err != nil {
 		return fetchOut{}, err
 	}
-	n, err := s.vault.Read(ctx, s.noteID(in.ID))
+	named, err := s.target(ctx, in.ID)
+	if err != nil {
+		return fetchOut{}, err
+	}
+	n, err := s.vault.Read(ctx, named.Path)
 	if err != nil {
 		return fetchOut{}, err
 	}
 	text := n.Content
+	if in.Section == "" {
+		in.Section = named.Heading
+	}
 	if in.Section != "" {
-		if text, err = section(text, in.Section); err != nil {
+		if text, err = vault.Section(text, in.Section); err != nil {
 			return fetchOut{}, err
 		}
 	}
@@ -97,21 +99,6 @@ func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error
 		out.Metadata.NextOffset = &next
 	}
 	return out, nil
-}
-
-// section cuts the text under one heading, heading line included.
-func section(content, heading string) (string, error) {
-	start, _, end, err := markdown.FindSection(content, heading)
-	var amb *markdown.AmbiguousError
-	switch {
-	case errors.As(err, &amb):
-		return "", &vault.Error{Code: vault.CodeSectionAmbiguous, Candidates: amb.Candidates}
-	case errors.Is(err, markdown.ErrSectionNotFound):
-		return "", &vault.Error{Code: vault.CodeSectionNotFound}
-	case err != nil:
-		return "", fmt.Errorf("find section: %w", err)
-	}
-	return content[start:end], nil
 }
 
 // page returns at most limit characters of text from character offset on,

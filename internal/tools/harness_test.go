@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
@@ -71,7 +72,7 @@ type env struct {
 	v   *vault.Vault
 	j   *memJournal
 	cs  *mcp.ClientSession
-	log *strings.Builder
+	log *testkit.Buffer
 }
 
 const testURL = "http://127.0.0.1:8080"
@@ -91,9 +92,8 @@ func newEnv(t testing.TB, opts ...func(*vault.Options)) *env {
 		t.Fatalf("open vault: %v", err)
 	}
 	t.Cleanup(func() { v.Close() })
-	e := &env{t: t, dir: dir, v: v, j: &memJournal{}, log: &strings.Builder{}}
-	var logMu sync.Mutex
-	logger := slog.New(slog.NewTextHandler(lockedWriter{&logMu, e.log}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	e := &env{t: t, dir: dir, v: v, j: &memJournal{}, log: &testkit.Buffer{}}
+	logger := slog.New(slog.NewTextHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := NewServer(Deps{
 		Vault:     v,
 		Journal:   e.j,
@@ -120,17 +120,6 @@ func newEnv(t testing.TB, opts ...func(*vault.Options)) *env {
 	})
 	e.cs = cs
 	return e
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	b  *strings.Builder
-}
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
 }
 
 // result is a tool result as a model sees it.

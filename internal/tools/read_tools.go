@@ -65,7 +65,7 @@ type listOut struct {
 }
 
 type linksIn struct {
-	ID string `json:"id" jsonschema:"the note's path, as returned by search or list"`
+	ID string `json:"id" jsonschema:"the note's path or name"`
 }
 
 type outgoingLink struct {
@@ -117,7 +117,7 @@ func (s *server) addReadTools(srv *mcp.Server) {
 	}, s.search)
 	addTool(s, srv, &mcp.Tool{
 		Name: "fetch",
-		Description: "Read one note by id (its path). Returns the text and metadata; metadata.version is " +
+		Description: "Read one note by id: its path, or its name as in a [[link]] (Plan, Plan#Budget, an alias). Returns the text and metadata; metadata.version is " +
 			"needed by every edit. Long notes come in pages: call again with offset = metadata.next_offset. " +
 			"section returns only the part under one heading.",
 		Annotations: readOnly("Read note"),
@@ -218,10 +218,11 @@ func (s *server) list(ctx context.Context, _ call, in listIn) (listOut, error) {
 }
 
 func (s *server) links(ctx context.Context, _ call, in linksIn) (linksOut, error) {
-	if in.ID == "" {
-		return linksOut{}, invalidArgument("id is empty; pass a note path from search or list")
+	named, err := s.target(ctx, in.ID)
+	if err != nil {
+		return linksOut{}, err
 	}
-	id := s.noteID(in.ID)
+	id := named.Path
 	l, err := s.vault.Links(ctx, id)
 	if err != nil {
 		return linksOut{}, err

@@ -135,6 +135,9 @@ func (s *Servers) For(instructions string) *mcp.Server {
 type call struct {
 	tool string
 	app  string
+	// at is when the call arrived; every journal entry of one call carries
+	// it, so that undo finds the entries of a move or delete together.
+	at time.Time
 }
 
 // handler is a tool body: it returns the typed output or an error, which
@@ -171,6 +174,14 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 		t.Title = t.Annotations.Title
 	}
 	srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if name, bad := notUTF8(req.Params.Arguments); bad {
+			msg := "the arguments hold bytes that are not valid UTF-8; send every name and text as UTF-8"
+			if name != "" {
+				msg = fmt.Sprintf("%s is not valid UTF-8 (it holds invalid bytes or an unpaired \\u surrogate escape); send it as UTF-8 text, as nothing is stored with such bytes replaced", name)
+			}
+			s.recordRefused(ctx, req)
+			return errorResult(&toolError{Code: vault.CodeInvalidArgument, Message: msg}), nil
+		}
 		args, err := decodeArgs[In](req.Params.Arguments, in)
 		if err != nil {
 			// The SDK's own shape, which schemaErrors turns into a tool error.
@@ -178,15 +189,11 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 			res.SetError(err)
 			return res, nil
 		}
-		c := call{tool: t.Name, app: s.appFor(req)}
-		out, err := h(ctx, c, args)
+		c := call{tool: t.Name, app: s.appFor(req), at: s.now()}
+		// The note history names the app as the writer of what it changes.
+		out, err := h(vault.WithWriter(ctx, c.app), c, args)
 		if err != nil {
-			te := s.toolError(c, err)
-			return &mcp.CallToolResult{
-				IsError:           true,
-				Content:           []mcp.Content{&mcp.TextContent{Text: te.text()}},
-				StructuredContent: errorOutput{Error: te},
-			}, nil
+			return errorResult(s.toolError(c, err)), nil
 		}
 		b, err := json.Marshal(out)
 		if err != nil {
@@ -197,6 +204,15 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 			StructuredContent: json.RawMessage(b),
 		}, nil
 	})
+}
+
+// errorResult is the result of a failed call.
+func errorResult(te *toolError) *mcp.CallToolResult {
+	return &mcp.CallToolResult{
+		IsError:           true,
+		Content:           []mcp.Content{&mcp.TextContent{Text: te.text()}},
+		StructuredContent: errorOutput{Error: te},
+	}
 }
 
 // inputSchemas memoises the resolved input schema of each In type, like the
@@ -286,6 +302,16 @@ func (s *server) noteID(id string) string {
 		return id
 	}
 	return p
+}
+
+// target finds the note an id names: its path, its URL as search returns
+// it, or its name as a wiki link writes it ("Plan", "Plan#Budget", an
+// alias).
+func (s *server) target(ctx context.Context, id string) (vault.Named, error) {
+	if strings.TrimSpace(id) == "" {
+		return vault.Named{}, invalidArgument("id is empty; pass the note's path or name")
+	}
+	return s.vault.Lookup(ctx, s.noteID(id))
 }
 
 // timestamp formats a modification time for output.

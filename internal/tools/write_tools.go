@@ -16,13 +16,13 @@ type createIn struct {
 }
 
 type appendIn struct {
-	ID      string `json:"id" jsonschema:"the note's path"`
+	ID      string `json:"id" jsonschema:"the note's path or name"`
 	Text    string `json:"text" jsonschema:"Markdown to add"`
 	Section string `json:"section,omitempty" jsonschema:"add at the end of the section under this heading instead of the end of the note"`
 }
 
 type editIn struct {
-	ID         string `json:"id" jsonschema:"the note's path"`
+	ID         string `json:"id" jsonschema:"the note's path or name"`
 	Version    string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
 	OldText    string `json:"old_text" jsonschema:"exact text to replace, copied from the note; must occur once unless replace_all"`
 	NewText    string `json:"new_text" jsonschema:"replacement text; empty to delete old_text"`
@@ -30,14 +30,14 @@ type editIn struct {
 }
 
 type replaceSectionIn struct {
-	ID      string `json:"id" jsonschema:"the note's path"`
+	ID      string `json:"id" jsonschema:"the note's path or name"`
 	Version string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
 	Heading string `json:"heading" jsonschema:"the section's heading, e.g. Plan or ## Plan"`
 	Content string `json:"content" jsonschema:"new text of the section below its heading line"`
 }
 
 type frontmatterIn struct {
-	ID      string         `json:"id" jsonschema:"the note's path"`
+	ID      string         `json:"id" jsonschema:"the note's path or name"`
 	Version string         `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
 	Set     map[string]any `json:"set,omitempty" jsonschema:"keys to add or overwrite, with their values"`
 	Remove  []string       `json:"remove,omitempty" jsonschema:"keys to remove"`
@@ -51,12 +51,12 @@ type moveIn struct {
 }
 
 type deleteIn struct {
-	ID      string `json:"id" jsonschema:"the note's path"`
+	ID      string `json:"id" jsonschema:"the note's path or name"`
 	Version string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
 }
 
 type writeOut struct {
-	ID              string `json:"id" jsonschema:"the note's path"`
+	ID              string `json:"id" jsonschema:"the note's path or name"`
 	Version         string `json:"version" jsonschema:"the note's new version; pass it to the next change"`
 	PreviousVersion string `json:"previous_version,omitempty" jsonschema:"the version before this change"`
 }
@@ -66,7 +66,7 @@ type moveOut struct {
 	From            string     `json:"from" jsonschema:"the note's old path"`
 	Version         string     `json:"version"`
 	PreviousVersion string     `json:"previous_version,omitempty"`
-	StillLinking    []string   `json:"still_linking" jsonschema:"notes that still link to the old path"`
+	StillLinking    []string   `json:"still_linking" jsonschema:"notes with links that no longer find the note"`
 	Rewritten       []writeOut `json:"rewritten" jsonschema:"notes whose links were rewritten to the new path"`
 }
 
@@ -119,8 +119,8 @@ func (s *server) addWriteTools(srv *mcp.Server) {
 	}, s.updateFrontmatter)
 	addTool(s, srv, &mcp.Tool{
 		Name: "move_note",
-		Description: "Move or rename a note, or restore one from .trash/. still_linking lists notes that still point " +
-			"to the old path; update_links: true rewrites them. Needs the version from your latest fetch.",
+		Description: "Move or rename a note, or restore one from .trash/. still_linking lists notes whose links no longer " +
+			"find it; update_links: true rewrites them. Needs the version from your latest fetch.",
 		Annotations: writes("Move note", true, true),
 	}, s.moveNote)
 	addTool(s, srv, &mcp.Tool{
@@ -139,7 +139,7 @@ func (s *server) record(ctx context.Context, c call, path, oldVersion, newVersio
 		return
 	}
 	e := store.JournalEntry{
-		Time:       s.now(),
+		Time:       c.at,
 		App:        c.app,
 		Tool:       c.tool,
 		Path:       path,
@@ -163,14 +163,20 @@ func (s *server) written(ctx context.Context, c call, id, version string, r vaul
 	return writeOut{ID: r.Path, Version: r.Version, PreviousVersion: r.OldVersion}, nil
 }
 
-// checkTarget validates the arguments every guarded write shares.
-func checkTarget(id, version string) error {
-	if strings.TrimSpace(id) == "" {
-		return invalidArgument("id is empty; pass the note's path")
+// checkTarget validates the arguments every guarded write shares and
+// turns the id into the path of the note it names.
+func (s *server) checkTarget(ctx context.Context, id *string, version string) error {
+	if strings.TrimSpace(*id) == "" {
+		return invalidArgument("id is empty; pass the note's path or name")
 	}
 	if version == "" {
 		return &vault.Error{Code: vault.CodeVersionRequired}
 	}
+	named, err := s.target(ctx, *id)
+	if err != nil {
+		return err
+	}
+	*id = named.Path
 	return nil
 }
 
@@ -186,19 +192,27 @@ func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut,
 	var err error
 	switch {
 	case strings.TrimSpace(in.ID) == "":
-		err = invalidArgument("id is empty; pass the note's path")
+		err = invalidArgument("id is empty; pass the note's path or name")
 	case in.Text == "":
 		err = invalidArgument("text is empty; pass the Markdown to add")
 	}
+	var named vault.Named
+	if err == nil {
+		named, err = s.target(ctx, in.ID)
+	}
 	var r vault.WriteResult
 	if err == nil {
+		in.ID = named.Path
+		if in.Section == "" {
+			in.Section = named.Heading
+		}
 		r, err = s.vault.Append(ctx, in.ID, in.Text, in.Section)
 	}
 	return s.written(ctx, c, in.ID, "", r, err)
 }
 
 func (s *server) editNote(ctx context.Context, c call, in editIn) (writeOut, error) {
-	err := checkTarget(in.ID, in.Version)
+	err := s.checkTarget(ctx, &in.ID, in.Version)
 	if err == nil && in.OldText == "" {
 		err = invalidArgument("old_text is empty; copy the exact text to replace from the note")
 	}
@@ -210,7 +224,7 @@ func (s *server) editNote(ctx context.Context, c call, in editIn) (writeOut, err
 }
 
 func (s *server) replaceSection(ctx context.Context, c call, in replaceSectionIn) (writeOut, error) {
-	err := checkTarget(in.ID, in.Version)
+	err := s.checkTarget(ctx, &in.ID, in.Version)
 	if err == nil && strings.TrimSpace(in.Heading) == "" {
 		err = invalidArgument("heading is empty; pass the heading of the section to replace")
 	}
@@ -222,7 +236,7 @@ func (s *server) replaceSection(ctx context.Context, c call, in replaceSectionIn
 }
 
 func (s *server) updateFrontmatter(ctx context.Context, c call, in frontmatterIn) (writeOut, error) {
-	err := checkTarget(in.ID, in.Version)
+	err := s.checkTarget(ctx, &in.ID, in.Version)
 	if err == nil && len(in.Set) == 0 && len(in.Remove) == 0 {
 		err = invalidArgument("nothing to change; pass keys to set, keys to remove, or both")
 	}
@@ -234,7 +248,7 @@ func (s *server) updateFrontmatter(ctx context.Context, c call, in frontmatterIn
 }
 
 func (s *server) moveNote(ctx context.Context, c call, in moveIn) (moveOut, error) {
-	err := checkTarget(in.ID, in.Version)
+	err := s.checkTarget(ctx, &in.ID, in.Version)
 	if err == nil && strings.TrimSpace(in.To) == "" {
 		err = invalidArgument("to is empty; pass the new vault-relative path ending in .md")
 	}
@@ -260,22 +274,16 @@ func (s *server) moveNote(ctx context.Context, c call, in moveIn) (moveOut, erro
 	if in.Version != r.Version {
 		out.PreviousVersion = in.Version
 	}
-	done := make(map[string]bool, len(r.Rewritten))
 	for _, w := range r.Rewritten {
 		s.record(ctx, c, w.Path, w.OldVersion, w.Version, nil)
 		out.Rewritten = append(out.Rewritten, writeOut{ID: w.Path, Version: w.Version, PreviousVersion: w.OldVersion})
-		done[w.Path] = true
 	}
-	for _, p := range r.Linking {
-		if !done[p] {
-			out.StillLinking = append(out.StillLinking, p)
-		}
-	}
+	out.StillLinking = append(out.StillLinking, r.Linking...)
 	return out, nil
 }
 
 func (s *server) deleteNote(ctx context.Context, c call, in deleteIn) (deleteOut, error) {
-	err := checkTarget(in.ID, in.Version)
+	err := s.checkTarget(ctx, &in.ID, in.Version)
 	var r vault.WriteResult
 	if err == nil {
 		r, err = s.vault.Delete(ctx, in.ID, in.Version)

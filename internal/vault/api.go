@@ -30,6 +30,9 @@ const (
 	CodeInvalidArgument  = "invalid_argument"
 	CodeNotANote         = "not_a_note"
 	CodeInternal         = "internal"
+	// CodeVaultReplaced: the vault path names another folder than the one
+	// cortex opened (a restore, a move); writes wait for a restart.
+	CodeVaultReplaced = "vault_replaced"
 )
 
 // Error is what every exported vault method returns on failure. Message is one
@@ -42,14 +45,22 @@ type Error struct {
 	Version string
 	// Count is the number of matches for CodeMultipleMatches.
 	Count int
-	// Candidates lists the matching headings for CodeSectionAmbiguous.
+	// Candidates lists what the caller may choose from: the matching
+	// headings (CodeSectionAmbiguous), the note's headings
+	// (CodeSectionNotFound). At most 50; More counts the rest.
 	Candidates []string
+	More       int
 	// Err is the underlying cause, for logs only.
 	Err error
 }
 
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 func (e *Error) Unwrap() error { return e.Err }
+
+// Specific reports whether Message was written for this very failure (it
+// names the rule broken, the limit passed, the key at fault) rather than
+// being the code's general sentence.
+func (e *Error) Specific() bool { return e.Message != "" && e.Message != defaultMessages[e.Code] }
 
 // Options configures a Vault. Zero values mean the defaults noted.
 type Options struct {
@@ -75,9 +86,11 @@ type Options struct {
 	// rescan, so that search, links and recent changes need no scan of
 	// the notes. Until it is built they scan, as they always do without it.
 	// Changes made outside cortex reach the index within about a second.
-	Index  bool
-	Now    func() time.Time
-	Logger *slog.Logger
+	Index bool
+	// History keeps every version cortex writes or sees; nil keeps none.
+	History History
+	Now     func() time.Time
+	Logger  *slog.Logger
 }
 
 // Note is a note as read.
@@ -117,8 +130,8 @@ type WriteResult struct {
 type MoveResult struct {
 	From, To string
 	Version  string
-	// Linking lists notes that still link to the old path (when links were
-	// not updated) or that were rewritten (when they were).
+	// Linking lists the notes with a link that resolved to the note before
+	// the move and resolves to it no more.
 	Linking []string
 	// Rewritten holds one WriteResult per note whose links were rewritten.
 	Rewritten []WriteResult

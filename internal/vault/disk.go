@@ -69,8 +69,8 @@ func (v *Vault) checkNewPath(p, self string) *Error {
 		fi, err := v.root.Lstat(dir[:i])
 		if errors.Is(err, fs.ErrNotExist) {
 			// The rest is created, so the note cannot exist yet.
-			if v.twin(dir[:i], "") != "" {
-				return newErr(CodeInvalidPath, "A folder of this name already exists in another Unicode form (as macOS writes names); use its spelling exactly as list shows it.", nil)
+			if t := v.twin(dir[:i], "", true); t != "" {
+				return newErr(CodeInvalidPath, fmt.Sprintf("A folder %q already exists here, differing only in case or Unicode form, and macOS, Windows and phones would take both for one; use its spelling.", t), nil)
 			}
 			return nil
 		}
@@ -90,19 +90,25 @@ func (v *Vault) checkNewPath(p, self string) *Error {
 		return newErr(CodeNoteExists, "", nil)
 	case !errors.Is(err, fs.ErrNotExist):
 		return fsErr("lstat", err)
-	case v.twin(p, self) != "":
-		return newErr(CodeNoteExists, "A note of this name already exists in another Unicode form (as macOS writes names); read and edit that note, or choose another name.", nil)
+	}
+	if t := v.twin(p, self, true); t != "" {
+		return newErr(CodeNoteExists, fmt.Sprintf("A note or folder %q already exists here, differing only in case or Unicode form, and macOS, Windows and phones would take both for one; edit that note, or choose another name.", t), nil)
 	}
 	return nil
 }
 
 // twin returns the name of an entry, other than self, in the folder
 // holding p (which exists and was checked) whose name differs from p's
-// only by Unicode normalisation; "" when there is none. It lists the
-// folder once, a cost paid only by writes that create something.
-func (v *Vault) twin(p, self string) string {
+// only by Unicode normalisation, or with caseToo also by case; "" when
+// there is none. It lists the folder once, a cost paid only by writes that
+// create something and by reads of a path that is not there.
+func (v *Vault) twin(p, self string, caseToo bool) string {
 	dir, name := path.Dir(p), path.Base(p)
-	want := norm.NFC.String(name)
+	key := norm.NFC.String
+	if caseToo {
+		key = func(s string) string { return foldKey(s) }
+	}
+	want := key(name)
 	f, err := v.root.Open(dir)
 	if err != nil {
 		return "" // the creation that follows reports the problem
@@ -111,7 +117,7 @@ func (v *Vault) twin(p, self string) string {
 	for {
 		names, err := f.Readdirnames(512)
 		for _, n := range names {
-			if n != name && norm.NFC.String(n) == want && path.Join(dir, n) != self {
+			if n != name && key(n) == want && path.Join(dir, n) != self {
 				return n
 			}
 		}
@@ -122,7 +128,7 @@ func (v *Vault) twin(p, self string) string {
 }
 
 // adoptSpelling rewrites each missing folder of p that exists in another
-// normal form into that existing spelling, so that a note goes into the
+// case or normal form into that existing spelling, so that a note goes into the
 // folder that looks the same rather than into a twin of it.
 func (v *Vault) adoptSpelling(p string) string {
 	segs := strings.Split(p, "/")
@@ -133,13 +139,49 @@ func (v *Vault) adoptSpelling(p string) string {
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			break // checkNewPath reports it
 		}
-		t := v.twin(cur, "")
+		t := v.twin(cur, "", true)
 		if t == "" {
 			break // the rest is created
 		}
 		segs[i] = t
 	}
 	return strings.Join(segs, "/")
+}
+
+// existingSpelling returns p with each part that does not exist spelled
+// as the entry beside it that differs only by Unicode normalisation:
+// "Café.md" typed composed finds "Café.md" that a Mac wrote decomposed,
+// and the other way round. A part with no such twin ends the search, and
+// p is returned unchanged.
+func (v *Vault) existingSpelling(p string) string {
+	segs := strings.Split(p, "/")
+	for i := range segs {
+		cur := strings.Join(segs[:i+1], "/")
+		if _, err := v.root.Lstat(cur); err == nil {
+			continue
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return p
+		}
+		t := v.twin(cur, "", false)
+		if t == "" {
+			return p
+		}
+		segs[i] = t
+	}
+	return strings.Join(segs, "/")
+}
+
+// readNamed is readNote that also finds the note under another Unicode
+// normal form of p; it returns the path as spelled on disk.
+func (v *Vault) readNamed(p string) (string, []byte, fs.FileInfo, fs.FileInfo, *Error) {
+	data, fi, parent, e := v.readNote(p)
+	if e != nil && e.Code == CodeNotFound {
+		if q := v.existingSpelling(p); q != p {
+			p = q
+			data, fi, parent, e = v.readNote(p)
+		}
+	}
+	return p, data, fi, parent, e
 }
 
 // openDir opens the folder dir ("." for the root) as a root of its own,
@@ -199,13 +241,13 @@ func (v *Vault) readNote(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Error) {
 			return nil, nil, nil, fsErr("lstat", err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, nil, nil, newErr(CodeInvalidPath, "This path is a symbolic link, which cortex never follows; use the real path.", nil)
+			return nil, nil, nil, newErr(CodeInvalidPath, "This note is a symbolic link, which cortex never follows; use the path of the note it points to, or ask the owner to replace the link with the note itself.", nil)
 		}
 		if !fi.Mode().IsRegular() {
 			return nil, nil, nil, newErr(CodeNotANote, "This path is a folder or a special file, not a note; list it instead.", nil)
 		}
 		if fi.Size() > v.maxNote {
-			return nil, nil, nil, newErr(CodeNoteTooLarge, "", nil)
+			return nil, nil, nil, errNoteTooLarge(fi.Size(), v.maxNote)
 		}
 		data, st, e := v.readIn(r, name, fi)
 		if e == errReplaced {
@@ -250,7 +292,7 @@ func readAllSized(f *os.File, size, limit int64) ([]byte, *Error) {
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
 		if int64(len(buf)) > limit {
-			return nil, newErr(CodeNoteTooLarge, "", nil)
+			return nil, errNoteTooLarge(-1, limit)
 		}
 		if err == io.EOF || (err == nil && int64(len(buf)) == size && n > 0) {
 			return buf, nil
@@ -278,6 +320,9 @@ type writeSpec struct {
 // temp file in the same folder, fsync, rename (or link for a new note so
 // that nothing that appeared meanwhile is overwritten), fsync of the folder.
 func (v *Vault) writeAtomic(w writeSpec) *Error {
+	if e := v.checkHome(); e != nil {
+		return e
+	}
 	dir := path.Dir(w.path)
 	if dir != "." {
 		if err := v.root.MkdirAll(dir, 0o755); err != nil {
@@ -312,7 +357,9 @@ func (v *Vault) writeAtomic(w writeSpec) *Error {
 		return e
 	}
 	v.syncDir(dir)
-	return nil
+	// The folder may have been replaced while the note was written: then
+	// the write is not acknowledged, as it went where nobody looks.
+	return v.checkHome()
 }
 
 // commitTemp puts the written temp file in place of w.path.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"strconv"
 	"syscall"
 )
 
@@ -26,6 +27,7 @@ var defaultMessages = map[string]string{
 	CodeBadFrontmatter:   "The note's frontmatter is not valid YAML; fix it with an edit first.",
 	CodeInvalidArgument:  "Check the arguments and try again.",
 	CodeNotANote:         "Only Markdown notes (names ending in .md) can be read or written.",
+	CodeVaultReplaced:    msgReplaced,
 	CodeInternal:         "Something went wrong on the server; try again later or tell the owner.",
 }
 
@@ -94,4 +96,43 @@ func isEscapeErr(err error) bool {
 		return pe.Err != nil && pe.Err.Error() == "path escapes from parent"
 	}
 	return false
+}
+
+// byteSize writes a size for people and models alike: "1.5 MiB (1572864
+// bytes)", or "512 bytes" below a KiB.
+func byteSize(n int64) string {
+	const (
+		kib = 1 << 10
+		mib = 1 << 20
+	)
+	unit, div := "", int64(1)
+	switch {
+	case n >= mib:
+		unit, div = "MiB", mib
+	case n >= kib:
+		unit, div = "KiB", kib
+	default:
+		return strconv.FormatInt(n, 10) + " bytes"
+	}
+	v := strconv.FormatFloat(float64(n)/float64(div), 'f', 1, 64)
+	if n%div == 0 {
+		v = strconv.FormatInt(n/div, 10)
+	}
+	return fmt.Sprintf("%s %s (%d bytes)", v, unit, n)
+}
+
+// errWriteTooLarge names the size sent and the limit.
+func errWriteTooLarge(n, limit int) *Error {
+	return newErr(CodeWriteTooLarge, fmt.Sprintf("The text sent is %s, over the limit of %s for one write; send it in smaller parts, for example a create_note followed by several append calls.",
+		byteSize(int64(n)), byteSize(int64(limit))), nil)
+}
+
+// errNoteTooLarge names the note's size (when known, else n < 0) and the
+// largest that is read.
+func errNoteTooLarge(n, limit int64) *Error {
+	if n < 0 {
+		return newErr(CodeNoteTooLarge, fmt.Sprintf("The note is over the largest size cortex reads, %s; ask the owner to split it.", byteSize(limit)), nil)
+	}
+	return newErr(CodeNoteTooLarge, fmt.Sprintf("The note is %s, over the largest size cortex reads, %s; ask the owner to split it.",
+		byteSize(n), byteSize(limit)), nil)
 }

@@ -43,8 +43,8 @@ type scored struct {
 }
 
 // candidates evaluates q against the index and returns the matching live
-// notes with scores, unordered. A nil result with ok=false means some
-// item is unknown, so nothing matches.
+// notes with scores, unordered. A term, phrase or tag the index does not
+// know matches no note, so the result is then nil at once.
 func (x *index) candidates(q markdown.Query) []scored {
 	var items []item
 	for i, t := range q.Terms {

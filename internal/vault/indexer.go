@@ -177,6 +177,9 @@ func (ix *indexer) run() {
 			}
 			ix.drain()
 		case <-tick.C:
+			if ix.v.checkHome() != nil {
+				continue // logged; the old folder is not worth indexing
+			}
 			ix.reconcile(context.Background())
 			ix.drain()
 			ix.pmu.Lock()

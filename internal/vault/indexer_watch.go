@@ -119,11 +119,17 @@ func (ix *indexer) refreshLocked(p string) {
 	switch {
 	case err != nil:
 		ix.unwatch(p)
+		removed := false
 		ix.update(p, func(x *index) {
-			if !x.remove(p) {
+			if removed = x.remove(p); !removed {
 				x.removeFolder(p)
 			}
 		})
+		if removed {
+			// A note cortex did not remove itself (its own moves and
+			// deletes leave the index first) went away outside.
+			v.keepObserved(p, nil, true)
+		}
 		return
 	case fi.IsDir():
 		ix.mu.RLock()
@@ -148,6 +154,9 @@ func (ix *indexer) refreshLocked(p string) {
 		ix.update(p, func(x *index) { x.remove(p) })
 		return
 	}
+	// A version cortex has not written: an outside change (or its own
+	// write seen again, which the history skips as already kept).
+	v.keepObserved(p, data, false)
 	a := analyse(p, string(data), st)
 	ix.update(p, func(x *index) { x.put(a, true) })
 }

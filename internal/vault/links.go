@@ -19,7 +19,7 @@ func (v *Vault) Links(ctx context.Context, p string) (*Links, error) {
 	if e := v.checkReadable(p); e != nil {
 		return nil, e
 	}
-	data, _, _, e := v.readNote(p)
+	p, data, _, _, e := v.readNamed(p)
 	if e != nil {
 		return nil, e
 	}
@@ -116,9 +116,10 @@ func (x *index) backlinks(p string) []Link {
 	return out
 }
 
-// notesLinkingTo lists the notes with a link that resolves to target, and
-// the resolver used, built from the notes as they are now.
-func (v *Vault) notesLinkingTo(ctx context.Context, target string) ([]string, *markdown.Resolver, *Error) {
+// notesLinkingTo lists the notes with a link that resolves to target, the
+// paths of all notes, and the resolver used, built from the notes as they
+// are now.
+func (v *Vault) notesLinkingTo(ctx context.Context, target string) ([]string, []string, *markdown.Resolver, *Error) {
 	if x := v.ix.current(); x != nil {
 		paths := make([]string, 0, len(x.byPath)+1)
 		for p := range x.byPath {
@@ -131,11 +132,11 @@ func (v *Vault) notesLinkingTo(ctx context.Context, target string) ([]string, *m
 			}
 		}
 		v.ix.mu.RUnlock()
-		return out, markdown.NewResolver(append(paths, target)), nil
+		return out, paths, markdown.NewResolver(append(paths, target)), nil
 	}
 	paths, e := v.notePaths(ctx)
 	if e != nil {
-		return nil, nil, e
+		return nil, nil, nil, e
 	}
 	r := markdown.NewResolver(append(paths, target))
 	var out []string
@@ -149,9 +150,9 @@ func (v *Vault) notesLinkingTo(ctx context.Context, target string) ([]string, *m
 		return nil
 	})
 	if e != nil {
-		return nil, nil, e
+		return nil, nil, nil, e
 	}
-	return out, r, nil
+	return out, paths, r, nil
 }
 
 // notePaths lists every note outside the trash.

@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"fmt"
 	"path"
 	"strings"
 	"unicode"
@@ -30,13 +31,29 @@ var alwaysProtected = []string{".git", ".obsidian", ".cortex"}
 // vault: absolute paths, '..' and '.' segments, empty segments, backslashes,
 // control characters, invisible characters, invalid UTF-8 and overlong names.
 func checkPath(p string) *Error {
-	bad := func() *Error { return newErr(CodeInvalidPath, "", nil) }
-	if p == "" || len(p) > maxPathLen || !utf8.ValidString(p) || p[0] == '/' {
-		return bad()
+	bad := func(msg string) *Error { return newErr(CodeInvalidPath, msg, nil) }
+	switch {
+	case p == "":
+		return bad("The path is empty; give a vault-relative path such as Projects/Plan.md.")
+	case !utf8.ValidString(p):
+		return bad("The path is not valid UTF-8; send names as UTF-8 text.")
+	case len(p) > maxPathLen:
+		return bad(fmt.Sprintf("The path is %d bytes long, over the limit of %d; choose a shorter path.", len(p), maxPathLen))
+	case p[0] == '/':
+		return bad("The path starts with '/'; give it relative to the top of the vault, such as Projects/Plan.md.")
 	}
 	for seg := range strings.SplitSeq(p, "/") {
-		if seg == "" || seg == "." || seg == ".." || len(seg) > maxSegmentLen || !cleanRunes(seg) {
-			return bad()
+		switch {
+		case seg == "":
+			return bad("The path has an empty part ('//' or a '/' at the end); remove it.")
+		case seg == "." || seg == "..":
+			return bad("The path has a '.' or '..' part; give the path from the top of the vault without them.")
+		case len(seg) > maxSegmentLen:
+			return bad(fmt.Sprintf("A name in the path is %d bytes long, over the limit of %d; choose a shorter name.", len(seg), maxSegmentLen))
+		case strings.ContainsRune(seg, '\\'):
+			return bad("The path holds a backslash; separate folders with '/'.")
+		case !cleanRunes(seg):
+			return bad("The path holds a control character or an invisible one (such as a zero-width space or a direction mark); remove it.")
 		}
 	}
 	return nil
@@ -179,7 +196,7 @@ func (v *Vault) checkWritable(p string) *Error {
 		return e
 	}
 	if !isNoteName(path.Base(p)) {
-		return newErr(CodeNotANote, "Conflict copies can be read or deleted but not written; merge their text into the note instead.", nil)
+		return newErr(CodeNotANote, "This is a Syncthing conflict copy (its name holds .sync-conflict-): it can be read or deleted but not changed; merge its text into the note it copies, then delete it.", nil)
 	}
 	if inTrash(p) {
 		return newErr(CodeProtectedPath, "Notes in .trash/ cannot be changed; move the note out of .trash/ first to restore it.", nil)
@@ -192,6 +209,9 @@ func (v *Vault) checkWritable(p string) *Error {
 // '.': list, search and recent never look into hidden folders or at hidden
 // files, so a note written there would vanish from every assistant's view.
 func (v *Vault) checkCreatable(p string) *Error {
+	if isConflictCopy(path.Base(p)) && checkPath(p) == nil {
+		return newErr(CodeNotANote, "Names holding .sync-conflict- are Syncthing conflict copies, which cortex never writes; choose another name.", nil)
+	}
 	if e := v.checkWritable(p); e != nil {
 		return e
 	}

@@ -19,7 +19,7 @@ func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 	if e := ctxErr(ctx); e != nil {
 		return nil, e
 	}
-	data, fi, parent, e := v.readNote(p)
+	p, data, fi, parent, e := v.readNamed(p)
 	if e != nil {
 		return nil, e
 	}

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
@@ -36,7 +37,8 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 		return WriteResult{}, e
 	}
 	defer unlock()
-	data, fi, _, e := v.readNote(p)
+	// Another normal form of p has the same lock.
+	p, data, fi, _, e := v.readNamed(p)
 	if e != nil {
 		return WriteResult{}, e
 	}
@@ -44,6 +46,16 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 	if version != cur {
 		return WriteResult{}, errVersion(cur)
 	}
+	ids, e := v.keep(ctx, Kept{Path: p, Content: data, Kind: KindDelete, Gone: true})
+	if e != nil {
+		return WriteResult{}, e
+	}
+	done := false
+	defer func() {
+		if !done {
+			v.unkeep(ctx, ids)
+		}
+	}()
 	for i := 1; i <= maxTrashSuffix; i++ {
 		target := v.adoptSpelling(trashName(p, i))
 		e := v.checkNewPath(target, "")
@@ -64,6 +76,7 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 			return WriteResult{}, e
 		}
 		v.indexRemove(p)
+		done = true
 		return WriteResult{Path: target, OldVersion: cur, Version: cur}, nil
 	}
 	return WriteResult{}, newErr(CodeNoteExists, "The trash already holds too many notes of this name; ask the owner to empty .trash/.", nil)
@@ -83,6 +96,9 @@ func trashName(p string, n int) string {
 // the new name, then removal of the old name. The file keeps its inode,
 // mode and modification time.
 func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
+	if e := v.checkHome(); e != nil {
+		return e
+	}
 	cur, err := v.root.Lstat(from)
 	if err != nil {
 		return fsErr("lstat", err)
@@ -104,7 +120,7 @@ func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
 					return fsErr("rename", err)
 				}
 				v.syncDir(path.Dir(to))
-				return nil
+				return v.checkHome()
 			}
 		}
 		return e
@@ -117,12 +133,15 @@ func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
 	if path.Dir(from) != path.Dir(to) {
 		v.syncDir(path.Dir(from))
 	}
-	return nil
+	return v.checkHome()
 }
 
 // Move renames a note; to must not exist. Moving a note out of .trash/
-// restores it. The notes linking to from are reported; with updateLinks
-// their links are rewritten, each as its own versioned write.
+// restores it. With updateLinks the links of other notes that resolved to
+// from are rewritten to to, each as its own versioned write. Notes with a
+// link that no longer resolves to the note (not rewritten, or the rewrite
+// failed) are reported in Linking; a link by name that still finds the
+// note in its new folder is not.
 func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks bool) (MoveResult, error) {
 	if e := v.checkRemovable(from); e != nil {
 		return MoveResult{}, e
@@ -139,9 +158,12 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 	if e := v.checkFree(); e != nil {
 		return MoveResult{}, e
 	}
+	if from = v.existingSpelling(from); from == to {
+		return MoveResult{}, newErr(CodeInvalidArgument, "The new path is the same as the old one; give a different path.", nil)
+	}
 	// Links are resolved against the notes as they are before the move, so
 	// that links to from still resolve to it.
-	linking, resolver, e := v.notesLinkingTo(ctx, from)
+	linking, paths, before, e := v.notesLinkingTo(ctx, from)
 	if e != nil {
 		return MoveResult{}, e
 	}
@@ -149,25 +171,44 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 	if e != nil {
 		return MoveResult{}, e
 	}
+	after := markdown.NewResolver(append(slices.DeleteFunc(paths, func(p string) bool { return p == from }), to))
 	res.Linking = []string{}
 	for _, src := range linking {
+		was := src
 		if src == from {
 			src = to
 		}
-		res.Linking = append(res.Linking, src)
-		if !updateLinks {
-			continue
-		}
-		wr, e := v.rewriteLinks(ctx, src, from, to, resolver)
-		if e != nil {
+		if updateLinks {
+			wr, e := v.rewriteLinks(ctx, src, from, to, before)
+			if e == nil {
+				if wr.Version != wr.OldVersion {
+					res.Rewritten = append(res.Rewritten, wr)
+				}
+				continue
+			}
 			v.log.Warn("vault: links not rewritten after move", "note", src, "err", e)
-			continue
 		}
-		if wr.Version != wr.OldVersion {
-			res.Rewritten = append(res.Rewritten, wr)
+		if v.linksBroken(src, was, from, to, before, after) {
+			res.Linking = append(res.Linking, src)
 		}
 	}
 	return res, nil
+}
+
+// linksBroken reports whether the note src (named was before the move of
+// from to to) has a link that resolved to from before and does not
+// resolve to to now. A link by name alone ([[Plan]]) usually still does.
+func (v *Vault) linksBroken(src, was, from, to string, before, after *markdown.Resolver) bool {
+	data, _, _, e := v.readNote(src)
+	if e != nil {
+		return false // gone meanwhile: it links to nothing
+	}
+	for _, l := range markdown.Links(string(data)) {
+		if l.IsNote() && before.Resolve(was, l) == from && after.Resolve(src, l) != to {
+			return true
+		}
+	}
+	return false
 }
 
 func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveResult, *Error) {
@@ -189,7 +230,22 @@ func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveR
 	if e := v.checkNewPath(to, from); e != nil && !(e.Code == CodeNoteExists && v.isFile(to, fi)) {
 		return MoveResult{}, e
 	}
+	if e := v.checkPortable(to); e != nil {
+		return MoveResult{}, e
+	}
+	var kept []Kept
+	if !inTrash(from) {
+		kept = append(kept, Kept{Path: from, Content: data, Kind: KindMove, Gone: true})
+	}
+	if !inTrash(to) {
+		kept = append(kept, Kept{Path: to, Content: data, Kind: KindMove})
+	}
+	ids, e := v.keep(ctx, kept...)
+	if e != nil {
+		return MoveResult{}, e
+	}
 	if e := v.relink(from, to, fi); e != nil {
+		v.unkeep(ctx, ids)
 		return MoveResult{}, e
 	}
 	v.indexRemove(from)

@@ -83,7 +83,12 @@ func TestMove(t *testing.T) {
 		rewritten               map[string]string
 	}{
 		{"report only", "old.md", "new/place.md", ver(files["old.md"]), false, "", []string{"linker.md", "sub/md-link.md"}, nil},
-		{"rewrite", "old.md", "new/place.md", ver(files["old.md"]), true, "", []string{"linker.md", "sub/md-link.md"}, map[string]string{
+		// Links by name still find a note moved under the same name.
+		{"same name elsewhere", "old.md", "arch/old.md", ver(files["old.md"]), false, "", []string{"sub/md-link.md"}, nil},
+		{"same name elsewhere, rewrite", "old.md", "arch/old.md", ver(files["old.md"]), true, "", []string{}, map[string]string{
+			"sub/md-link.md": "a [markdown](../arch/old.md) link\n",
+		}},
+		{"rewrite", "old.md", "new/place.md", ver(files["old.md"]), true, "", []string{}, map[string]string{
 			"linker.md":      "link to [[place]] and [[place#Part|alias]]\n",
 			"sub/md-link.md": "a [markdown](../new/place.md) link\n",
 		}},

@@ -4,12 +4,15 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 const (
@@ -23,8 +26,10 @@ const (
 type Vault struct {
 	root      *os.Root
 	dir       string
-	protected []string // folded keys of protected prefixes
-	instr     string   // instructions file, vault-relative
+	home      fs.FileInfo // the opened folder, by device and inode
+	homeLost  atomic.Bool // the path names another folder now (logged)
+	protected []string    // folded keys of protected prefixes
+	instr     string      // instructions file, vault-relative
 	instrKey  string
 	minFree   uint64
 	freeSpace func(dir string) (uint64, error)
@@ -37,6 +42,7 @@ type Vault struct {
 	conflicts conflictCache
 	meta      metaCache
 	ix        *indexer // nil without Options.Index
+	history   History  // nil without Options.History
 }
 
 // Open opens the vault at opts.Dir, applies the defaults and removes
@@ -61,6 +67,7 @@ func Open(opts Options) (*Vault, error) {
 		maxNote:   opts.MaxNote,
 		now:       opts.Now,
 		log:       opts.Logger,
+		history:   opts.History,
 	}
 	if v.instr == "" {
 		v.instr = defaultInstructions
@@ -105,6 +112,10 @@ func Open(opts Options) (*Vault, error) {
 		return nil, newErr(CodeInvalidArgument, "The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open root: %w", err))
 	}
 	v.root = root
+	if v.home, err = root.Stat("."); err != nil {
+		root.Close()
+		return nil, newErr(CodeInvalidArgument, "The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open root: %w", err))
+	}
 	if opts.Index {
 		// Cleaning walks every folder, as the build does; both run in the
 		// background so that serving starts at once.
@@ -137,14 +148,22 @@ func (v *Vault) checkFree() *Error {
 	return nil
 }
 
-// checkWriteSize refuses text larger than one write may carry.
+// checkWriteSize refuses text larger than one write may carry, and text
+// that is not UTF-8.
 func (v *Vault) checkWriteSize(texts ...string) *Error {
 	n := 0
 	for _, t := range texts {
 		n += len(t)
 	}
 	if n > v.maxWrite {
-		return newErr(CodeWriteTooLarge, "", nil)
+		return errWriteTooLarge(n, v.maxWrite)
+	}
+	for _, t := range texts {
+		if !utf8.ValidString(t) {
+			// Stored as sent, it would be a note no editor shows right;
+			// replaced with U+FFFD, it would not be what was sent.
+			return newErr(CodeInvalidArgument, "The text is not valid UTF-8; send it as UTF-8 text.", nil)
+		}
 	}
 	return nil
 }
@@ -153,7 +172,8 @@ func (v *Vault) checkWriteSize(texts ...string) *Error {
 // to read back.
 func (v *Vault) checkResultSize(n int) *Error {
 	if int64(n) > v.maxNote {
-		return newErr(CodeNoteTooLarge, "The note would grow beyond the largest size cortex reads; write the text into a new note instead.", nil)
+		return newErr(CodeNoteTooLarge, fmt.Sprintf("The note would grow to %s, over the largest size cortex reads, %s; write the text into a new note instead.",
+			byteSize(int64(n)), byteSize(v.maxNote)), nil)
 	}
 	return nil
 }

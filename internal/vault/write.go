@@ -11,10 +11,16 @@ import (
 
 // Create writes a new note; it never replaces an existing one.
 func (v *Vault) Create(ctx context.Context, p, content string) (WriteResult, error) {
+	return v.createAs(ctx, KindCreate, p, content, true)
+}
+
+// createAs is Create with the kind of change the history records; a
+// restore writes a whole earlier version, which no write limit bounds.
+func (v *Vault) createAs(ctx context.Context, kind, p, content string, limitWrite bool) (WriteResult, error) {
 	if e := v.checkCreatable(p); e != nil {
 		return WriteResult{}, e
 	}
-	if e := v.checkWriteSize(content); e != nil {
+	if e := v.checkWriteSize(content); limitWrite && e != nil {
 		return WriteResult{}, e
 	}
 	if e := v.checkResultSize(len(content)); e != nil {
@@ -31,8 +37,16 @@ func (v *Vault) Create(ctx context.Context, p, content string) (WriteResult, err
 	if e := v.checkNewPath(p, ""); e != nil {
 		return WriteResult{}, e
 	}
+	if e := v.checkPortable(p); e != nil {
+		return WriteResult{}, e
+	}
 	data := []byte(content)
+	ids, e := v.keep(ctx, Kept{Path: p, Content: data, Kind: kind})
+	if e != nil {
+		return WriteResult{}, e
+	}
 	if e := v.writeAtomic(writeSpec{path: p, data: data}); e != nil {
+		v.unkeep(ctx, ids)
 		return WriteResult{}, e
 	}
 	v.indexWrite(p, data)
@@ -45,7 +59,7 @@ func (v *Vault) Append(ctx context.Context, p, text, section string) (WriteResul
 	if text == "" {
 		return WriteResult{}, newErr(CodeInvalidArgument, "Give the text to append.", nil)
 	}
-	return v.modify(ctx, p, "", false, []string{text}, func(cur string) (string, *Error) {
+	return v.modifyAs(ctx, KindAppend, p, "", false, []string{text}, func(cur string) (string, *Error) {
 		text := withEOL(cur, text)
 		if !strings.HasSuffix(text, "\n") {
 			text += eol(cur)
@@ -59,6 +73,11 @@ func (v *Vault) Append(ctx context.Context, p, text, section string) (WriteResul
 			at = endOfText(cur, bodyStart, end)
 		}
 		if at > 0 && cur[at-1] != '\n' {
+			text = eol(cur) + text
+		}
+		if at > 0 && startsWithHeading(text) && !endsWithBlankLine(cur[:at]+text[:len(text)-len(strings.TrimLeft(text, "\r\n"))]) {
+			// A new heading gets the blank line before it that Markdown
+			// editors put there.
 			text = eol(cur) + text
 		}
 		return cur[:at] + text + cur[at:], nil
@@ -128,13 +147,18 @@ func (v *Vault) UpdateFrontmatter(ctx context.Context, p, version string, set ma
 		next, err := markdown.UpdateFrontmatter(cur, set, remove)
 		if err != nil {
 			var fe *markdown.FrontmatterError
+			if errors.As(err, &fe) && fe.Limit {
+				return "", newErr(CodeInvalidArgument, fmt.Sprintf("The frontmatter would be past what cortex reads (%d KiB, %d keys); keep it smaller, or shorten it with an edit first.",
+					markdown.MaxFrontmatterBytes>>10, markdown.MaxFrontmatterKeys), err)
+			}
 			if errors.As(err, &fe) {
 				return "", newErr(CodeBadFrontmatter, "The note's frontmatter is not valid YAML; fix it with an edit first.", err)
 			}
-			return "", newErr(CodeInvalidArgument, "The frontmatter change was refused; use non-empty keys and plain JSON values.", err)
+			// The markdown package names the key at fault and the fix.
+			return "", newErr(CodeInvalidArgument, err.Error(), err)
 		}
-		if e := v.checkWriteSize(next[:max(0, len(next)-len(cur))]); e != nil {
-			return "", e
+		if grow := len(next) - len(cur); grow > v.maxWrite {
+			return "", errWriteTooLarge(grow, v.maxWrite)
 		}
 		return next, nil
 	})
@@ -145,6 +169,11 @@ func (v *Vault) UpdateFrontmatter(ctx context.Context, p, version string, set ma
 // the current content and returns the new one; texts are what the caller
 // sent, checked against the write limit before any disk access.
 func (v *Vault) modify(ctx context.Context, p, version string, needVersion bool, texts []string, change func(cur string) (string, *Error)) (WriteResult, error) {
+	return v.modifyAs(ctx, KindEdit, p, version, needVersion, texts, change)
+}
+
+// modifyAs is modify with the kind of change the history records.
+func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersion bool, texts []string, change func(cur string) (string, *Error)) (WriteResult, error) {
 	if e := v.checkWritable(p); e != nil {
 		return WriteResult{}, e
 	}
@@ -162,7 +191,8 @@ func (v *Vault) modify(ctx context.Context, p, version string, needVersion bool,
 		return WriteResult{}, e
 	}
 	defer unlock()
-	data, fi, _, e := v.readNote(p)
+	// Another normal form of p has the same lock.
+	p, data, fi, _, e := v.readNamed(p)
 	if e != nil {
 		return WriteResult{}, e
 	}
@@ -181,7 +211,16 @@ func (v *Vault) modify(ctx context.Context, p, version string, needVersion bool,
 		return WriteResult{}, e
 	}
 	out := []byte(next)
+	// The text being replaced (if cortex has not seen it yet) and the new
+	// one are stored before the note changes.
+	ids, e := v.keep(ctx,
+		Kept{Path: p, Content: data, Writer: WriterExternal, Kind: KindExternal, Observed: true},
+		Kept{Path: p, Content: out, Kind: kind})
+	if e != nil {
+		return WriteResult{}, e
+	}
 	if e := v.writeAtomic(writeSpec{path: p, data: out, prev: fi}); e != nil {
+		v.unkeep(ctx, ids)
 		return WriteResult{}, e
 	}
 	v.indexWrite(p, out)
@@ -193,10 +232,31 @@ func sectionErr(err error) *Error {
 	var amb *markdown.AmbiguousError
 	if errors.As(err, &amb) {
 		e := newErr(CodeSectionAmbiguous, "", err)
-		e.Candidates = amb.Candidates
+		e.Candidates, e.More = amb.Candidates, amb.More
+		return e
+	}
+	var nf *markdown.NotFoundError
+	if errors.As(err, &nf) {
+		msg := "No heading matches this section; pass one of the note's headings listed in candidates, like \"## Plan\"."
+		if len(nf.Headings) == 0 {
+			msg = "The note has no headings; leave the section out to use the whole note."
+		}
+		e := newErr(CodeSectionNotFound, msg, err)
+		e.Candidates, e.More = nf.Headings, nf.More
 		return e
 	}
 	return newErr(CodeSectionNotFound, "", err)
+}
+
+// Section returns the section of content under heading, heading line
+// included, as FindSection finds it; a missing or ambiguous heading gives
+// an *Error that lists the headings to choose from.
+func Section(content, heading string) (string, error) {
+	start, _, end, err := markdown.FindSection(content, heading)
+	if err != nil {
+		return "", sectionErr(err)
+	}
+	return content[start:end], nil
 }
 
 // endOfText is where text appended to the section [bodyStart, end) goes:
@@ -212,6 +272,20 @@ func endOfText(cur string, bodyStart, end int) int {
 		return at + i + 1
 	}
 	return end
+}
+
+// startsWithHeading reports text whose first non-blank line is an ATX
+// heading.
+func startsWithHeading(text string) bool {
+	t := strings.TrimLeft(text, "\r\n")
+	line, _, _ := strings.Cut(t, "\n")
+	return len(markdown.Headings(line)) > 0 && !strings.HasPrefix(t, "---")
+}
+
+// endsWithBlankLine reports text that ends in an empty line (or is empty).
+func endsWithBlankLine(s string) bool {
+	s = strings.ReplaceAll(s, "\r\n", "\n")
+	return s == "" || strings.HasSuffix(s, "\n\n")
 }
 
 // eol is the line end the note uses.

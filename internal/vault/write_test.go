@@ -18,7 +18,7 @@ func TestCreate(t *testing.T) {
 		{"a/b/c/deep.md", "deep", ""},
 		{"empty.md", "", ""},
 		{"exists.md", "x", CodeNoteExists},
-		{"EXISTS.md", "x", ""}, // case-sensitive file system here
+		{"EXISTS.md", "x", CodeNoteExists}, // one file on macOS and Windows
 		{"file.md/x.md", "x", CodeInvalidPath},
 		{"link/x.md", "x", CodeInvalidPath},
 		{"note.txt", "x", CodeNotANote},

@@ -100,11 +100,11 @@ func (s *Server) authenticate(r *http.Request) (Identity, error) {
 		return Identity{}, errRateLimited("with missing or bad tokens from this address", retry)
 	}
 	if !sent {
-		return Identity{}, &Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
+		return Identity{}, &httpx.Error{Status: http.StatusUnauthorized, Code: CodeUnauthorized,
 			Challenge: s.challenge(""),
 			Message:   "this endpoint needs an \"Authorization: Bearer <token>\" header; create a token with \"cortex admin token create NAME\" or connect through OAuth"}
 	}
-	return Identity{}, &Error{Status: http.StatusUnauthorized, Code: CodeInvalidToken,
+	return Identity{}, &httpx.Error{Status: http.StatusUnauthorized, Code: CodeInvalidToken,
 		Challenge: s.challenge(`error="invalid_token", error_description="the token is unknown, expired or revoked"`),
 		Message:   "the bearer token is unknown, expired or revoked; ask the owner for a new one or sign in again"}
 }

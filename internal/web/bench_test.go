@@ -71,7 +71,7 @@ func newStack(tb testing.TB, notes int, version string) *stack {
 			instructions, _ := v.Instructions(r.Context())
 			return servers.For(instructions)
 		},
-		IsWriteTool:  tools.IsWriteTool,
+		IsWriteTool: tools.IsWriteTool,
 	})
 	if err != nil {
 		tb.Fatal(err)

@@ -9,6 +9,8 @@ import (
 	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 const mcpPath = "/mcp"
@@ -29,14 +31,12 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if li := logInfoFrom(r.Context()); li != nil {
-		li.app = id.App
-	}
+	httpx.SetApp(r, id.App)
 	if ok, retry := s.tokenRate.Take(id.Subject); !ok {
 		return errRateLimited("for this token", retry)
 	}
 	if r.Method != http.MethodPost {
-		return &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Allow: http.MethodPost,
+		return &httpx.Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Allow: http.MethodPost,
 			Message: "/mcp keeps no sessions, so it has no stream to GET and nothing to DELETE; send requests with POST"}
 	}
 	if err := s.checkScope(r, id); err != nil {
@@ -62,9 +62,6 @@ const codeUnsupportedVersion = -32022
 // serve with 400 and the spec's error, which lists the versions it does, so
 // that the client can pick one. The id is the request's when its body says.
 func (s *Server) refuseVersion(w http.ResponseWriter, r *http.Request, asked string) {
-	if li := logInfoFrom(r.Context()); li != nil {
-		li.code = "unsupported_protocol_version"
-	}
 	id := json.RawMessage("null")
 	if body, err := io.ReadAll(r.Body); err == nil {
 		var m struct {
@@ -74,16 +71,12 @@ func (s *Server) refuseVersion(w http.ResponseWriter, r *http.Request, asked str
 			id = m.ID
 		}
 	}
-	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.WriteJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
 		"code":    codeUnsupportedVersion,
 		"message": "protocol version " + asked + " is not supported; use one of those listed",
 		"data":    mcp.UnsupportedProtocolVersionData{Supported: s.versions, Requested: asked},
 	}})
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Cache-Control", "no-store")
-	w.WriteHeader(http.StatusBadRequest)
-	w.Write(append(b, '\n'))
 }
 
 // serverMemo carries, through one request, the *mcp.Server made for it: the

@@ -1,26 +1,24 @@
 package web
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
-	"runtime/debug"
 	"strings"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
-// middleware wraps h in cortex's stack, outermost first.
+// middleware wraps the routes in what every request passes, outermost
+// first. What depends on the route (Host, Origin and body checks, and the
+// format of refusals) is the route's kind.
 func (s *Server) middleware(h http.Handler) http.Handler {
 	stack := []func(http.Handler) http.Handler{
-		s.logRequests,   // one line per request, with the final status
-		s.recoverPanics, // a panic is a 500 for the client and a stack trace in the log
-		s.checkHost,     // DNS-rebinding guard, part one
-		s.checkOrigin,   // DNS-rebinding and cross-site guard, part two
-		s.limitBody,
+		httpx.LogRequests(s.logger, s.now),  // one line per request, with the final status and any error code
+		httpx.Recover(s.logger, httpx.JSON), // a panic is a 500 for the client and a stack trace in the log
 	}
 	for i := len(stack) - 1; i >= 0; i-- {
 		h = stack[i](h)
@@ -28,133 +26,47 @@ func (s *Server) middleware(h http.Handler) http.Handler {
 	return h
 }
 
-// logInfo collects, during a request, what the request log line says beyond
-// method, path, status and duration.
-type logInfo struct {
-	app  string // the token's name, once verified
-	code string // the error code answered, if any
-	err  error  // detail behind it, for the log only
-}
+// Origin policies of a route kind.
+const (
+	sameOrigin = false
+	// anyOrigin marks the endpoints that browser-based MCP clients call from
+	// their own origin, without cookies: the OAuth metadata, token,
+	// registration and revocation endpoints. They carry no ambient
+	// authority, so a foreign Origin gains nothing there.
+	anyOrigin = true
+)
 
-type logInfoKey struct{}
-
-func logInfoFrom(ctx context.Context) *logInfo {
-	li, _ := ctx.Value(logInfoKey{}).(*logInfo)
-	return li
-}
-
-// statusWriter remembers the status of a response. It implements Flush and
-// Unwrap so that streamed (SSE) responses keep working through it.
-type statusWriter struct {
-	http.ResponseWriter
-	status int
-}
-
-func (w *statusWriter) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *statusWriter) Write(b []byte) (int, error) {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	return w.ResponseWriter.Write(b)
-}
-
-func (w *statusWriter) Flush() {
-	if w.status == 0 {
-		w.status = http.StatusOK
-	}
-	http.NewResponseController(w.ResponseWriter).Flush()
-}
-
-func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// logRequests logs method, path, status and duration of every request, plus
-// the app and error code when known. Never headers, queries or bodies.
-func (s *Server) logRequests(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := s.now()
-		li := new(logInfo)
-		sw := &statusWriter{ResponseWriter: w}
-		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), logInfoKey{}, li)))
-		status := sw.status
-		if status == 0 {
-			status = http.StatusOK
-		}
-		attrs := []slog.Attr{
-			slog.String("method", r.Method),
-			slog.String("path", r.URL.Path),
-			slog.Int("status", status),
-			slog.Duration("duration", s.now().Sub(start)),
-		}
-		if li.app != "" {
-			attrs = append(attrs, slog.String("app", li.app))
-		}
-		if li.code != "" {
-			attrs = append(attrs, slog.String("code", li.code))
-		}
-		if li.err != nil {
-			attrs = append(attrs, slog.String("error", li.err.Error()))
-		}
-		level := slog.LevelInfo
-		if status >= 500 {
-			level = slog.LevelError
-		}
-		s.logger.LogAttrs(r.Context(), level, "request", attrs...)
-	})
-}
-
-// recoverPanics turns a panic into a 500 that tells the client nothing and
-// the log everything. http.ErrAbortHandler keeps its meaning: abort quietly.
-func (s *Server) recoverPanics(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			v := recover()
-			if v == nil {
-				return
+// kind returns the guard of a kind of route: refusals written with render,
+// only the public host or loopback answered (DNS-rebinding guard, part
+// one), requests from web pages of other sites refused unless any origin
+// may call (part two; requests without Origin, as every non-browser client
+// sends, pass), and the body capped at MaxBody.
+func (s *Server) kind(render httpx.Renderer, anyOrigin bool) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return httpx.Handle(render, func(w http.ResponseWriter, r *http.Request) error {
+			httpx.SetRenderer(r, render)
+			if !s.hostAllowed(r.Host) {
+				return &httpx.Error{Status: http.StatusForbidden, Code: CodeForbiddenHost,
+					Message: "this server does not answer for that host name; use its public URL"}
 			}
-			if v == http.ErrAbortHandler {
-				panic(v)
+			if o := r.Header.Get("Origin"); o != "" && !anyOrigin && !s.originAllowed(o) && !sameOriginNull(r, o) {
+				return &httpx.Error{Status: http.StatusForbidden, Code: CodeForbiddenOrigin,
+					Message: "requests from web pages of other sites are not allowed"}
 			}
-			s.logger.Error("panic serving request", "method", r.Method, "path", r.URL.Path,
-				"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
-			if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
-				return // the response has started; nothing sane to add
+			if r.ContentLength > s.opts.MaxBody {
+				return &httpx.Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
+					Message: fmt.Sprintf("the request body is larger than the %d bytes allowed; send less at once", s.opts.MaxBody)}
 			}
-			s.writeError(w, r, fmt.Errorf("panic: %v", v))
-		}()
-		next.ServeHTTP(w, r)
-	})
-}
-
-// checkHost answers only requests addressed to the public host or to a
-// loopback host, so that a DNS name rebound to this machine reaches nothing.
-func (s *Server) checkHost(next http.Handler) http.Handler {
-	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		if !s.hostAllowed(r.Host) {
-			return &Error{Status: http.StatusForbidden, Code: CodeForbiddenHost,
-				Message: "this server does not answer for that host name; use its public URL"}
-		}
-		next.ServeHTTP(w, r)
-		return nil
-	})
-}
-
-// checkOrigin refuses requests sent by web pages of other sites. Requests
-// without Origin (every non-browser client) pass.
-func (s *Server) checkOrigin(next http.Handler) http.Handler {
-	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		if o := r.Header.Get("Origin"); o != "" && !s.originAllowed(o) && !anyOrigin(r) && !sameOriginNull(r, o) {
-			return &Error{Status: http.StatusForbidden, Code: CodeForbiddenOrigin,
-				Message: "requests from web pages of other sites are not allowed"}
-		}
-		next.ServeHTTP(w, r)
-		return nil
-	})
+			if r.Body != nil {
+				r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
+				if r.ContentLength != 0 && r.Body != http.NoBody {
+					r.Body = readWithin(w, r.Body, s.opts.BodyReadTimeout)
+				}
+			}
+			next.ServeHTTP(w, r)
+			return nil
+		})
+	}
 }
 
 // sameOriginNull accepts the "null" Origin that browsers send for a form
@@ -164,37 +76,6 @@ func (s *Server) checkOrigin(next http.Handler) http.Handler {
 // check has already run.
 func sameOriginNull(r *http.Request, origin string) bool {
 	return origin == "null" && r.Header.Get("Sec-Fetch-Site") == "same-origin"
-}
-
-// anyOrigin reports the endpoints that browser-based MCP clients call from
-// their own origin, without cookies: the OAuth metadata, token, registration
-// and revocation endpoints. They carry no ambient authority, so a foreign
-// Origin gains nothing there.
-func anyOrigin(r *http.Request) bool {
-	switch r.URL.Path {
-	case "/token", "/register", "/revoke":
-		return r.Method == http.MethodPost || r.Method == http.MethodOptions
-	}
-	return strings.HasPrefix(r.URL.Path, "/.well-known/") && (r.Method == http.MethodGet || r.Method == http.MethodOptions)
-}
-
-// limitBody caps request bodies at MaxBody: refused at once when the
-// declared length is over, cut off while reading otherwise.
-func (s *Server) limitBody(next http.Handler) http.Handler {
-	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		if r.ContentLength > s.opts.MaxBody {
-			return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
-				Message: fmt.Sprintf("the request body is larger than the %d bytes allowed; send less at once", s.opts.MaxBody)}
-		}
-		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, s.opts.MaxBody)
-			if r.ContentLength != 0 && r.Body != http.NoBody {
-				r.Body = readWithin(w, r.Body, s.opts.BodyReadTimeout)
-			}
-		}
-		next.ServeHTTP(w, r)
-		return nil
-	})
 }
 
 // readWithin sets a read deadline on the connection while body is read and

@@ -3,44 +3,97 @@ package web
 import (
 	"io"
 	"net/http"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
-// routes is the whole URL space of cortex, in one place.
+// routes is the whole URL space of cortex, in one place: each route with
+// the kind that guards it and answers its refusals (see kind).
 func (s *Server) routes() http.Handler {
+	rpc := s.kind(httpx.JSONRPC, sameOrigin) // MCP clients: JSON-RPC errors
+	api := s.kind(httpx.JSON, sameOrigin)    // small JSON answers and the owner's page scripts
+	page := s.kind(s.problem, sameOrigin)    // pages a person sees
+	open := s.kind(httpx.OAuthJSON, anyOrigin)
+
 	mux := http.NewServeMux()
-	mcp := s.handle(s.serveMCP)
+	mcp := rpc(httpx.Handle(httpx.JSONRPC, s.serveMCP))
 	// GET and DELETE are authenticated like POST, then refused: without
 	// sessions there is no stream to GET and nothing to DELETE.
 	mux.Handle("POST /mcp", mcp)
 	mux.Handle("GET /mcp", mcp)
 	mux.Handle("DELETE /mcp", mcp)
-	mux.Handle("/mcp", s.methodNotAllowed("POST"))
-	mux.Handle("GET /healthz", s.handle(s.healthz))
-	mux.Handle("/healthz", s.methodNotAllowed("GET, HEAD"))
-	if s.opts.Mount != nil {
-		s.opts.Mount(mux)
+	mux.Handle("/mcp", rpc(methodNotAllowed(httpx.JSONRPC, "POST")))
+	mux.Handle("/mcp/", rpc(httpx.Handle(httpx.JSONRPC, notFound)))
+	mux.Handle("GET /healthz", api(httpx.Handle(httpx.JSON, s.healthz)))
+	mux.Handle("/healthz", api(methodNotAllowed(httpx.JSON, "GET, HEAD")))
+
+	if o := s.opts.Owner; o != nil {
+		h := o.Handlers()
+		mux.Handle("GET /login", page(h.LoginPage))
+		mux.Handle("GET /login/assets/{name}", page(h.Asset))
+		mux.Handle("POST /login/totp", page(h.LoginTOTP))
+		mux.Handle("POST /login/recovery", page(h.LoginRecovery))
+		mux.Handle("POST /login/passkey/begin", api(h.PasskeyLoginBegin))
+		mux.Handle("POST /login/passkey/finish", api(h.PasskeyLoginFinish))
+		mux.Handle("POST /logout", page(h.Logout))
+		mux.Handle("GET /enrol", page(h.EnrolPage))
+		mux.Handle("POST /enrol/passkey/begin", api(h.EnrolBegin))
+		mux.Handle("POST /enrol/passkey/finish", api(h.EnrolFinish))
 	}
-	mux.Handle("/", s.handle(s.notFound))
+
+	if a := s.opts.OAuth; a != nil {
+		h := a.Handlers()
+		for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {
+			mux.Handle("GET "+p, open(h.ResourceMetadata))
+			mux.Handle("OPTIONS "+p, open(h.Preflight))
+		}
+		for _, p := range []string{"/.well-known/oauth-authorization-server", "/.well-known/openid-configuration"} {
+			mux.Handle("GET "+p, open(h.ServerMetadata))
+			mux.Handle("OPTIONS "+p, open(h.Preflight))
+		}
+		mux.Handle("GET /authorize", page(h.Authorize))
+		mux.Handle("/authorize", page(h.AuthorizeMethod))
+		mux.Handle("GET /authorize/consent", page(h.ConsentPage))
+		mux.Handle("POST /authorize/consent", page(h.ConsentDecision))
+		mux.Handle("POST /token", open(h.Token))
+		mux.Handle("POST /register", open(h.Register))
+		mux.Handle("POST /revoke", open(h.Revoke))
+		for _, p := range []string{"/token", "/register", "/revoke"} {
+			mux.Handle("OPTIONS "+p, open(h.Preflight))
+		}
+	}
+
+	mux.Handle("/", api(httpx.Handle(httpx.JSON, notFound)))
 	return mux
 }
 
-// healthz answers "ok" to anyone: it says the process serves HTTP, nothing
-// more, so it needs no token.
+// CodeUnavailable is /healthz's answer when Options.Health fails.
+const CodeUnavailable = "unavailable"
+
+// healthz answers "ok" to anyone: it says the process serves HTTP and its
+// vault is the folder it opened, nothing more, so it needs no token. What
+// is wrong goes to the log, not to an anonymous caller.
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) error {
+	if s.opts.Health != nil {
+		if err := s.opts.Health(); err != nil {
+			return &httpx.Error{Status: http.StatusServiceUnavailable, Code: CodeUnavailable,
+				Message: "cortex cannot serve its vault; the server log says why and what to do", Err: err}
+		}
+	}
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	_, err := io.WriteString(w, "ok\n")
 	return err
 }
 
-func (s *Server) notFound(w http.ResponseWriter, r *http.Request) error {
-	return &Error{Status: http.StatusNotFound, Code: CodeNotFound,
+func notFound(w http.ResponseWriter, r *http.Request) error {
+	return &httpx.Error{Status: http.StatusNotFound, Code: CodeNotFound,
 		Message: "there is nothing at this path; MCP clients connect to /mcp"}
 }
 
-func (s *Server) methodNotAllowed(allow string) http.Handler {
-	return s.handle(func(w http.ResponseWriter, r *http.Request) error {
-		return &Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Allow: allow,
+func methodNotAllowed(render httpx.Renderer, allow string) http.Handler {
+	return httpx.Handle(render, func(w http.ResponseWriter, r *http.Request) error {
+		return &httpx.Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Allow: allow,
 			Message: "this path does not take " + r.Method + " requests; use " + allow}
 	})
 }

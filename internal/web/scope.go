@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 // checkScope refuses, with 403 insufficient_scope, a tool call that needs
@@ -20,13 +22,13 @@ func (s *Server) checkScope(r *http.Request, id Identity) error {
 	}
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
-		return &Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
+		return &httpx.Error{Status: http.StatusRequestEntityTooLarge, Code: CodeBodyTooLarge,
 			Message: "the request body is too large or could not be read", Err: err}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
 	for _, name := range toolCalls(body) {
 		if s.opts.IsWriteTool(name) {
-			return &Error{Status: http.StatusForbidden, Code: CodeInsufficientScope,
+			return &httpx.Error{Status: http.StatusForbidden, Code: CodeInsufficientScope,
 				Challenge: s.challenge(fmt.Sprintf(`error="insufficient_scope", scope=%q`, s.scopesForWrite())),
 				Message:   "this app may only read notes; reconnect it and allow it to write to call " + name}
 		}

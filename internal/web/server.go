@@ -1,6 +1,8 @@
-// Package web owns cortex's HTTP surface: the routes, the middleware stack
-// (panic recovery, request logging, Host and Origin checks, body cap),
-// bearer-token authentication of /mcp, the per-token and per-address request
+// Package web owns cortex's HTTP surface: every route of the server in one
+// function (routes.go: /mcp, /healthz, and the handlers the owner and oauth
+// packages expose), the middleware stack and each route kind's guards
+// (Host and Origin checks, body cap, the format of refusals), bearer-token
+// authentication of /mcp, the per-token and per-address request
 // budgets, and graceful shutdown. It serves every MCP protocol version the
 // SDK knows, without sessions, through the SDK's streamable HTTP handler.
 //
@@ -25,6 +27,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/oauth"
+	"github.com/cortex-mcp/cortex/internal/owner"
 )
 
 // Defaults of Options.
@@ -68,11 +72,14 @@ type Options struct {
 	// NewMCPServer returns the MCP server for a request; it is asked once
 	// per request, so it should hand out a kept one. Required.
 	NewMCPServer func(r *http.Request) *mcp.Server
-	// Mount, when set, registers the pages and endpoints of other packages
-	// (the owner's login, the OAuth authorization server) on the same mux,
-	// behind the same middleware stack. Their patterns must not overlap
-	// /mcp or /healthz.
-	Mount func(mux *http.ServeMux)
+	// Owner, when set, is the owner's sign-in and passkey enrolment, and
+	// OAuth the authorization server: their handlers are routed here, with
+	// the rest.
+	Owner *owner.Owner
+	OAuth *oauth.Server
+	// Health, when set, is asked by /healthz, which fails while it
+	// returns an error (cmd passes the vault's Check).
+	Health func() error
 	// ResourceMetadataURL, when set, is announced in WWW-Authenticate
 	// challenges as resource_metadata (RFC 9728) for OAuth discovery.
 	ResourceMetadataURL string
@@ -111,6 +118,7 @@ type Server struct {
 	publicPort   string // always set, the scheme's default if the URL has none
 	publicOrigin string // scheme://host[:port], default port left out
 
+	problem   httpx.Renderer // the page of refusals a person sees
 	tokenRate *httpx.Limiter[string]
 	authFails *httpx.Limiter[netip.Prefix]
 	// versions are the MCP protocol versions /mcp serves, newest first.
@@ -171,6 +179,11 @@ func New(o Options) (*Server, error) {
 		JSONResponse: true,
 		Logger:       o.Logger.With("component", "mcp"),
 	}))
+	pages, err := httpx.NewPages(nil)
+	if err != nil {
+		return nil, fmt.Errorf("web: %w", err)
+	}
+	s.problem = pages.ProblemPage(problemTitle)
 	s.handler = s.middleware(s.routes())
 	return s, nil
 }
@@ -225,4 +238,17 @@ func joinHost(host, port, def string) string {
 		return host
 	}
 	return host + ":" + port
+}
+
+// problemTitle titles the page of a refusal by the edge itself, on a route
+// a person sees.
+func problemTitle(_ *http.Request, e *httpx.Error) httpx.Problem {
+	switch e.Status {
+	case http.StatusForbidden:
+		return httpx.Problem{Title: "Not allowed"}
+	case http.StatusRequestEntityTooLarge:
+		return httpx.Problem{Title: "Too large"}
+	default:
+		return httpx.Problem{Title: "Something went wrong"}
+	}
 }

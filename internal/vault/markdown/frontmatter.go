@@ -29,9 +29,15 @@ var ErrInvalidFrontmatter = errors.New("invalid frontmatter")
 type FrontmatterError struct {
 	Line   int    // 1-based line of the note, 0 when unknown
 	Reason string // e.g. "is not valid YAML"
+	// Limit is set when the block is past MaxFrontmatterBytes or
+	// MaxFrontmatterKeys rather than malformed.
+	Limit bool
 }
 
 func (e *FrontmatterError) Error() string {
+	if e.Limit {
+		return fmt.Sprintf("the frontmatter %s; shorten it", e.Reason)
+	}
 	if e.Line > 0 {
 		return fmt.Sprintf("the frontmatter %s (line %d of the note); fix the YAML between the --- lines", e.Reason, e.Line)
 	}
@@ -82,15 +88,14 @@ func ParseFrontmatter(content string) (Frontmatter, error) {
 	if !ok {
 		return Frontmatter{}, nil
 	}
-	root, err := parseYAML(text)
+	root, s, err := parseYAML(text)
 	if err != nil || root == nil {
 		return Frontmatter{}, err
 	}
-	var raw any
-	if err := root.Decode(&raw); err != nil {
-		return Frontmatter{}, yamlError(err)
+	m, err := decodeMapping(root, s)
+	if err != nil {
+		return Frontmatter{}, err
 	}
-	m, _ := normalize(raw, 0).(map[string]any)
 	if len(m) == 0 {
 		return Frontmatter{}, nil
 	}
@@ -103,32 +108,41 @@ func ParseFrontmatter(content string) (Frontmatter, error) {
 	return fm, nil
 }
 
-// parseYAML parses one frontmatter block into its top-level mapping node.
-// It returns nil, nil for a block that holds only blanks and comments.
-func parseYAML(text string) (*yaml.Node, error) {
+// parseYAML parses one frontmatter block into its top-level mapping node
+// and measures it, refusing a block past the limits before anything is
+// decoded. It returns a nil node for a block that holds only blanks and
+// comments.
+func parseYAML(text string) (*yaml.Node, shape, error) {
+	if len(text) > MaxFrontmatterBytes {
+		return nil, shape{}, errTooLarge
+	}
 	dec := yaml.NewDecoder(strings.NewReader(text))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
 		if err == io.EOF {
-			return nil, nil
+			return nil, shape{}, nil
 		}
-		return nil, yamlError(err)
+		return nil, shape{}, yamlError(err)
 	}
 	var extra yaml.Node
 	if err := dec.Decode(&extra); err != io.EOF {
-		return nil, &FrontmatterError{Reason: "holds more than one YAML document"}
+		return nil, shape{}, &FrontmatterError{Reason: "holds more than one YAML document"}
 	}
 	if doc.Kind != yaml.DocumentNode || len(doc.Content) == 0 {
-		return nil, nil
+		return nil, shape{}, nil
 	}
 	root := doc.Content[0]
 	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
-		return nil, nil
+		return nil, shape{}, nil
 	}
 	if root.Kind != yaml.MappingNode {
-		return nil, &FrontmatterError{Line: root.Line + 1, Reason: "is not a list of key: value pairs"}
+		return nil, shape{}, &FrontmatterError{Line: root.Line + 1, Reason: "is not a list of key: value pairs"}
 	}
-	return root, nil
+	s := measure(root)
+	if s.keys > MaxFrontmatterKeys {
+		return nil, shape{}, errTooManyKeys
+	}
+	return root, s, nil
 }
 
 var yamlLine = regexp.MustCompile(`line (\d+)`)

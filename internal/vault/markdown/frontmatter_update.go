@@ -25,21 +25,24 @@ import (
 func UpdateFrontmatter(content string, set map[string]any, remove []string) (string, error) {
 	for k := range set {
 		if strings.TrimSpace(k) == "" {
-			return "", errors.New("frontmatter keys must not be empty")
+			return "", errors.New("a key in set is empty; name every frontmatter key you set")
 		}
 	}
 	for _, k := range remove {
 		if strings.TrimSpace(k) == "" {
-			return "", errors.New("frontmatter keys must not be empty")
+			return "", errors.New("a key in remove is empty; name every frontmatter key you remove")
 		}
 		if _, ok := set[k]; ok {
-			return "", fmt.Errorf("frontmatter key %q is both set and removed; choose one", k)
+			return "", fmt.Errorf("the key %q is both in set and in remove; put it in set to change its value, or in remove to delete it, not both", k)
 		}
+	}
+	if len(set)+len(remove) > MaxFrontmatterKeys {
+		return "", errTooManyKeys
 	}
 	text, bodyStart, ok := Split(content)
 	if len(set) == 0 && len(remove) == 0 {
 		if ok {
-			if _, err := parseYAML(text); err != nil {
+			if _, _, err := parseYAML(text); err != nil {
 				return "", err
 			}
 		}
@@ -48,7 +51,7 @@ func UpdateFrontmatter(content string, set map[string]any, remove []string) (str
 	var root *yaml.Node
 	if ok {
 		var err error
-		if root, err = parseYAML(text); err != nil {
+		if root, _, err = parseYAML(text); err != nil {
 			return "", err
 		}
 	}
@@ -94,6 +97,13 @@ func UpdateFrontmatter(content string, set map[string]any, remove []string) (str
 		yml = buf.String()
 	}
 	yml = keep + yml
+	// What is written must read back.
+	if len(yml) > MaxFrontmatterBytes {
+		return "", errTooLarge
+	}
+	if measure(root).keys > MaxFrontmatterKeys {
+		return "", errTooManyKeys
+	}
 
 	nl, closing := "\n", "---"
 	if i := strings.IndexByte(content, '\n'); i > 0 && content[i-1] == '\r' {

@@ -29,14 +29,15 @@ type rawLink struct {
 	angle        bool // Markdown destination written as <...>
 }
 
-// Links returns the links of the body in order: [[a]], [[a|alias]],
+// Links returns the links of the frontmatter and the body in order. In the
+// frontmatter only wiki links written as a quoted value count, as Obsidian
+// reads properties (related: "[[a]]", - '[[b|x]]'). In the body: [[a]], [[a|alias]],
 // [[a#heading]], [[a#h|alias]], ![[a]] and Markdown links [text](path.md),
 // [text](path%20with%20space.md), [text](<path with space.md>) to relative
 // paths. Markdown links count only when they point at a note (a ".md" path,
 // or one without a known attachment extension); URLs with a scheme, "#anchor"
 // links and "[[#heading]]" links within the same note are left out, as are
-// links in fenced code, inline code and the frontmatter. A link never spans
-// lines.
+// links in fenced code and inline code. A link never spans lines.
 func Links(content string) []Link {
 	raw := scanLinks(content)
 	if len(raw) == 0 {
@@ -50,7 +51,7 @@ func Links(content string) []Link {
 }
 
 func scanLinks(content string) []rawLink {
-	var out []rawLink
+	out := frontmatterLinks(content)
 	forBodyLines(content, func(l line) bool {
 		s := content[l.start:l.end]
 		if strings.IndexByte(s, '[') < 0 {
@@ -308,4 +309,49 @@ func isAttachment(target string) bool {
 		return true
 	}
 	return false
+}
+
+// frontmatterLinks finds the wiki links that open a quoted value in the
+// frontmatter block: property links as Obsidian reads them.
+func frontmatterLinks(content string) []rawLink {
+	yamlText, bodyStart, ok := Split(content)
+	if !ok || !strings.Contains(yamlText, "[[") {
+		return nil
+	}
+	var out []rawLink
+	pos := strings.IndexByte(content, '\n') + 1
+	num := 2
+	for pos < bodyStart {
+		end := strings.IndexByte(content[pos:bodyStart], '\n')
+		next := bodyStart
+		if end < 0 {
+			end = bodyStart
+		} else {
+			end += pos
+			next = end + 1
+		}
+		s := content[pos:end]
+		ls := lineState{wikiClose: -2}
+		for i := 1; i+1 < len(s); i++ {
+			if s[i] != '[' || s[i+1] != '[' {
+				continue
+			}
+			start, embed := i, false
+			if s[i-1] == '!' && i >= 2 {
+				start, embed = i-1, true
+			}
+			if start == 0 || s[start-1] != '"' && s[start-1] != '\'' {
+				continue
+			}
+			if rl, e, ok := ls.parseWiki(s, i); ok {
+				if rl.Target != "" {
+					out = append(out, finish(rl, line{start: pos, end: end, next: next, num: num}, start, e, embed))
+				}
+				i = e - 1
+			}
+		}
+		pos = next
+		num++
+	}
+	return out
 }

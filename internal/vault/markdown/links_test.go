@@ -34,7 +34,9 @@ func TestLinks(t *testing.T) {
 			l("wiki", "yes", "", "", false), l("wiki", "also", "", "", false),
 		}},
 		{"escaped", `\[[no]] \[t](n.md)`, nil},
-		{"fence and frontmatter", "---\nx: \"[[fm]]\"\n---\n```\n[[code]]\n```\n~~~~\n[[tilde]]\n~~~~\n[[after]]", []Link{l("wiki", "after", "", "", false)}},
+		{"fence and frontmatter", "---\nx: \"[[fm]]\"\n---\n```\n[[code]]\n```\n~~~~\n[[tilde]]\n~~~~\n[[after]]", []Link{l("wiki", "fm", "", "", false), l("wiki", "after", "", "", false)}},
+		{"frontmatter properties", "---\nrelated: \"[[Garden Redesign]]\"\nlist:\n  - '[[A#h|x]]'\n  - \"![[B]]\"\nnested: [[not, a link]]\ntext: see [[C]]\n---\nbody", []Link{
+			l("wiki", "Garden Redesign", "", "", false), {Kind: "wiki", Target: "A", Heading: "h", Alias: "x"}, l("wiki", "B", "", "", true)}},
 		{"unclosed", "[[a [b](c", nil},
 		{"wiki wins", "[[a]](b.md)", []Link{l("wiki", "a", "", "", false)}},
 	}

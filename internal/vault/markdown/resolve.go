@@ -173,3 +173,54 @@ func LinkKeys(source string, l Link) []string {
 
 // NoteKey is the key of a note path that LinkKeys are compared with.
 func NoteKey(p string) string { return baseKey(p) }
+
+// Named returns the notes that a note name, written as the target of a
+// wiki link in a note at the top of the vault, can mean: the note whose
+// vault path it is (with or without ".md", exactly, else ignoring case),
+// or else every note whose path ends with it by file name, in order of
+// preference. Where Resolve picks the first of several, Named lists them
+// all, so that a caller can be asked which one it means.
+func (r *Resolver) Named(target string) []string {
+	t := strings.TrimLeft(strings.TrimSpace(target), "/")
+	if t == "" || r == nil {
+		return nil
+	}
+	if p := r.lookup(t); p != "" {
+		return []string{p}
+	}
+	lt := strings.ToLower(path.Clean(t))
+	if !hasMD(lt) {
+		lt += ".md"
+	}
+	var out []string
+	for _, p := range r.base[baseKey(lt)] {
+		if lp := strings.ToLower(p); lp == lt || strings.HasSuffix(lp, "/"+lt) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// ParseName splits a note name as a person or a model writes it, bare or
+// as a whole wiki link ("Plan", "Plan#Budget", "[[Plan#Budget|the
+// budget]]", "![[Plan]]"), into the target and the heading. A block
+// reference ("#^abc") gives no heading.
+func ParseName(name string) (target, heading string) {
+	s := strings.TrimSpace(name)
+	if t, ok := strings.CutPrefix(s, "!"); ok && strings.HasPrefix(t, "[[") {
+		s = t
+	}
+	if strings.HasPrefix(s, "[[") && strings.HasSuffix(s, "]]") && len(s) >= 4 {
+		s = s[2 : len(s)-2]
+	}
+	if i := strings.IndexByte(s, '|'); i >= 0 {
+		s = s[:i]
+	}
+	if i := strings.IndexByte(s, '#'); i >= 0 {
+		s, heading = s[:i], strings.TrimSpace(s[i+1:])
+		if strings.HasPrefix(heading, "^") {
+			heading = ""
+		}
+	}
+	return strings.TrimSpace(s), heading
+}

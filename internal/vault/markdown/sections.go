@@ -14,15 +14,47 @@ type Heading struct {
 	Start int    // byte offset of the heading line
 }
 
-// ErrSectionNotFound means no heading matches.
+// ErrSectionNotFound means no heading matches. FindSection returns it
+// as a *NotFoundError, which lists the note's headings.
 var ErrSectionNotFound = errors.New("section not found")
 
+// MaxCandidates caps the headings an error lists, so that a note of a
+// million headings cannot make an answer megabytes long.
+const MaxCandidates = 50
+
+// NotFoundError means no heading matches. Headings lists the note's
+// headings as "## Plan (line 12)", the first MaxCandidates of them; More
+// counts the rest.
+type NotFoundError struct {
+	Headings []string
+	More     int
+}
+
+func (e *NotFoundError) Error() string {
+	return fmt.Sprintf("no heading matches among %d", len(e.Headings)+e.More)
+}
+
+func (e *NotFoundError) Is(target error) bool { return target == ErrSectionNotFound }
+
 // AmbiguousError means several headings match; Candidates lists them as
-// "## Plan (line 12)".
-type AmbiguousError struct{ Candidates []string }
+// "## Plan (line 12)", the first MaxCandidates of them; More counts the
+// rest.
+type AmbiguousError struct {
+	Candidates []string
+	More       int
+}
 
 func (e *AmbiguousError) Error() string {
-	return fmt.Sprintf("%d headings match; name the section with its level or rename one", len(e.Candidates))
+	return fmt.Sprintf("%d headings match; name the section with its level or rename one", len(e.Candidates)+e.More)
+}
+
+// candidateList renders headings for an error, capped at MaxCandidates.
+func candidateList(hs []Heading) ([]string, int) {
+	out := make([]string, 0, min(len(hs), MaxCandidates))
+	for _, h := range hs[:min(len(hs), MaxCandidates)] {
+		out = append(out, fmt.Sprintf("%s %s (line %d)", strings.Repeat("#", h.Level), h.Text, h.Line))
+	}
+	return out, len(hs) - len(out)
 }
 
 // Headings returns the ATX headings of the body, outside fenced code blocks
@@ -67,9 +99,11 @@ func parseHeading(s string) (level int, text string, ok bool) {
 
 // FindSection locates the section under a heading: the heading line plus
 // everything up to the next heading of the same or a higher level, or the
-// end of the note. heading is compared case-sensitively with the heading
-// text after trimming; it may carry the leading '#'s followed by a space
-// ("## Plan"), and then the level must match too.
+// end of the note. heading is compared with the heading text after
+// trimming, exactly first and, when no heading matches exactly, ignoring
+// case; it may carry the leading '#'s followed by a space ("## Plan"), and
+// then the level must match too. Several matches give an *AmbiguousError,
+// none a *NotFoundError.
 //
 // start is the offset of the heading line, bodyStart the offset just after
 // it, end the offset where the section stops.
@@ -79,27 +113,38 @@ func FindSection(content, heading string) (start, bodyStart, end int, err error)
 	if lv, text, ok := parseHeading(want); ok && text != "" {
 		wantLevel, want = lv, text
 	}
-	if want == "" {
-		return 0, 0, 0, ErrSectionNotFound
-	}
 	hs := Headings(content)
-	found := -1
-	var matches []string
-	for i, h := range hs {
-		if h.Text != want || wantLevel != 0 && h.Level != wantLevel {
-			continue
+	if want == "" {
+		list, more := candidateList(hs)
+		return 0, 0, 0, &NotFoundError{Headings: list, More: more}
+	}
+	var matches []int
+	for _, same := range []func(a, b string) bool{
+		func(a, b string) bool { return a == b },
+		strings.EqualFold,
+	} {
+		for i, h := range hs {
+			if same(h.Text, want) && (wantLevel == 0 || h.Level == wantLevel) {
+				matches = append(matches, i)
+			}
 		}
-		if found < 0 {
-			found = i
+		if len(matches) > 0 {
+			break
 		}
-		matches = append(matches, fmt.Sprintf("%s %s (line %d)", strings.Repeat("#", h.Level), h.Text, h.Line))
 	}
 	switch {
-	case found < 0:
-		return 0, 0, 0, ErrSectionNotFound
+	case len(matches) == 0:
+		list, more := candidateList(hs)
+		return 0, 0, 0, &NotFoundError{Headings: list, More: more}
 	case len(matches) > 1:
-		return 0, 0, 0, &AmbiguousError{Candidates: matches}
+		amb := make([]Heading, 0, min(len(matches), MaxCandidates))
+		for _, i := range matches[:min(len(matches), MaxCandidates)] {
+			amb = append(amb, hs[i])
+		}
+		list, _ := candidateList(amb)
+		return 0, 0, 0, &AmbiguousError{Candidates: list, More: len(matches) - len(list)}
 	}
+	found := matches[0]
 	h := hs[found]
 	start = h.Start
 	bodyStart = len(content)

@@ -3,6 +3,7 @@ package markdown
 import (
 	"errors"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -87,7 +88,9 @@ func TestFindSection(t *testing.T) {
 		{"### Plan", 0, 0, 0, ErrSectionNotFound},
 		{"Sub", 25, 33, 35, nil},
 		{"Last", 54, 62, 63, nil},
-		{"plan", 0, 0, 0, ErrSectionNotFound},
+		{"plan", 12, 20, 35, nil},
+		{"## PLAN", 12, 20, 35, nil},
+		{"# plan", 0, 0, 0, ErrSectionNotFound},
 		{"", 0, 0, 0, ErrSectionNotFound},
 		{"##", 0, 0, 0, ErrSectionNotFound},
 	}
@@ -117,5 +120,50 @@ func TestFindSectionAmbiguous(t *testing.T) {
 	s, _, e, err := FindSection(sectionDoc, "Plan B")
 	if err != nil || sectionDoc[s:e] != "## Plan B ##\nb\n" {
 		t.Errorf("Plan B section = %q, %v", sectionDoc[s:e], err)
+	}
+}
+
+func TestFindSectionIgnoresCaseOnlyWhenUnambiguous(t *testing.T) {
+	doc := "## Budget\na\n## budget\nb\n## Plan\nc\n## PLAN\nd\n## Notes\ne\n"
+	// An exact match wins over case-insensitive ones.
+	if s, _, e, err := FindSection(doc, "budget"); err != nil || doc[s:e] != "## budget\nb\n" {
+		t.Errorf("budget = %q, %v", doc[s:e], err)
+	}
+	// Two headings that differ from the query only in case are ambiguous.
+	_, _, _, err := FindSection(doc, "plan")
+	var ae *AmbiguousError
+	if !errors.As(err, &ae) || !reflect.DeepEqual(ae.Candidates, []string{"## Plan (line 5)", "## PLAN (line 7)"}) {
+		t.Errorf("plan: err = %v", err)
+	}
+	if s, _, e, err := FindSection(doc, "NOTES"); err != nil || doc[s:e] != "## Notes\ne\n" {
+		t.Errorf("NOTES = %q, %v", doc[s:e], err)
+	}
+}
+
+func TestSectionErrorsListHeadingsCapped(t *testing.T) {
+	_, _, _, err := FindSection("# A\n## B\ntext\n### C\n", "Missing")
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || !errors.Is(err, ErrSectionNotFound) {
+		t.Fatalf("err = %v, want *NotFoundError", err)
+	}
+	if want := []string{"# A (line 1)", "## B (line 2)", "### C (line 4)"}; !reflect.DeepEqual(nf.Headings, want) || nf.More != 0 {
+		t.Errorf("headings = %q, more %d", nf.Headings, nf.More)
+	}
+
+	var b strings.Builder
+	for range 1000 {
+		b.WriteString("## Same\nx\n")
+	}
+	_, _, _, err = FindSection(b.String(), "Same")
+	var ae *AmbiguousError
+	if !errors.As(err, &ae) || len(ae.Candidates) != MaxCandidates || ae.More != 1000-MaxCandidates {
+		t.Fatalf("ambiguous: %d candidates, %d more (%v)", len(ae.Candidates), ae.More, err)
+	}
+	if ae.Candidates[49] != "## Same (line 99)" {
+		t.Errorf("last candidate = %q", ae.Candidates[49])
+	}
+	_, _, _, err = FindSection(b.String(), "Other")
+	if !errors.As(err, &nf) || len(nf.Headings) != MaxCandidates || nf.More != 1000-MaxCandidates {
+		t.Fatalf("not found: %v", err)
 	}
 }

@@ -1,0 +1,122 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// getStatus answers the status of a GET.
+func getStatus(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// A restore from backup swaps the vault folder under the running server:
+// mv vault vault.old; mkdir vault; cp -a vault.old/. vault/. No write may
+// be acknowledged into the old folder; /healthz and `cortex healthcheck`
+// fail and the log says to restart, after which the new folder is served.
+func TestReplacedVaultFolder(t *testing.T) {
+	in := newInstance(t)
+	token := in.token("laptop")
+	in.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs := in.connect(ctx, token)
+	must(t, call(t, ctx, cs, "create_note", map[string]any{"path": "before.md", "content": "written before\n"}), "create_note")
+
+	old := in.Vault + ".old"
+	if err := os.Rename(in.Vault, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(in.Vault, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("cp", "-a", old+"/.", in.Vault+"/").CombinedOutput(); err != nil {
+		t.Fatalf("cp -a: %v %s", err, out)
+	}
+
+	r := call(t, ctx, cs, "create_note", map[string]any{"path": "after.md", "content": "written after the swap\n"})
+	if !r.isError || !strings.HasPrefix(r.text, "vault_replaced: ") {
+		t.Fatalf("create_note after the swap = %+v, want vault_replaced", r)
+	}
+	for _, d := range []string{old, in.Vault} {
+		if _, err := os.Lstat(filepath.Join(d, "after.md")); err == nil {
+			t.Errorf("after.md landed in %s", d)
+		}
+	}
+	if got := getStatus(t, in.URL+"/healthz"); got != http.StatusServiceUnavailable {
+		t.Errorf("/healthz after the swap = %d, want 503", got)
+	}
+	hc := exec.Command(in.bin, "healthcheck")
+	hc.Env = append(os.Environ(), "CORTEX_LISTEN="+strings.TrimPrefix(in.URL, "http://"))
+	if err := hc.Run(); err == nil {
+		t.Error("cortex healthcheck passed after the swap")
+	}
+	if logs := in.logs.String(); !strings.Contains(logs, "no longer names the folder cortex opened") || !strings.Contains(logs, "restart") {
+		t.Errorf("the log does not say what happened and what to do:\n%s", logs)
+	}
+
+	// A restart serves the restored folder.
+	if err := in.stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	in.start()
+	cs = in.connect(ctx, token)
+	must(t, call(t, ctx, cs, "create_note", map[string]any{"path": "after.md", "content": "written after the restart\n"}), "create_note")
+	if b, err := os.ReadFile(filepath.Join(in.Vault, "after.md")); err != nil || string(b) != "written after the restart\n" {
+		t.Errorf("after.md in the new folder = %q, %v", b, err)
+	}
+	if got := getStatus(t, in.URL+"/healthz"); got != http.StatusOK {
+		t.Errorf("/healthz after the restart = %d", got)
+	}
+}
+
+// A note planted with 100,000 frontmatter keys (1.3 MB) is fetched at
+// once: the block is refused by its size before any YAML is decoded, and
+// the fetch says why. Before the limit one such fetch took over a minute.
+func TestHugeFrontmatterIsFetchedQuickly(t *testing.T) {
+	in := newInstance(t)
+	token := in.token("laptop")
+	var b strings.Builder
+	b.WriteString("---\n")
+	for i := range 100_000 {
+		fmt.Fprintf(&b, "key%06d: %d\n", i, i)
+	}
+	b.WriteString("---\n# Huge\n")
+	if err := os.MkdirAll(in.Vault, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in.Vault, "huge.md"), []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs := in.connect(ctx, token)
+	// The bound is generous for a loaded machine; the fetch itself takes
+	// milliseconds.
+	const bound = 3 * time.Second
+	for range 3 {
+		start := time.Now()
+		f := must(t, call(t, ctx, cs, "fetch", map[string]any{"id": "huge.md", "max_chars": 100}), "fetch")
+		if took := time.Since(start); took > bound {
+			t.Errorf("fetch took %v, want under %v", took, bound)
+		}
+		meta, _ := f["metadata"].(map[string]any)
+		if fe := str(meta, "frontmatter_error"); !strings.Contains(fe, "the most cortex reads") {
+			t.Errorf("frontmatter_error = %q, want the limit stated", fe)
+		}
+	}
+}

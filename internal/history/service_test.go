@@ -1,0 +1,337 @@
+package history
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/testkit"
+	"github.com/cortex-mcp/cortex/internal/tools"
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+// world is a vault with history, a journal and the real tools, and the
+// service under test on top.
+type world struct {
+	t     *testing.T
+	dir   string
+	st    *store.Store
+	hist  *store.History
+	v     *vault.Vault
+	svc   *Service
+	clock *testkit.Clock
+	apps  map[string]*mcp.ClientSession
+}
+
+func newWorld(t *testing.T, files map[string]string) *world {
+	t.Helper()
+	ctx := context.Background()
+	w := &world{t: t, dir: t.TempDir(), clock: testkit.NewClock(time.Time{}), apps: map[string]*mcp.ClientSession{}}
+	for p, c := range files {
+		full := filepath.Join(w.dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	state := t.TempDir()
+	var err error
+	if w.st, err = store.Open(ctx, state, store.Options{Now: w.clock.Now}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.st.Close() })
+	if w.hist, err = store.OpenHistory(ctx, state, store.HistoryOptions{Now: w.clock.Now}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.hist.Close() })
+	w.v, err = vault.Open(vault.Options{Dir: w.dir, History: Keeper(w.hist),
+		FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.v.Close() })
+	w.svc = New(Options{Vault: w.v, History: w.hist, Journal: w.st, Now: w.clock.Now})
+	return w
+}
+
+// call runs a tool as app and returns its structured output.
+func (w *world) call(app, tool string, args map[string]any) map[string]any {
+	w.t.Helper()
+	ctx := context.Background()
+	cs := w.apps[app]
+	if cs == nil {
+		srv := tools.NewServer(tools.Deps{Vault: w.v, Journal: w.st, App: app, Now: w.clock.Now}, "")
+		st, ct := mcp.NewInMemoryTransports()
+		if _, err := srv.Connect(ctx, st, nil); err != nil {
+			w.t.Fatal(err)
+		}
+		var err error
+		cs, err = mcp.NewClient(&mcp.Implementation{Name: app, Version: "1"}, nil).Connect(ctx, ct, nil)
+		if err != nil {
+			w.t.Fatal(err)
+		}
+		w.t.Cleanup(func() { cs.Close() })
+		w.apps[app] = cs
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	out := map[string]any{}
+	json.Unmarshal(b, &out)
+	if res.IsError {
+		w.t.Fatalf("%s %s failed: %s", app, tool, b)
+	}
+	w.clock.Advance(time.Second)
+	return out
+}
+
+func (w *world) read(p string) string {
+	w.t.Helper()
+	b, err := os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(p)))
+	if err != nil {
+		return "<absent>"
+	}
+	return string(b)
+}
+
+func (w *world) version(p string) string {
+	w.t.Helper()
+	n, err := w.v.Read(context.Background(), p)
+	if err != nil {
+		w.t.Fatalf("read %s: %v", p, err)
+	}
+	return n.Version
+}
+
+// lastEntry is the newest journal entry at path.
+func (w *world) lastEntry(path string) store.JournalEntry {
+	w.t.Helper()
+	es, err := w.st.Journal(context.Background(), time.Time{}, 0)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	for _, e := range es {
+		if e.Path == path {
+			return e
+		}
+	}
+	w.t.Fatalf("no journal entry for %s", path)
+	return store.JournalEntry{}
+}
+
+func wantCode(t *testing.T, err error, code string) {
+	t.Helper()
+	var he *Error
+	var ve *vault.Error
+	switch {
+	case errors.As(err, &he) && he.Code == code:
+	case errors.As(err, &ve) && ve.Code == code:
+	default:
+		t.Fatalf("error %v, want code %s", err, code)
+	}
+}
+
+const plan = "# Plan\n\n## Goals\nship it\n\n## Risks\nnone\n\n## Notes\nkeep\n"
+
+func TestRestoreAnEarlierVersion(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, map[string]string{"plan.md": plan})
+	// The assistant replaces the body under the top heading, erasing
+	// every section below it.
+	w.call("claude", "replace_section", map[string]any{"id": "plan.md", "version": w.version("plan.md"), "heading": "# Plan", "content": "gone\n"})
+	if w.read("plan.md") == plan {
+		t.Fatal("the edit did not change the note")
+	}
+	vs, err := w.svc.Versions(ctx, "plan.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || vs[0].Writer != "claude" || vs[1].Writer != vault.WriterExternal {
+		t.Fatalf("versions %+v", vs)
+	}
+	// A restore against a version the owner saw before a later change is
+	// refused with the difference.
+	_, err = w.svc.Restore(ctx, RestoreRequest{Path: "plan.md", Version: "#" + itoa(vs[1].ID), Writer: OwnerCLI, Expect: vs[1].Version})
+	wantCode(t, err, CodeConflict)
+	var he *Error
+	errors.As(err, &he)
+	if he.Plan == nil || !Changed(he.Plan.Changes[0].Diff) {
+		t.Fatalf("conflict without a diff: %+v", he)
+	}
+	if w.read("plan.md") == plan {
+		t.Fatal("a refused restore changed the note")
+	}
+	p, err := w.svc.Restore(ctx, RestoreRequest{Path: "plan.md", Version: vs[1].Version, Writer: OwnerCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.read("plan.md"); got != plan {
+		t.Fatalf("restored text %q", got)
+	}
+	if !p.Changes[0].Done || p.Changes[0].Action != ActionRestore {
+		t.Fatalf("plan %+v", p)
+	}
+	if e := w.lastEntry("plan.md"); e.App != OwnerCLI || e.Tool != "restore" || e.NewVersion != vs[1].Version {
+		t.Fatalf("journal %+v", e)
+	}
+	if vs2, _ := w.svc.Versions(ctx, "plan.md"); vs2[0].Writer != OwnerCLI || vs2[0].Kind != store.KindRestore {
+		t.Fatalf("history after restore %+v", vs2[0])
+	}
+
+	// Bad input: an unknown version, a path outside the vault, a purge of
+	// a note without history; each a clear error and nothing changed.
+	_, err = w.svc.Restore(ctx, RestoreRequest{Path: "plan.md", Version: "0123456789ab", Writer: OwnerCLI})
+	wantCode(t, err, CodeUnknownVersion)
+	_, err = w.svc.Restore(ctx, RestoreRequest{Path: "plan.md", Version: "99999", Writer: OwnerCLI})
+	wantCode(t, err, CodeUnknownVersion)
+	_, err = w.svc.Versions(ctx, "../outside.md")
+	wantCode(t, err, vault.CodeInvalidPath)
+	_, err = w.svc.Purge(ctx, "never.md")
+	wantCode(t, err, CodeNoHistory)
+	if got := w.read("plan.md"); got != plan {
+		t.Fatalf("bad input changed the note: %q", got)
+	}
+	// Purge forgets every version; the note stays.
+	if n, err := w.svc.Purge(ctx, "plan.md"); err != nil || n != 3 {
+		t.Fatalf("purge = %d, %v", n, err)
+	}
+	_, err = w.svc.Versions(ctx, "plan.md")
+	wantCode(t, err, CodeNoHistory)
+	if got := w.read("plan.md"); got != plan {
+		t.Fatal("purge touched the note")
+	}
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+func TestUndoOneChange(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, map[string]string{"a.md": "alpha\n", "b.md": "see [[a]]\n", "c.md": "gamma\n", "d.md": "delta\n"})
+	undo := func(path string) *Plan {
+		t.Helper()
+		p, err := w.svc.Undo(ctx, UndoRequest{Entry: w.lastEntry(path).ID, Writer: OwnerCLI})
+		if err != nil {
+			t.Fatalf("undo %s: %v", path, err)
+		}
+		for _, c := range p.Changes {
+			if !c.Done && c.Action != ActionNone {
+				t.Fatalf("undo %s: change %+v not done", path, c)
+			}
+		}
+		return p
+	}
+
+	// An edit and an append.
+	w.call("claude", "edit_note", map[string]any{"id": "c.md", "version": w.version("c.md"), "old_text": "gamma", "new_text": "GAMMA"})
+	undo("c.md")
+	if got := w.read("c.md"); got != "gamma\n" {
+		t.Fatalf("after undoing the edit: %q", got)
+	}
+	w.call("claude", "append", map[string]any{"id": "c.md", "text": "more\n"})
+	undo("c.md")
+	if got := w.read("c.md"); got != "gamma\n" {
+		t.Fatalf("after undoing the append: %q", got)
+	}
+
+	// A move that rewrote links: the note goes back and so do the links.
+	w.call("claude", "move_note", map[string]any{"id": "a.md", "to": "z/a2.md", "version": w.version("a.md"), "update_links": true})
+	if w.read("b.md") == "see [[a]]\n" {
+		t.Fatal("the move did not rewrite the link")
+	}
+	p := undo("a.md")
+	if w.read("a.md") != "alpha\n" || w.read("z/a2.md") != "<absent>" || w.read("b.md") != "see [[a]]\n" {
+		t.Fatalf("after undoing the move: a=%q a2=%q b=%q (plan %+v)", w.read("a.md"), w.read("z/a2.md"), w.read("b.md"), p)
+	}
+
+	// A delete: back from the trash.
+	w.call("claude", "delete_note", map[string]any{"id": "d.md", "version": w.version("d.md")})
+	undo("d.md")
+	if w.read("d.md") != "delta\n" || w.read(".trash/d.md") != "<absent>" {
+		t.Fatalf("after undoing the delete: d=%q trash=%q", w.read("d.md"), w.read(".trash/d.md"))
+	}
+	// A delete whose trash was emptied: back from the history.
+	w.call("claude", "delete_note", map[string]any{"id": "d.md", "version": w.version("d.md")})
+	if err := os.RemoveAll(filepath.Join(w.dir, ".trash")); err != nil {
+		t.Fatal(err)
+	}
+	p = undo("d.md")
+	if w.read("d.md") != "delta\n" || p.Changes[0].Action != ActionRecreate {
+		t.Fatalf("after undoing the delete with the trash emptied: %q, %+v", w.read("d.md"), p.Changes)
+	}
+
+	// A change made later by someone else is a conflict: refused unless
+	// chosen.
+	w.call("claude", "edit_note", map[string]any{"id": "c.md", "version": w.version("c.md"), "old_text": "gamma", "new_text": "G"})
+	id := w.lastEntry("c.md").ID
+	w.call("chatgpt", "append", map[string]any{"id": "c.md", "text": "later\n"})
+	p, err := w.svc.Undo(ctx, UndoRequest{Entry: id, Writer: OwnerCLI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Changes[0].Conflict || p.Changes[0].Done || w.read("c.md") != "G\nlater\n" {
+		t.Fatalf("a conflicting undo: %+v, note %q", p.Changes, w.read("c.md"))
+	}
+	if _, err := w.svc.Undo(ctx, UndoRequest{Entry: id, Writer: OwnerCLI, All: true}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.read("c.md"); got != "gamma\n" {
+		t.Fatalf("a chosen conflicting undo: %q", got)
+	}
+	_, err = w.svc.Undo(ctx, UndoRequest{Entry: 99999, Writer: OwnerCLI})
+	wantCode(t, err, CodeUnknownChange)
+}
+
+func TestUndoEverythingAnAppDid(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, map[string]string{"x.md": "x\n", "y.md": "y\n", "keep.md": "k\n"})
+	w.call("early", "edit_note", map[string]any{"id": "keep.md", "version": w.version("keep.md"), "old_text": "k", "new_text": "K"})
+	since := w.clock.Now()
+	w.call("claude", "edit_note", map[string]any{"id": "x.md", "version": w.version("x.md"), "old_text": "x", "new_text": "X"})
+	w.call("claude", "append", map[string]any{"id": "x.md", "text": "x2\n"})
+	w.call("claude", "edit_note", map[string]any{"id": "y.md", "version": w.version("y.md"), "old_text": "y", "new_text": "Y"})
+	w.call("claude", "create_note", map[string]any{"path": "new.md", "content": "n\n"})
+	w.call("chatgpt", "append", map[string]any{"id": "y.md", "text": "by another app\n"})
+
+	p, err := w.svc.Undo(ctx, UndoRequest{App: "claude", Since: since, DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]Change{}
+	for _, c := range p.Changes {
+		got[c.Path] = c
+	}
+	if len(got) != 3 || got["x.md"].Conflict || got["x.md"].Action != ActionRestore ||
+		!got["y.md"].Conflict || got["new.md"].Action != ActionTrash || got["new.md"].Conflict {
+		t.Fatalf("preview %+v", p.Changes)
+	}
+	if w.read("x.md") != "X\nx2\n" {
+		t.Fatal("a dry run changed a note")
+	}
+	if _, err := w.svc.Undo(ctx, UndoRequest{App: "claude", Since: since, Writer: OwnerCLI}); err != nil {
+		t.Fatal(err)
+	}
+	if w.read("x.md") != "x\n" || w.read("new.md") != "<absent>" || w.read("y.md") != "Y\nby another app\n" || w.read("keep.md") != "K\n" {
+		t.Fatalf("after undo: x=%q new=%q y=%q keep=%q", w.read("x.md"), w.read("new.md"), w.read("y.md"), w.read("keep.md"))
+	}
+	// The conflict, chosen by name.
+	if _, err := w.svc.Undo(ctx, UndoRequest{App: "claude", Since: since, Writer: OwnerCLI, Include: []string{"y.md"}}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.read("y.md"); got != "y\n" {
+		t.Fatalf("the chosen conflict: %q", got)
+	}
+}

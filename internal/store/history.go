@@ -1,0 +1,435 @@
+package store
+
+import (
+	"bytes"
+	"compress/flate"
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// HistoryFileName is the note history's database file in the state folder.
+// It is a file of its own: it grows with the notes, and the owner may move
+// or drop it without touching tokens and sign-in.
+const HistoryFileName = "history.db"
+
+// History defaults.
+const (
+	DefaultHistoryDays     = 30
+	DefaultHistoryMaxBytes = 512 << 20
+	// HistoryYear is how long one version a day (and a deleted note's last
+	// content) is kept after the every-version window.
+	HistoryYear = 365 * 24 * time.Hour
+)
+
+// Kinds of versions. A version records what happened to the note: the
+// content it holds is what the note held after that change (for a delete or
+// a move away, what it held when it left).
+const (
+	KindCreate   = "create"
+	KindEdit     = "edit"
+	KindAppend   = "append"
+	KindMove     = "move"
+	KindDelete   = "delete"
+	KindRestore  = "restore"
+	KindExternal = "external"
+)
+
+// History errors.
+var (
+	// ErrHistoryFull: the size cap is reached and nothing more may be
+	// dropped (every stored version is the last one of its note).
+	ErrHistoryFull = errors.New("note history is full")
+	// ErrHistoryDiskLow: storing the version would take the disk below the
+	// free-space floor.
+	ErrHistoryDiskLow = errors.New("storing the note history would take the disk below its free-space floor")
+	// ErrNoHistory: no version of the note (or with that id) is stored.
+	ErrNoHistory = errors.New("no stored version")
+)
+
+//go:embed historydb/migrations/*.sql
+var historyFiles embed.FS
+
+// HistoryOptions configures OpenHistory. Zero values mean the defaults.
+type HistoryOptions struct {
+	Now    func() time.Time
+	Logger *slog.Logger
+	// Days keeps every version this many days (default 30); older ones
+	// thin to one a day for a year.
+	Days int
+	// MaxBytes caps the compressed contents stored (default 512 MiB).
+	// Reaching it drops the oldest versions that are not the last of
+	// their note; when none is left, Keep fails with ErrHistoryFull.
+	MaxBytes int64
+	// FreeSpace reports free bytes on the disk holding the state folder;
+	// nil skips the check. MinFree is the floor Keep never goes below.
+	FreeSpace func() (uint64, error)
+	MinFree   uint64
+}
+
+// History is the open note history. It is safe for concurrent use.
+type History struct {
+	db        *sql.DB
+	now       func() time.Time
+	log       *slog.Logger
+	days      int
+	maxBytes  int64
+	freeSpace func() (uint64, error)
+	minFree   uint64
+
+	// mu serialises Keep within the process, so that the size check and
+	// the insert see the same total.
+	mu sync.Mutex
+}
+
+// OpenHistory opens (creating if needed) history.db in dir, with the same
+// folder and file modes as the state database (0700, 0600).
+func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History, error) {
+	if dir == "" {
+		return nil, errors.New("open note history: empty state directory")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("open note history: %w", err)
+	}
+	if err := prepareFiles(abs, HistoryFileName); err != nil {
+		return nil, fmt.Errorf("open note history: %w", err)
+	}
+	db, err := sql.Open("sqlite", historyDSN(filepath.Join(abs, HistoryFileName)))
+	if err != nil {
+		return nil, fmt.Errorf("open note history: %w", err)
+	}
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	h := &History{
+		db:        db,
+		now:       opts.Now,
+		log:       opts.Logger,
+		days:      opts.Days,
+		maxBytes:  opts.MaxBytes,
+		freeSpace: opts.FreeSpace,
+		minFree:   opts.MinFree,
+	}
+	if h.now == nil {
+		h.now = time.Now
+	}
+	if h.log == nil {
+		h.log = slog.New(slog.DiscardHandler)
+	}
+	if h.days <= 0 {
+		h.days = DefaultHistoryDays
+	}
+	if h.maxBytes <= 0 {
+		h.maxBytes = DefaultHistoryMaxBytes
+	}
+	sub, err := fs.Sub(historyFiles, "historydb")
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open note history: %w", err)
+	}
+	if err := retryBusy(ctx, func() error { return migrate(ctx, db, sub, h.now) }); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open note history: %w", err)
+	}
+	return h, nil
+}
+
+// historyDSN is the state database's DSN with synchronous=FULL: a version
+// must be on disk before the note it preserves is replaced, even across a
+// power cut.
+func historyDSN(path string) string {
+	u, err := url.Parse(dsn(path))
+	if err != nil {
+		return dsn(path)
+	}
+	q := u.Query()
+	q.Set("_synchronous", "FULL")
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// Close releases the database.
+func (h *History) Close() error { return h.db.Close() }
+
+// Keep is one version to store.
+type Keep struct {
+	Path    string
+	Content []byte
+	Writer  string
+	Kind    string
+	// Gone marks that the note left Path after this version (deleted, or
+	// moved away). A Gone item with nil Content repeats the path's last
+	// stored content.
+	Gone bool
+	// Observed marks a version cortex saw rather than wrote (the content a
+	// write replaces, an outside change): it is skipped when the path's
+	// last version already holds the same bytes.
+	Observed bool
+	Time     time.Time // zero: now
+}
+
+// NoteVersion describes one stored version.
+type NoteVersion struct {
+	ID      int64
+	Path    string
+	Version string
+	Time    time.Time
+	Writer  string
+	Kind    string
+	Gone    bool
+	Size    int64 // uncompressed bytes
+}
+
+// Keep stores the items in one durable transaction and returns the id of
+// each row added (0 for an item skipped as already stored). When the
+// versions cannot be stored (size cap, disk floor, database error) nothing
+// is stored and the caller must not make the change they preserve.
+func (h *History) Keep(ctx context.Context, items []Keep) ([]int64, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	type prepared struct {
+		hash   []byte
+		data   []byte // compressed, nil when the blob exists
+		size   int
+		reuse  bool // Gone without content: repeat the last blob
+		skip   bool
+		blobID int64
+	}
+	ps := make([]prepared, len(items))
+	var need int64
+	for i, it := range items {
+		if it.Path == "" || it.Kind == "" {
+			return nil, errors.New("keep note version: path and kind are required")
+		}
+		if it.Content == nil && it.Gone {
+			ps[i].reuse = true
+			continue
+		}
+		sum := sha256.Sum256(it.Content)
+		ps[i].hash, ps[i].size = sum[:], len(it.Content)
+		var id int64
+		err := h.db.QueryRowContext(ctx, `SELECT id FROM blobs WHERE hash = ?`, ps[i].hash).Scan(&id)
+		switch {
+		case err == nil:
+			ps[i].blobID = id
+		case errors.Is(err, sql.ErrNoRows):
+			if ps[i].data, err = deflate(it.Content); err != nil {
+				return nil, fmt.Errorf("keep note version: %w", err)
+			}
+			need += int64(len(ps[i].data))
+		default:
+			return nil, fmt.Errorf("keep note version: %w", err)
+		}
+	}
+	if need > 0 && h.freeSpace != nil {
+		free, err := h.freeSpace()
+		if err != nil {
+			return nil, fmt.Errorf("keep note version: free space: %w", err)
+		}
+		// Twice the bytes: SQLite writes them to the WAL and then the file.
+		if free < h.minFree || free-h.minFree < uint64(2*need) { // #nosec G115 -- need is a sum of lengths, never negative
+			return nil, ErrHistoryDiskLow
+		}
+	}
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("keep note version: %w", err)
+	}
+	defer tx.Rollback()
+	if need > 0 {
+		if err := h.makeRoom(ctx, tx, need); err != nil {
+			return nil, err
+		}
+	}
+	ids := make([]int64, len(items))
+	for i, it := range items {
+		p := &ps[i]
+		var last struct {
+			blob int64
+			gone bool
+			ok   bool
+		}
+		err := tx.QueryRowContext(ctx, `SELECT blob, gone FROM versions WHERE path = ? ORDER BY id DESC LIMIT 1`, it.Path).
+			Scan(&last.blob, &last.gone)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, fmt.Errorf("keep note version: %w", err)
+		}
+		last.ok = err == nil
+		if p.reuse {
+			if !last.ok {
+				continue // nothing known of this note: nothing to mark
+			}
+			p.blobID = last.blob
+		}
+		if p.blobID == 0 {
+			// A blob added by an earlier item of this call, or a new one.
+			err := tx.QueryRowContext(ctx, `SELECT id FROM blobs WHERE hash = ?`, p.hash).Scan(&p.blobID)
+			if errors.Is(err, sql.ErrNoRows) {
+				err = tx.QueryRowContext(ctx, `INSERT INTO blobs (hash, size, stored, data) VALUES (?, ?, ?, ?) RETURNING id`,
+					p.hash, p.size, len(p.data), p.data).Scan(&p.blobID)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("keep note version: %w", err)
+			}
+		}
+		if it.Observed && last.ok && last.blob == p.blobID && last.gone == it.Gone {
+			continue
+		}
+		at := it.Time
+		if at.IsZero() {
+			at = h.now()
+		}
+		version, err := h.versionOf(ctx, tx, p.blobID)
+		if err != nil {
+			return nil, err
+		}
+		err = tx.QueryRowContext(ctx, `INSERT INTO versions (path, version, blob, time, writer, kind, gone) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			it.Path, version, p.blobID, nanos(at), it.Writer, it.Kind, it.Gone).Scan(&ids[i])
+		if err != nil {
+			return nil, fmt.Errorf("keep note version: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("keep note version: %w", err)
+	}
+	return ids, nil
+}
+
+// versionOf is the note version of a blob: the first six bytes of its
+// SHA-256 in hex, as the vault computes it.
+func (h *History) versionOf(ctx context.Context, tx *sql.Tx, blob int64) (string, error) {
+	var hash []byte
+	if err := tx.QueryRowContext(ctx, `SELECT hash FROM blobs WHERE id = ?`, blob).Scan(&hash); err != nil {
+		return "", fmt.Errorf("keep note version: %w", err)
+	}
+	return hex.EncodeToString(hash[:6]), nil
+}
+
+// makeRoom drops the oldest versions that are not the last of their note,
+// one at a time, until need more bytes fit under the cap.
+func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64) error {
+	total := func() (int64, error) {
+		var n int64
+		err := tx.QueryRowContext(ctx, `SELECT stored FROM totals WHERE one = 1`).Scan(&n)
+		return n, err
+	}
+	n, err := total()
+	if err != nil {
+		return fmt.Errorf("keep note version: %w", err)
+	}
+	dropped := 0
+	defer func() {
+		if dropped > 0 {
+			h.log.Info("note history at its size cap: oldest versions dropped", "versions", dropped)
+		}
+	}()
+	for n+need > h.maxBytes {
+		rows, err := tx.QueryContext(ctx, `
+			SELECT id, blob FROM versions
+			WHERE id NOT IN (SELECT MAX(id) FROM versions GROUP BY path)
+			ORDER BY time, id LIMIT 64`)
+		if err != nil {
+			return fmt.Errorf("keep note version: %w", err)
+		}
+		var victims [][2]int64
+		for rows.Next() {
+			var v [2]int64
+			if err := rows.Scan(&v[0], &v[1]); err != nil {
+				rows.Close()
+				return fmt.Errorf("keep note version: %w", err)
+			}
+			victims = append(victims, v)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("keep note version: %w", err)
+		}
+		if len(victims) == 0 {
+			return ErrHistoryFull
+		}
+		for _, v := range victims {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM versions WHERE id = ?`, v[0]); err != nil {
+				return fmt.Errorf("keep note version: %w", err)
+			}
+			if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE id = ? AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = ?)`, v[1], v[1]); err != nil {
+				return fmt.Errorf("keep note version: %w", err)
+			}
+			dropped++
+			if n, err = total(); err != nil {
+				return fmt.Errorf("keep note version: %w", err)
+			}
+			if n+need <= h.maxBytes {
+				return nil
+			}
+		}
+	}
+	return nil
+}
+
+// dropOrphans removes the blobs no version points at any more.
+func dropOrphans(ctx context.Context, tx *sql.Tx) error {
+	_, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM versions WHERE versions.blob = blobs.id)`)
+	return err
+}
+
+// Drop removes the versions with the given ids (0s are ignored): the rows
+// a Keep added for a change that then failed.
+func (h *History) Drop(ctx context.Context, ids []int64) error {
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("drop note versions: %w", err)
+	}
+	defer tx.Rollback()
+	for _, id := range ids {
+		if id == 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM versions WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("drop note versions: %w", err)
+		}
+	}
+	if err := dropOrphans(ctx, tx); err != nil {
+		return fmt.Errorf("drop note versions: %w", err)
+	}
+	return tx.Commit()
+}
+
+func deflate(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w, err := flate.NewWriter(&buf, flate.DefaultCompression)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func inflate(b []byte, size int64) ([]byte, error) {
+	r := flate.NewReader(bytes.NewReader(b))
+	defer r.Close()
+	out := make([]byte, 0, size)
+	buf := bytes.NewBuffer(out)
+	if _, err := io.Copy(buf, io.LimitReader(r, size+1)); err != nil {
+		return nil, err
+	}
+	if int64(buf.Len()) != size {
+		return nil, errors.New("stored content has the wrong size")
+	}
+	return buf.Bytes(), nil
+}

@@ -1,0 +1,196 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+const versionCols = `id, path, version, time, writer, kind, gone, (SELECT size FROM blobs WHERE blobs.id = versions.blob)`
+
+func scanVersion(r scanner) (NoteVersion, error) {
+	var v NoteVersion
+	var t int64
+	err := r.Scan(&v.ID, &v.Path, &v.Version, &t, &v.Writer, &v.Kind, &v.Gone, &v.Size)
+	v.Time = fromNanos(t)
+	return v, err
+}
+
+// Versions lists the stored versions of the note at path, newest first, at
+// most limit (all when limit <= 0).
+func (h *History) Versions(ctx context.Context, path string, limit int) ([]NoteVersion, error) {
+	if limit <= 0 {
+		limit = -1
+	}
+	rows, err := h.db.QueryContext(ctx, `SELECT `+versionCols+` FROM versions WHERE path = ? ORDER BY id DESC LIMIT ?`, path, limit)
+	if err != nil {
+		return nil, fmt.Errorf("note versions: %w", err)
+	}
+	defer rows.Close()
+	var out []NoteVersion
+	for rows.Next() {
+		v, err := scanVersion(rows)
+		if err != nil {
+			return nil, fmt.Errorf("note versions: %w", err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("note versions: %w", err)
+	}
+	return out, nil
+}
+
+// Version returns the version with the given id and its content.
+func (h *History) Version(ctx context.Context, id int64) (NoteVersion, []byte, error) {
+	row := h.db.QueryRowContext(ctx, `SELECT `+versionCols+` FROM versions WHERE id = ?`, id)
+	return h.withContent(ctx, row)
+}
+
+// Find returns the newest stored version of the note at path whose note
+// version is version, with its content.
+func (h *History) Find(ctx context.Context, path, version string) (NoteVersion, []byte, error) {
+	row := h.db.QueryRowContext(ctx, `SELECT `+versionCols+` FROM versions WHERE path = ? AND version = ? ORDER BY id DESC LIMIT 1`, path, version)
+	return h.withContent(ctx, row)
+}
+
+// FindAnywhere returns the newest stored version with this note version,
+// under any path: the content a journal entry names is the same whichever
+// path held it.
+func (h *History) FindAnywhere(ctx context.Context, version string) (NoteVersion, []byte, error) {
+	row := h.db.QueryRowContext(ctx, `SELECT `+versionCols+` FROM versions WHERE version = ? ORDER BY id DESC LIMIT 1`, version)
+	return h.withContent(ctx, row)
+}
+
+func (h *History) withContent(ctx context.Context, row *sql.Row) (NoteVersion, []byte, error) {
+	v, err := scanVersion(row)
+	if errors.Is(err, sql.ErrNoRows) {
+		return NoteVersion{}, nil, ErrNoHistory
+	}
+	if err != nil {
+		return NoteVersion{}, nil, fmt.Errorf("note version: %w", err)
+	}
+	var data []byte
+	var size int64
+	err = h.db.QueryRowContext(ctx, `SELECT b.data, b.size FROM blobs b JOIN versions v ON v.blob = b.id WHERE v.id = ?`, v.ID).Scan(&data, &size)
+	if errors.Is(err, sql.ErrNoRows) {
+		return NoteVersion{}, nil, ErrNoHistory // purged meanwhile
+	}
+	if err != nil {
+		return NoteVersion{}, nil, fmt.Errorf("note version: %w", err)
+	}
+	content, err := inflate(data, size)
+	if err != nil {
+		return NoteVersion{}, nil, fmt.Errorf("note version %d: %w", v.ID, err)
+	}
+	return v, content, nil
+}
+
+// Purge removes every stored version of the note at path, and the contents
+// no other version shares, and says how many versions went. A path with no
+// versions gives ErrNoHistory.
+func (h *History) Purge(ctx context.Context, path string) (int64, error) {
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		return 0, fmt.Errorf("purge note history: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `DELETE FROM versions WHERE path = ?`, path)
+	if err != nil {
+		return 0, fmt.Errorf("purge note history: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("purge note history: %w", err)
+	}
+	if n == 0 {
+		return 0, ErrNoHistory
+	}
+	if err := dropOrphans(ctx, tx); err != nil {
+		return 0, fmt.Errorf("purge note history: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, fmt.Errorf("purge note history: %w", err)
+	}
+	// Freed pages are zeroed only by a vacuum: the purged text must not
+	// linger in the file's free pages or in the WAL.
+	if _, err := h.db.ExecContext(ctx, `VACUUM`); err != nil {
+		h.log.Warn("note history: vacuum after purge failed", "err", err)
+	}
+	if _, err := h.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
+		h.log.Warn("note history: checkpoint after purge failed", "err", err)
+	}
+	return n, nil
+}
+
+// PruneResult says what Prune removed.
+type PruneResult struct {
+	Versions int64
+	Blobs    int64
+}
+
+// Prune applies the retention: every version of the last Days days; older
+// ones thinned to the last of each day (UTC) for HistoryYear; older still
+// dropped. The last version of a note is kept while the note lives; for a
+// deleted or moved note, for HistoryYear after it left.
+func (h *History) Prune(ctx context.Context) (PruneResult, error) {
+	now := h.now()
+	recent := now.Add(-time.Duration(h.days) * 24 * time.Hour)
+	year := recent.Add(-HistoryYear)
+	tx, err := h.db.BeginTx(ctx, nil)
+	if err != nil {
+		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
+	}
+	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, `
+		DELETE FROM versions WHERE id IN (
+			SELECT id FROM (
+				SELECT id, time, gone,
+					ROW_NUMBER() OVER (PARTITION BY path ORDER BY id DESC) AS newest,
+					ROW_NUMBER() OVER (PARTITION BY path, time / 86400000000000 ORDER BY id DESC) AS of_day
+				FROM versions)
+			WHERE time < ?1 AND (
+				(newest = 1 AND gone = 1 AND time < ?2) OR
+				(newest > 1 AND (time < ?2 OR of_day > 1))))`, nanos(recent), nanos(year))
+	if err != nil {
+		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
+	}
+	var out PruneResult
+	if out.Versions, err = res.RowsAffected(); err != nil {
+		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
+	}
+	res, err = tx.ExecContext(ctx, `DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM versions WHERE versions.blob = blobs.id)`)
+	if err != nil {
+		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
+	}
+	if out.Blobs, err = res.RowsAffected(); err != nil {
+		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
+	}
+	return out, nil
+}
+
+// HistoryStats sums up the history.
+type HistoryStats struct {
+	Versions int64
+	Blobs    int64
+	Stored   int64 // compressed bytes of all contents
+	Size     int64 // their uncompressed bytes
+	Days     int
+	MaxBytes int64
+}
+
+// Stats reports the history's size and retention.
+func (h *History) Stats(ctx context.Context) (HistoryStats, error) {
+	s := HistoryStats{Days: h.days, MaxBytes: h.maxBytes}
+	err := h.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM versions), COUNT(*), COALESCE(SUM(stored), 0), COALESCE(SUM(size), 0) FROM blobs`).
+		Scan(&s.Versions, &s.Blobs, &s.Stored, &s.Size)
+	if err != nil {
+		return HistoryStats{}, fmt.Errorf("note history stats: %w", err)
+	}
+	return s, nil
+}

@@ -1,0 +1,27 @@
+package testkit
+
+import (
+	"bytes"
+	"sync"
+)
+
+// Buffer collects output written from several goroutines (a server's log,
+// a child process's stderr) and reads it back at any moment.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+// Write appends p.
+func (b *Buffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// String returns everything written so far.
+func (b *Buffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
+}

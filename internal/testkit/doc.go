@@ -1,0 +1,8 @@
+// Package testkit holds the helpers cortex's tests share: a clock moved by
+// hand, the cortex binary built once per test process, the Chromium binary
+// for browser tests, and a buffer safe for concurrent writers.
+//
+// It is for tests only: only _test.go files import it (a test in
+// internal/e2e checks this), and it imports no other cortex package, so
+// that any package's tests, store's and vault's included, may use it.
+package testkit

@@ -1,0 +1,111 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestNotesByName(t *testing.T) {
+	e := newEnv(t)
+	e.write("Projects/Garden Redesign.md", "---\naliases: [Garten]\n---\n# Garden Redesign\n## Budget\n100\n## Plants\nroses\n")
+	e.write("A/Meeting.md", "a\n")
+	e.write("B/Meeting.md", "b\n")
+	e.write("Home.md", "See [[Garden Redesign#Budget]].\n")
+
+	var f fetchOut
+	e.ok("fetch", map[string]any{"id": "Garden Redesign"}, &f)
+	if f.ID != "Projects/Garden Redesign.md" || !strings.Contains(f.Text, "roses") {
+		t.Errorf("fetch by name = %+v", f)
+	}
+	e.ok("fetch", map[string]any{"id": "Garden Redesign#Budget"}, &f)
+	if f.Text != "## Budget\n100\n" {
+		t.Errorf("fetch name#heading = %q", f.Text)
+	}
+	e.ok("fetch", map[string]any{"id": "[[Garten]]"}, &f)
+	if f.ID != "Projects/Garden Redesign.md" {
+		t.Errorf("fetch by alias = %q", f.ID)
+	}
+
+	var w writeOut
+	e.ok("append", map[string]any{"id": "Garden Redesign#Budget", "text": "- seeds 20"}, &w)
+	if w.ID != "Projects/Garden Redesign.md" || !strings.Contains(e.read(w.ID), "100\n- seeds 20\n## Plants") {
+		t.Errorf("append by name#heading: %+v\n%s", w, e.read(w.ID))
+	}
+	e.ok("edit_note", map[string]any{"id": "garden redesign", "version": w.Version, "old_text": "roses", "new_text": "tulips"}, &w)
+	if !strings.Contains(e.read("Projects/Garden Redesign.md"), "tulips") {
+		t.Error("edit by name did not land")
+	}
+	var l linksOut
+	e.ok("links", map[string]any{"id": "Garden Redesign"}, &l)
+	if l.ID != "Projects/Garden Redesign.md" || len(l.Backlinks) != 1 {
+		t.Errorf("links by name = %+v", l)
+	}
+
+	te := e.fail("fetch", map[string]any{"id": "Meeting"}, "ambiguous_name")
+	if strings.Join(te.Candidates, "|") != "A/Meeting.md|B/Meeting.md" {
+		t.Errorf("candidates = %q", te.Candidates)
+	}
+	te = e.fail("edit_note", map[string]any{"id": "Meeting", "version": "x", "old_text": "a", "new_text": "b"}, "ambiguous_name")
+	if len(te.Candidates) != 2 || e.read("A/Meeting.md") != "a\n" {
+		t.Errorf("ambiguous edit: %+v", te)
+	}
+	te = e.fail("fetch", map[string]any{"id": "Nowhere"}, "not_found")
+	if !strings.Contains(te.Message, `"Nowhere"`) {
+		t.Errorf("not found: %q", te.Message)
+	}
+	// The refused write is journaled under the name given.
+	last := e.j.all()[len(e.j.all())-1]
+	if last.Path != "Meeting" || last.Result != "ambiguous_name" {
+		t.Errorf("journal = %+v", last)
+	}
+}
+
+func TestPortableNames(t *testing.T) {
+	e := newEnv(t)
+	e.write("Inbox.md", "i\n")
+	for path, code := range map[string]string{
+		"a:b?.md": "invalid_path", "Projects/CON.md": "invalid_path", "Inbox.MD": "note_exists", "end./x.md": "invalid_path",
+	} {
+		te := e.fail("create_note", map[string]any{"path": path, "content": "x"}, code)
+		if !strings.Contains(te.Message, "Windows") {
+			t.Errorf("create %q: %q names no rule", path, te.Message)
+		}
+	}
+	v := e.version("Inbox.md")
+	te := e.fail("move_note", map[string]any{"id": "Inbox.md", "to": "Archive/NUL.md", "version": v}, "invalid_path")
+	if !strings.Contains(te.Message, "device name") {
+		t.Errorf("move: %q", te.Message)
+	}
+}
+
+func TestMoveReportsWhatIsTrue(t *testing.T) {
+	e := newEnv(t)
+	e.write("Projects/Garden Redesign.md", "# Garden Redesign\n")
+	e.write("a.md", "see [[Garden Redesign]]\n")
+	e.write("b.md", "---\nrelated: \"[[Garden Redesign]]\"\n---\nbody\n")
+	e.write("c.md", "---\nrelated:\n  - \"[[Projects/Garden Redesign|the garden]]\"\n---\n[path](Projects/Garden%20Redesign.md)\n")
+
+	// Same name in another folder: links by name still find it.
+	var m moveOut
+	e.ok("move_note", map[string]any{"id": "Garden Redesign", "to": "Archive/Garden Redesign.md", "version": e.version("Projects/Garden Redesign.md")}, &m)
+	if len(m.StillLinking) != 1 || m.StillLinking[0] != "c.md" || len(m.Rewritten) != 0 {
+		t.Errorf("move without update_links = %+v", m)
+	}
+	e.ok("move_note", map[string]any{"id": "Archive/Garden Redesign.md", "to": "Projects/Garden Redesign.md", "version": m.Version}, &m)
+
+	e.ok("move_note", map[string]any{"id": "Garden Redesign", "to": "Archive/Garden Redesign.md", "version": m.Version, "update_links": true}, &m)
+	if len(m.StillLinking) != 0 || len(m.Rewritten) != 1 || m.Rewritten[0].ID != "c.md" {
+		t.Errorf("move with update_links = %+v", m)
+	}
+	if got := e.read("c.md"); got != "---\nrelated:\n  - \"[[Archive/Garden Redesign|the garden]]\"\n---\n[path](Archive/Garden%20Redesign.md)\n" {
+		t.Errorf("c.md = %q", got)
+	}
+	if e.read("a.md") != "see [[Garden Redesign]]\n" || e.read("b.md") != "---\nrelated: \"[[Garden Redesign]]\"\n---\nbody\n" {
+		t.Error("links by name were rewritten although they still resolve")
+	}
+	// A rename: every link is rewritten, the frontmatter's too.
+	e.ok("move_note", map[string]any{"id": "Garden Redesign", "to": "Archive/Backyard.md", "version": m.Version, "update_links": true}, &m)
+	if len(m.StillLinking) != 0 || len(m.Rewritten) != 3 || e.read("b.md") != "---\nrelated: \"[[Backyard]]\"\n---\nbody\n" {
+		t.Errorf("rename = %+v; b.md = %q", m, e.read("b.md"))
+	}
+}

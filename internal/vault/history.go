@@ -1,0 +1,148 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// History keeps every version of the notes that cortex writes or sees, in
+// the state folder (never in the vault). The vault calls Keep before it
+// replaces, moves or trashes a note, under the note's lock, and replaces the
+// note only once Keep has returned: an acknowledged write always has its
+// predecessor stored. When Keep fails the write is refused.
+type History interface {
+	// Keep durably stores the versions, all or none, and returns the id of
+	// each one added (0 for one skipped as already stored). An *Error it
+	// returns reaches the caller as is; any other error is reported as
+	// history_unavailable.
+	Keep(ctx context.Context, vs []Kept) ([]int64, error)
+	// Drop removes versions that Keep added for a write that then failed.
+	Drop(ctx context.Context, ids []int64) error
+}
+
+// Kept is one version handed to History.Keep.
+type Kept struct {
+	Path    string
+	Content []byte // nil with Gone: the content last kept for Path
+	Writer  string
+	Kind    string
+	// Gone: the note left Path after this version (trashed, moved away,
+	// or removed outside cortex).
+	Gone bool
+	// Observed: a version cortex found rather than wrote (what a write
+	// replaces, an outside change); skipped when it is already the last
+	// version kept for Path.
+	Observed bool
+}
+
+// Kinds of change, as History records them.
+const (
+	KindCreate   = "create"
+	KindEdit     = "edit"
+	KindAppend   = "append"
+	KindMove     = "move"
+	KindDelete   = "delete"
+	KindRestore  = "restore"
+	KindExternal = "external"
+)
+
+// WriterExternal names the writer of changes made outside cortex.
+const WriterExternal = "external"
+
+// CodeHistoryUnavailable: the version a write would replace could not be
+// stored, so the write was refused.
+const CodeHistoryUnavailable = "history_unavailable"
+
+const msgHistoryUnavailable = "The note's history could not be saved, so the change was refused to keep the old text safe; tell the owner (the history may be full) and try again later."
+
+// historyTimeout bounds the keeping of an outside change, which no caller
+// waits for.
+const historyTimeout = 30 * time.Second
+
+type writerKey struct{}
+
+// WithWriter returns a context whose vault writes are kept in the history
+// as written by name (an app, or "owner (cli)").
+func WithWriter(ctx context.Context, name string) context.Context {
+	return context.WithValue(ctx, writerKey{}, name)
+}
+
+func writerOf(ctx context.Context) string {
+	if w, ok := ctx.Value(writerKey{}).(string); ok && w != "" {
+		return w
+	}
+	return "cortex"
+}
+
+// keep stores vs before a change; nil History keeps nothing.
+func (v *Vault) keep(ctx context.Context, vs ...Kept) ([]int64, *Error) {
+	if v.history == nil {
+		return nil, nil
+	}
+	w := writerOf(ctx)
+	for i := range vs {
+		if vs[i].Writer == "" {
+			vs[i].Writer = w
+		}
+	}
+	// The versions must be stored even if the caller goes away now: the
+	// write that follows does not stop either.
+	ids, err := v.history.Keep(context.WithoutCancel(ctx), vs)
+	if err != nil {
+		var ve *Error
+		if errors.As(err, &ve) {
+			return nil, ve
+		}
+		v.log.Error("vault: note history not written; write refused", "err", err)
+		return nil, newErr(CodeHistoryUnavailable, msgHistoryUnavailable, err)
+	}
+	return ids, nil
+}
+
+// unkeep drops the versions kept for a write that failed.
+func (v *Vault) unkeep(ctx context.Context, ids []int64) {
+	if v.history == nil || len(ids) == 0 {
+		return
+	}
+	if err := v.history.Drop(context.WithoutCancel(ctx), ids); err != nil {
+		v.log.Warn("vault: a version of a failed write stays in the history", "err", err)
+	}
+}
+
+// keepObserved records a version found on disk (an outside change, or an
+// outside removal with gone), logging rather than failing: the change is
+// already made.
+func (v *Vault) keepObserved(p string, data []byte, gone bool) {
+	if v.history == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
+	defer cancel()
+	k := Kept{Path: p, Content: data, Writer: WriterExternal, Kind: KindExternal, Gone: gone, Observed: true}
+	if _, err := v.history.Keep(ctx, []Kept{k}); err != nil {
+		v.log.Warn("vault: an outside change was not kept in the note history", "err", err)
+	}
+}
+
+// Restore writes content, an earlier version of the note at p, as a new
+// version. version guards it like every change: the note's current
+// version, or "" when the note must not exist (a deleted note brought
+// back). The history records it as a restore by the context's writer.
+func (v *Vault) Restore(ctx context.Context, p, version, content string) (WriteResult, error) {
+	if version == "" {
+		return v.createAs(ctx, KindRestore, p, content, false)
+	}
+	return v.modifyAs(ctx, KindRestore, p, version, true, nil, func(string) (string, *Error) {
+		return content, nil
+	})
+}
+
+// CheckNotePath reports whether p could name a note that tools may read
+// (it need not exist): the history of anything else is never asked for.
+func (v *Vault) CheckNotePath(p string) error {
+	if e := v.checkReadable(p); e != nil {
+		return e
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package vault
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A restore from backup swaps the folder under cortex: every write is
+// refused, nothing lands in the old folder, and swapping back resumes.
+func TestReplacedVaultRefusesWrites(t *testing.T) {
+	ctx := context.Background()
+	v, dir := newTestVault(t, map[string]string{"a.md": "alpha\n", "b.md": "beta\n"}, nil)
+	a, err := v.Read(ctx, "a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(); err != nil {
+		t.Fatalf("Check before the swap: %v", err)
+	}
+	old := dir + ".old"
+	if err := os.Rename(dir, old); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"a.md": "alpha\n", "b.md": "beta\n"})
+
+	wantCode(t, v.Check(), CodeVaultReplaced)
+	_, err = v.Create(ctx, "new.md", "lost?\n")
+	wantCode(t, err, CodeVaultReplaced)
+	_, err = v.Append(ctx, "a.md", "more\n", "")
+	wantCode(t, err, CodeVaultReplaced)
+	_, err = v.Edit(ctx, "a.md", a.Version, "alpha", "omega", false)
+	wantCode(t, err, CodeVaultReplaced)
+	_, err = v.Move(ctx, "a.md", "c.md", a.Version, false)
+	wantCode(t, err, CodeVaultReplaced)
+	_, err = v.Delete(ctx, "a.md", a.Version)
+	wantCode(t, err, CodeVaultReplaced)
+	for _, d := range []string{dir, old} {
+		for _, p := range []string{"new.md", "c.md", ".trash/a.md"} {
+			if _, err := os.Lstat(filepath.Join(d, p)); err == nil {
+				t.Errorf("%s written into %s", p, d)
+			}
+		}
+		if got := readFile(t, d, "a.md"); got != "alpha\n" {
+			t.Errorf("a.md in %s = %q", d, got)
+		}
+	}
+
+	// The folder deleted outright: the same answer, not not_found.
+	if err := os.Rename(dir, dir+".new"); err != nil {
+		t.Fatal(err)
+	}
+	_, err = v.Create(ctx, "new.md", "x\n")
+	wantCode(t, err, CodeVaultReplaced)
+
+	// The opened folder back at its path: writes resume.
+	if err := os.Rename(old, dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Check(); err != nil {
+		t.Fatalf("Check after swapping back: %v", err)
+	}
+	if _, err := v.Create(ctx, "new.md", "kept\n"); err != nil {
+		t.Fatalf("Create after swapping back: %v", err)
+	}
+	if got := readFile(t, dir, "new.md"); got != "kept\n" {
+		t.Errorf("new.md = %q", got)
+	}
+}

@@ -1,0 +1,188 @@
+package vault
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"golang.org/x/text/unicode/norm"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+)
+
+// CodeAmbiguousName means a name fits several notes; Error.Candidates
+// lists their paths.
+const CodeAmbiguousName = "ambiguous_name"
+
+// maxAliasReads bounds the notes read to confirm an alias.
+const maxAliasReads = 200
+
+// Named is the note a caller named, and the heading it named with it.
+type Named struct {
+	Path    string
+	Heading string
+}
+
+// Lookup finds the note a caller names the way people and models do: by
+// its vault path ("Projects/Garden Redesign.md", in any Unicode normal
+// form), or by its name as written in a wiki link ("Garden Redesign",
+// "Projects/Garden Redesign", "[[Garden Redesign#Budget|text]]"), resolved
+// exactly as a link in a note at the top of the vault resolves, or last
+// by one of its aliases. A name that fits several notes answers
+// ambiguous_name with their paths; none, not_found.
+//
+// A path that exists is returned as it is, whatever it names (a folder
+// only when no note has its name), so that reading it reports what is
+// wrong with it (a folder, a link, a protected file, not a note) rather
+// than that nothing has that name; a name that is no valid path and names
+// nothing answers why it is no valid path.
+func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
+	pathErr := checkPath(name)
+	isDir := false
+	if pathErr == nil {
+		fi, err := v.root.Lstat(name)
+		switch {
+		case err == nil:
+			if isDir = fi.IsDir(); !isDir || hasNoteExt(name) {
+				return Named{Path: name}, nil
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			return Named{Path: name}, nil
+		case hasNoteExt(name):
+			if p := v.existingSpelling(name); p != name {
+				return Named{Path: p}, nil
+			}
+		}
+	}
+	target, heading := markdown.ParseName(name)
+	if target == "" {
+		return Named{}, newErr(CodeInvalidArgument, "Name a note by its path, like Projects/Plan.md, or by its name, like Plan.", nil)
+	}
+	paths, e := v.namedPaths(ctx, target)
+	if e != nil {
+		return Named{}, e
+	}
+	if len(paths) == 0 {
+		if paths, e = v.aliased(ctx, target); e != nil {
+			return Named{}, e
+		}
+	}
+	switch {
+	case len(paths) == 0 && isDir:
+		return Named{Path: name}, nil // reading it says it is a folder
+	case len(paths) == 0 && pathErr != nil:
+		return Named{}, pathErr
+	}
+	switch len(paths) {
+	case 0:
+		return Named{}, newErr(CodeNotFound, fmt.Sprintf("No note has the path, name or alias %q; use search or list to find it.", clipRunes(target, 100)), nil)
+	case 1:
+		return Named{Path: paths[0], Heading: heading}, nil
+	}
+	e = newErr(CodeAmbiguousName, fmt.Sprintf("%d notes are named %q; pass the path of the one you mean, from candidates.", len(paths), clipRunes(target, 100)), nil)
+	e.Candidates = paths[:min(len(paths), markdown.MaxCandidates)]
+	e.More = len(paths) - len(e.Candidates)
+	return Named{}, e
+}
+
+// namedPaths lists the notes target names as a link would, in the form it
+// is written, else composed, else decomposed (as macOS writes names).
+func (v *Vault) namedPaths(ctx context.Context, target string) ([]string, *Error) {
+	forms := []string{target}
+	for _, f := range []string{norm.NFC.String(target), norm.NFD.String(target)} {
+		if !slices.Contains(forms, f) {
+			forms = append(forms, f)
+		}
+	}
+	var all []string // without the index
+	for _, t := range forms {
+		var paths []string
+		if x := v.ix.current(); x != nil {
+			paths = x.keyPaths(markdown.LinkKeys("", markdown.Link{Kind: "wiki", Target: t}))
+			v.ix.mu.RUnlock()
+		} else {
+			if all == nil {
+				var e *Error
+				if all, e = v.notePaths(ctx); e != nil {
+					return nil, e
+				}
+			}
+			paths = all
+		}
+		if found := markdown.NewResolver(paths).Named(t); len(found) > 0 {
+			return found, nil
+		}
+	}
+	return nil, nil
+}
+
+// aliased lists the notes with target among their aliases, ignoring case
+// and accents. With the index built only the notes whose aliases hold
+// every word of target are read.
+func (v *Vault) aliased(ctx context.Context, target string) ([]string, *Error) {
+	want := markdown.Fold(target)
+	toks := markdown.Tokens(want)
+	if len(toks) == 0 {
+		return nil, nil
+	}
+	var out []string
+	has := func(aliases []string) bool {
+		return slices.ContainsFunc(aliases, func(a string) bool { return markdown.Fold(a) == want })
+	}
+	if x := v.ix.current(); x != nil {
+		cands := x.aliasDocs(toks)
+		v.ix.mu.RUnlock()
+		for _, p := range cands[:min(len(cands), maxAliasReads)] {
+			if n, err := v.Read(ctx, p); err == nil && has(n.Aliases) {
+				out = append(out, p)
+			}
+		}
+		return out, nil
+	}
+	e := v.scanNotes(ctx, func(w walkEntry, data []byte) *Error {
+		if fm, _ := markdown.ParseFrontmatter(string(data)); has(fm.Aliases) {
+			out = append(out, w.path)
+		}
+		return nil
+	})
+	return out, e
+}
+
+// aliasDocs lists, sorted, the live notes holding every token in an alias.
+func (x *index) aliasDocs(toks []string) []string {
+	var ids []uint32
+	for i, t := range toks {
+		tid, ok := x.terms[t]
+		if !ok {
+			return nil
+		}
+		var cur []uint32
+		x.post[tid].each(func(e entry) {
+			if e.fields&fAlias != 0 && x.docs[e.doc].live {
+				cur = append(cur, e.doc)
+			}
+		})
+		if i == 0 {
+			ids = cur
+		} else {
+			ids = intersectIDs(ids, cur)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, x.docs[id].path)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// hasNoteExt reports a path ending in ".md" (any case).
+func hasNoteExt(p string) bool {
+	return len(p) > 3 && strings.EqualFold(p[len(p)-3:], ".md")
+}

@@ -1,0 +1,53 @@
+package vault
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+)
+
+// Notes travel: Obsidian on Windows, a phone or Syncthing must be able to
+// hold every name that cortex creates. Names that exist already are never
+// refused; only the parts of a path that a create or a move would bring
+// into being are held to these rules.
+
+// unportableChars cannot appear in names on Windows and Android (FAT and
+// exFAT cards, Syncthing's Android app), nor in Obsidian's own names.
+const unportableChars = `<>:"|?*`
+
+// reservedNames are Windows device names, reserved with any extension.
+var reservedNames = map[string]bool{"CON": true, "PRN": true, "AUX": true, "NUL": true}
+
+// unportable says which rule name breaks, or "" when it breaks none.
+func unportable(name string) string {
+	if i := strings.IndexAny(name, unportableChars); i >= 0 {
+		return fmt.Sprintf("The name %q holds %q, and names with any of < > : \" | ? * cannot be stored on Windows or Android; choose a name without them.", name, name[i:i+1])
+	}
+	if strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") {
+		return fmt.Sprintf("The name %q ends in a dot or a space, which Windows drops, so that it would name another file there; remove it.", name)
+	}
+	stem, _, _ := strings.Cut(name, ".")
+	stem = strings.ToUpper(strings.TrimRight(stem, " "))
+	if reservedNames[stem] || len(stem) == 4 && (strings.HasPrefix(stem, "COM") || strings.HasPrefix(stem, "LPT")) && stem[3] >= '0' && stem[3] <= '9' {
+		return fmt.Sprintf("The name %q is a device name that Windows reserves (CON, PRN, AUX, NUL, COM0-9, LPT0-9, with any extension); choose another name.", name)
+	}
+	return ""
+}
+
+// checkPortable refuses a new path any of whose new parts (the note's
+// name, and the folders that do not exist yet) breaks a rule above.
+func (v *Vault) checkPortable(p string) *Error {
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		if i < len(segs)-1 {
+			if _, err := v.root.Lstat(strings.Join(segs[:i+1], "/")); err == nil || !errors.Is(err, fs.ErrNotExist) {
+				continue // exists (or checkNewPath reports why not)
+			}
+		}
+		if msg := unportable(seg); msg != "" {
+			return newErr(CodeInvalidPath, msg, nil)
+		}
+	}
+	return nil
+}
