@@ -66,27 +66,31 @@ func (in *instance) token(name string) string {
 func (in *instance) start(extra ...string) {
 	in.t.Helper()
 	args := append([]string{"serve", "--vault", in.Vault, "--state", in.State, "--listen", "127.0.0.1:0"}, extra...)
-	in.cmd = exec.Command(in.bin, args...)
-	in.cmd.Env = os.Environ()
-	in.logs = &testkit.Buffer{}
+	// The goroutines below use these locals, never the fields: a restart
+	// replaces the fields while the previous run's readers may still be
+	// draining.
+	cmd := exec.Command(in.bin, args...)
+	cmd.Env = os.Environ()
+	logs := &testkit.Buffer{}
+	done := make(chan error, 1)
+	in.cmd, in.logs, in.done = cmd, logs, done
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		in.t.Fatal(err)
 	}
-	in.cmd.Stderr = pw
-	in.cmd.Stdout = in.logs
-	if err := in.cmd.Start(); err != nil {
+	cmd.Stderr = pw
+	cmd.Stdout = logs
+	if err := cmd.Start(); err != nil {
 		in.t.Fatal(err)
 	}
 	pw.Close()
-	in.done = make(chan error, 1)
 	urlc := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
 		found := false
 		for sc.Scan() {
 			line := sc.Text()
-			in.logs.Write([]byte(line + "\n"))
+			logs.Write([]byte(line + "\n"))
 			if !found && strings.HasPrefix(line, "listening on ") {
 				found = true
 				urlc <- strings.TrimPrefix(line, "listening on ")
@@ -94,7 +98,7 @@ func (in *instance) start(extra ...string) {
 		}
 		close(urlc)
 	}()
-	go func() { in.done <- in.cmd.Wait() }()
+	go func() { done <- cmd.Wait() }()
 	select {
 	case u, ok := <-urlc:
 		if !ok {
