@@ -139,6 +139,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	}
 
 	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: publicURL, Logger: log, Version: version}
+	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
 		PublicURL: publicURL,
 		Verify:    verifier(st, as),
@@ -147,7 +148,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			if err != nil {
 				log.Warn("could not read the instructions file", "err", err)
 			}
-			return tools.NewServer(deps, instructions)
+			return servers.For(instructions)
 		},
 		Owner:               own,
 		OAuth:               as,
@@ -158,8 +159,6 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		IsWriteTool:         tools.IsWriteTool,
 		TrustedProxies:      cfg.TrustedProxies,
 		RatePerMinute:       cfg.RatePerMinute,
-		MaxSessionsPerToken: cfg.MaxSessions,
-		SessionIdle:         cfg.SessionIdle,
 		Logger:              log,
 	})
 	if err != nil {

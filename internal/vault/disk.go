@@ -321,17 +321,16 @@ type writeSpec struct {
 
 // writeAtomic writes a note so that readers see either the old or the new
 // content, never a mix, and a crash leaves at worst a hidden temp file:
-// temp file in the same folder, fsync, rename (or link for a new note so
-// that nothing that appeared meanwhile is overwritten), fsync of the folder.
+// temp file in the same folder, fsync, rename (for a new note a rename
+// that never replaces, so that nothing that appeared meanwhile is
+// overwritten), fsync of the folder.
 func (v *Vault) writeAtomic(w writeSpec) *Error {
 	if e := v.checkHome(); e != nil {
 		return e
 	}
 	dir := path.Dir(w.path)
-	if dir != "." {
-		if err := v.root.MkdirAll(dir, 0o755); err != nil {
-			return mkdirErr(err)
-		}
+	if e := v.mkdirs(dir); e != nil {
+		return e
 	}
 	perm := fs.FileMode(0o644)
 	if w.prev != nil {
@@ -389,11 +388,7 @@ func (v *Vault) commitTemp(tmp string, w writeSpec) *Error {
 		}
 		return nil
 	}
-	if e := v.linkNoReplace(tmp, w.path); e != nil {
-		return e
-	}
-	v.removeTemp(tmp)
-	return nil
+	return v.placeNew(tmp, w.path)
 }
 
 // linkNoReplace makes newname name the file oldname, failing with
@@ -437,6 +432,40 @@ func (v *Vault) removeTemp(tmp string) {
 	}
 }
 
+// mkdirs creates the missing folders of dir ("." for none), one at a time,
+// and syncs the parent of each folder it created. The note's own rename
+// is synced with its folder, but that folder's name in its parent would
+// otherwise live in the page cache only: a power loss could then drop a
+// new folder together with the acknowledged note in it.
+func (v *Vault) mkdirs(dir string) *Error {
+	if dir == "." {
+		return nil
+	}
+	if fi, err := v.root.Lstat(dir); err == nil && fi.IsDir() {
+		return nil
+	}
+	var created []string
+	for i := 0; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		err := v.root.Mkdir(dir[:i], 0o755)
+		switch {
+		case err == nil:
+			created = append(created, dir[:i])
+		case !errors.Is(err, fs.ErrExist):
+			return mkdirErr(err)
+		}
+	}
+	if fi, err := v.root.Lstat(dir); err != nil || !fi.IsDir() {
+		return mkdirErr(syscall.ENOTDIR)
+	}
+	for _, d := range created {
+		v.syncDir(path.Dir(d))
+	}
+	return nil
+}
+
 // syncDir makes a rename in dir durable. A failure is logged, not returned:
 // the note is already in place.
 func (v *Vault) syncDir(dir string) {
@@ -447,6 +476,9 @@ func (v *Vault) syncDir(dir string) {
 	}
 	if err != nil && !isUnsupportedSync(err) {
 		v.log.Warn("vault: folder sync failed", "err", fmt.Errorf("sync: %w", err))
+	}
+	if v.synced != nil {
+		v.synced(dir)
 	}
 }
 

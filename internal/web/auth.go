@@ -24,7 +24,7 @@ type TokenVerifier interface {
 
 // Identity is who a verified bearer credential belongs to.
 type Identity struct {
-	// Subject binds MCP sessions and the per-credential budget: "token:NAME"
+	// Subject keys the per-credential budget: "token:NAME"
 	// for a bearer token, "oauth:GRANT" for an OAuth grant (stable across
 	// token rotation).
 	Subject string
@@ -61,8 +61,7 @@ func StoreVerifier(tv TokenVerifier) Verifier {
 // that made an MCP request.
 const ExtraApp = "app"
 
-// UserIDPrefix starts the Subject of a bearer token; the SDK binds each
-// session to the UserID that opened it.
+// UserIDPrefix starts the Subject of a bearer token, the UserID tools see.
 const UserIDPrefix = "token:"
 
 // tokenInfo is what tools see of the credential behind a request.
@@ -81,7 +80,7 @@ func bearerSecret(r *http.Request) (string, bool) {
 }
 
 // authenticate verifies the bearer credential of r, on every request, so that
-// a revoked one stops working at once, also within open sessions. A valid
+// a revoked one stops working at its next request. A valid
 // credential always passes; failures spend the source's unauthenticated
 // budget, and a source that spent it all is answered 429, so guessing stays
 // slow for the guesser without locking out good clients behind the same

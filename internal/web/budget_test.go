@@ -10,14 +10,14 @@ import (
 
 func TestTokenRateLimit(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.RatePerMinute = 30; o.RateBurst = 3 })
-	// GET without a session passes auth and the rate limit, then the SDK
-	// answers 400: cheap requests that count.
+	// GET passes auth and the rate limit, then is answered 405: cheap
+	// requests that count.
 	req := func(secret string) *httptest.ResponseRecorder {
 		return h.do(mcpRequest(http.MethodGet, secret, "", ""))
 	}
 	for i := range 3 {
-		if w := req(secretA); w.Code != http.StatusBadRequest {
-			t.Fatalf("request %d: status %d, want 400 from the SDK", i, w.Code)
+		if w := req(secretA); w.Code != http.StatusMethodNotAllowed {
+			t.Fatalf("request %d: status %d, want 405", i, w.Code)
 		}
 	}
 	w := req(secretA)
@@ -32,16 +32,16 @@ func TestTokenRateLimit(t *testing.T) {
 		t.Errorf("code %q message %q", code, msg)
 	}
 	// Another token is not affected.
-	if w := req(secretB); w.Code != http.StatusBadRequest {
-		t.Errorf("other token: status %d, want 400", w.Code)
+	if w := req(secretB); w.Code != http.StatusMethodNotAllowed {
+		t.Errorf("other token: status %d, want 405", w.Code)
 	}
 	h.clock.advance(1500 * time.Millisecond)
 	if w := req(secretA); w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" {
 		t.Errorf("after 1.5 s: status %d Retry-After %q, want 429 and 1", w.Code, w.Header().Get("Retry-After"))
 	}
 	h.clock.advance(500 * time.Millisecond)
-	if w := req(secretA); w.Code != http.StatusBadRequest {
-		t.Errorf("after 2 s: status %d, want 400", w.Code)
+	if w := req(secretA); w.Code != http.StatusMethodNotAllowed {
+		t.Errorf("after 2 s: status %d, want 405", w.Code)
 	}
 	if w := req(secretA); w.Code != http.StatusTooManyRequests {
 		t.Errorf("right after: status %d, want 429", w.Code)
@@ -49,7 +49,7 @@ func TestTokenRateLimit(t *testing.T) {
 	// A long pause refills up to the burst, no more.
 	h.clock.advance(time.Hour)
 	for i := range 3 {
-		if w := req(secretA); w.Code != http.StatusBadRequest {
+		if w := req(secretA); w.Code != http.StatusMethodNotAllowed {
 			t.Fatalf("after an hour, request %d: status %d", i, w.Code)
 		}
 	}
