@@ -30,7 +30,7 @@ func Cortex(t testing.TB) string {
 			return
 		}
 		build.path = filepath.Join(dir, "cortex")
-		cmd := exec.Command("go", "build", "-trimpath", "-o", build.path, Module+"/cmd/cortex")
+		cmd := exec.Command("go", "build", "-trimpath", "-o", build.path, Module+"/cmd/cortex") // #nosec G204 -- a fixed command; the output path is our own temporary folder
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		build.out, build.err = cmd.CombinedOutput()
 	})
