@@ -163,6 +163,7 @@ func (ix *indexer) run() {
 	ix.pmu.Unlock()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
+	swept := time.Now()
 	for {
 		select {
 		case <-ix.stop:
@@ -182,6 +183,12 @@ func (ix *indexer) run() {
 			}
 			ix.reconcile(context.Background())
 			ix.drain()
+			if time.Since(swept) >= sweepEvery {
+				// A crash leaves temp files that the next start removes;
+				// a quick restart spares them as too young, so look again.
+				ix.v.sweepTemps()
+				swept = time.Now()
+			}
 			ix.pmu.Lock()
 			degraded := ix.degraded
 			ix.pmu.Unlock()
