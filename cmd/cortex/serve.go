@@ -119,7 +119,9 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		}
 	}
 	co := certOptions(cfg, log)
-	if err := co.WithDefaults().Validate(); err != nil {
+	co.Listener = ln
+	edge, err := certs.New(co)
+	if err != nil {
 		return err
 	}
 
@@ -128,12 +130,12 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	if err := st.RecordServed(ctx, store.Served{Vault: cfg.Vault, PublicURL: publicURL}); err != nil {
 		log.Warn("could not record the vault and public URL in the state", "err", err)
 	}
-	own, err := owner.New(owner.Options{Store: st, PublicURL: publicURL, Logger: log, TrustedProxies: cfg.TrustedProxies})
+	own, err := owner.New(owner.Options{Store: st, PublicURL: publicURL, Logger: log})
 	if err != nil {
 		return err
 	}
 	as, err := oauth.New(oauth.Options{Store: st, Owner: own, PublicURL: publicURL, Logger: log.With("component", "oauth"),
-		TrustedProxies: cfg.TrustedProxies, RedirectAllowlist: redirects})
+		RedirectAllowlist: redirects})
 	if err != nil {
 		return err
 	}
@@ -157,7 +159,6 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		ChallengeScope:      oauth.DefaultScope,
 		WriteScope:          oauth.ScopeWrite,
 		IsWriteTool:         tools.IsWriteTool,
-		TrustedProxies:      cfg.TrustedProxies,
 		RatePerMinute:       cfg.RatePerMinute,
 		Logger:              log,
 	})
@@ -174,13 +175,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "listening on http://%s\n", ln.Addr())
 	}
 	fmt.Fprintf(stderr, "connect an assistant: TOKEN=$(%s admin token create NAME --state %s)\n", prog, cfg.State)
-	if cfg.TLS == certs.ModeACME {
-		return certs.Serve(ctx, co, web.EndStreamsWhenDone(ctx, srv.Handler()))
-	}
-	for _, w := range co.WithDefaults().Warnings() {
-		log.Warn(w) // #nosec G706 -- a fixed sentence quoting the operator's own flags; the text and JSON handlers escape it
-	}
-	return web.Serve(ctx, ln, certs.PlainHandler(co, srv.Handler()), log)
+	return edge.Serve(ctx, srv.Handler())
 }
 
 // verifier accepts cortex's own bearer tokens and OAuth access tokens.

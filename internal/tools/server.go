@@ -329,8 +329,28 @@ func timestamp(t time.Time) string {
 // treated as knowing nothing: who wrote a note is not worth failing a read.
 func (s *server) lastWriters(ctx context.Context, versions map[string]string) map[string]string {
 	out := make(map[string]string, len(versions))
+	for p, c := range s.lastChanges(ctx, versions) {
+		out[p] = c.writer
+	}
+	return out
+}
+
+// lastChange is who made a note's current version and how.
+type lastChange struct{ writer, kind string }
+
+// changeKinds names the kind of change each writing tool makes; the
+// owner's restores and undos are restores.
+var changeKinds = map[string]string{
+	"create_note": "create", "append": "append", "edit_note": "edit", "replace_section": "edit",
+	"update_frontmatter": "edit", "move_note": "move", "delete_note": "delete", "restore": "restore", "undo": "restore",
+}
+
+// lastChanges is lastWriters with the kind of each change ("" for an
+// outside one).
+func (s *server) lastChanges(ctx context.Context, versions map[string]string) map[string]lastChange {
+	out := make(map[string]lastChange, len(versions))
 	for p := range versions {
-		out[p] = externalWriter
+		out[p] = lastChange{writer: externalWriter}
 	}
 	if s.journal == nil || len(versions) == 0 {
 		return out
@@ -346,7 +366,7 @@ func (s *server) lastWriters(ctx context.Context, versions map[string]string) ma
 	}
 	for p, v := range versions {
 		if e, ok := last[p]; ok && v != "" && e.NewVersion == v {
-			out[p] = e.App
+			out[p] = lastChange{writer: e.App, kind: changeKinds[e.Tool]}
 		}
 	}
 	return out

@@ -146,3 +146,39 @@ func (v *Vault) CheckNotePath(p string) error {
 	}
 	return nil
 }
+
+// pendingKeep is a keep running while the new text is written to its
+// temp file: both reach the disk in parallel, and the note is replaced
+// only once both have.
+type pendingKeep struct {
+	v    *Vault
+	done chan struct{}
+	ids  []int64
+	e    *Error
+}
+
+// keepAsync starts keeping vs in the background.
+func (v *Vault) keepAsync(ctx context.Context, vs ...Kept) *pendingKeep {
+	k := &pendingKeep{v: v, done: make(chan struct{})}
+	if v.history == nil {
+		close(k.done)
+		return k
+	}
+	go func() {
+		defer close(k.done)
+		k.ids, k.e = v.keep(ctx, vs...)
+	}()
+	return k
+}
+
+// ready waits for the keep and reports its failure.
+func (k *pendingKeep) ready() *Error {
+	<-k.done
+	return k.e
+}
+
+// undo waits for the keep and drops what it stored: the write failed.
+func (k *pendingKeep) undo(ctx context.Context) {
+	<-k.done
+	k.v.unkeep(ctx, k.ids)
+}

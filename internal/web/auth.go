@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -96,7 +95,7 @@ func (s *Server) authenticate(r *http.Request) (Identity, error) {
 			return Identity{}, fmt.Errorf("verify token: %w", err)
 		}
 	}
-	if ok, retry := s.authFails.Take(s.sourceKey(r)); !ok {
+	if ok, retry := s.authFails.Take(httpx.SourceKey(r)); !ok {
 		return Identity{}, errRateLimited("with missing or bad tokens from this address", retry)
 	}
 	if !sent {
@@ -148,12 +147,4 @@ func bindTokenInfo(next http.Handler) http.Handler {
 		return ti, nil
 	}
 	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
-}
-
-// sourceKey names the network source of r for the unauthenticated budget,
-// by the same rules as the owner's login budgets: the TCP peer, or the
-// right-most untrusted X-Forwarded-For entry when the peer is one of
-// Options.TrustedProxies; IPv4 alone, IPv6 per /48.
-func (s *Server) sourceKey(r *http.Request) netip.Prefix {
-	return httpx.AddrKey(httpx.ClientAddr(r, s.opts.TrustedProxies))
 }

@@ -97,7 +97,8 @@ func TestRevokedTokenRefusedMidSession(t *testing.T) {
 }
 
 func TestAuthFailureBudgetPerSource(t *testing.T) {
-	h := newHarness(t, func(o *Options) { o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")} })
+	h := newHarness(t, nil)
+	h.proxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	bad := func(remote, xff string) *http.Request {
 		r := mcpRequest(http.MethodGet, "ctx_guess", "", "")
 		r.RemoteAddr = remote

@@ -88,11 +88,6 @@ type Options struct {
 	// RateBurst is how many requests a token may make at once after being
 	// quiet (default 60: a client's start-up plus a burst of reads).
 	RateBurst int
-	// TrustedProxies are the peers (besides loopback ones) whose last
-	// X-Forwarded-For entry names the client, for the per-address budget of
-	// requests without a valid token: e.g. the network of a reverse proxy
-	// running in another container.
-	TrustedProxies []netip.Prefix
 	// MaxBody caps request bodies (default 4 MiB: a write carries up to 1 MiB
 	// of text, which JSON escaping can grow).
 	MaxBody int64

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -85,10 +86,13 @@ func (s *syncBuffer) String() string {
 
 // harness is a Server under test with what tests poke at.
 type harness struct {
-	srv    *Server
-	tokens *fakeTokens
-	clock  *clock
-	log    *syncBuffer
+	// proxies, when set, are trusted by the serve path in front (see
+	// httpx.TrustForwarded), as in proxy mode.
+	proxies []netip.Prefix
+	srv     *Server
+	tokens  *fakeTokens
+	clock   *clock
+	log     *syncBuffer
 	// release unblocks calls of the "block" tool; entered receives one value
 	// per call that reached it.
 	release chan struct{}
@@ -244,7 +248,11 @@ const meta2026 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28
 // do serves r in memory and returns the response.
 func (h *harness) do(r *http.Request) *httptest.ResponseRecorder {
 	w := httptest.NewRecorder()
-	h.srv.Handler().ServeHTTP(w, r)
+	var handler http.Handler = h.srv.Handler()
+	if h.proxies != nil {
+		handler = httpx.TrustForwarded(h.proxies, handler)
+	}
+	handler.ServeHTTP(w, r)
 	return w
 }
 
