@@ -117,9 +117,9 @@ func (s *server) addReadTools(srv *mcp.Server) {
 	}, s.search)
 	addTool(s, srv, &mcp.Tool{
 		Name: "fetch",
-		Description: "Read one note by id: its path, or its name as in a [[link]] (Plan, Plan#Budget, an alias). Returns the text and metadata; metadata.version is " +
-			"needed by every edit. Long notes come in pages: call again with offset = metadata.next_offset. " +
-			"section returns only the part under one heading.",
+		Description: "Read a note by id: its path, its name as in a [[link]] (Plan, Plan#Budget, an alias), or a day " +
+			"(today, 2026-12-01) for the daily note. metadata.version is needed by every edit. Long notes come in pages: " +
+			"call again with offset = metadata.next_offset. section returns the part under one heading.",
 		Annotations: readOnly("Read note"),
 	}, s.fetch)
 	addTool(s, srv, &mcp.Tool{
