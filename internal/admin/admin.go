@@ -5,8 +5,9 @@
 // table in commands.go, which also declares the command's flags.
 //
 // It works on the same state database as a running server, through
-// internal/store, and never reads or writes notes (status only counts them,
-// through internal/vault). It never reads the process environment: cmd
+// internal/store. Notes are reached only through internal/vault: status
+// counts them, and the history commands (history, restore, undo) read and
+// write them through internal/history, as the owner's own changes. It never reads the process environment: cmd
 // passes the CORTEX_* defaults in Env.
 //
 // Output rule: what a script wants (a token, a table) goes to stdout, every
@@ -114,6 +115,7 @@ type session struct {
 	force, yes, secret      bool
 	name                    string
 	redirects               multiFlag
+	hist                    historyFlags
 }
 
 // multiFlag collects a repeated flag.

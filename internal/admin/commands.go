@@ -74,7 +74,7 @@ func flagYes() flagSpec {
 
 // commands is the command table.
 func commands() []command {
-	return []command{
+	return append([]command{
 		{name: "token create", args: []string{"NAME"}, creates: true, run: tokenCreate,
 			summary: "create a bearer token for a command-line agent and print it"},
 		{name: "token list", run: tokenList,
@@ -111,7 +111,7 @@ func commands() []command {
 			summary: "list OAuth apps and bearer tokens with their last use and live grants"},
 		{name: "clients revoke", args: []string{"ID"}, run: clientsRevoke,
 			summary: "remove an OAuth app (or bearer token): all its tokens stop at once"},
-	}
+	}, historyCommands()...)
 }
 
 // allFlags are c's own flags followed by --state.

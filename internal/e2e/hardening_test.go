@@ -10,6 +10,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // getStatus answers the status of a GET.
@@ -117,6 +121,89 @@ func TestHugeFrontmatterIsFetchedQuickly(t *testing.T) {
 		meta, _ := f["metadata"].(map[string]any)
 		if fe := str(meta, "frontmatter_error"); !strings.Contains(fe, "the most cortex reads") {
 			t.Errorf("frontmatter_error = %q, want the limit stated", fe)
+		}
+	}
+}
+
+// crashOn calls a tool on a server built with faults, which kills itself
+// at the fault point: the call fails, and the process is gone.
+func crashOn(t *testing.T, ctx context.Context, in *instance, cs *mcp.ClientSession, tool string, args map[string]any) {
+	t.Helper()
+	if r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args}); err == nil {
+		t.Fatalf("%s answered (%+v) although the server was to die half way", tool, r.Content)
+	}
+	select {
+	case <-in.done:
+		in.cmd = nil
+	case <-ctx.Done():
+		t.Fatalf("the server did not die at the fault point:\n%s", in.logs.String())
+	}
+}
+
+func sameFile(t *testing.T, a, b string) bool {
+	t.Helper()
+	fa, err1 := os.Lstat(a)
+	fb, err2 := os.Lstat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+// A move and a delete cut in two by a crash (SIGKILL between the link at
+// the new name and the unlink of the old one, on the path taken where
+// renameat2 is missing) leave the note at both names; the next start
+// finishes them, so list shows each note once, where it was going.
+func TestInterruptedMovesAreFinishedAtStart(t *testing.T) {
+	in := newInstance(t)
+	in.bin = testkit.CortexWithFaults(t)
+	token := in.token("laptop")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	t.Setenv("CORTEX_FAULT", "no-renameat2,move-after-link")
+	in.start()
+	cs := in.connect(ctx, token)
+	v := str(must(t, call(t, ctx, cs, "create_note", map[string]any{"path": "plan.md", "content": "the plan\n"}), "create_note"), "version")
+	crashOn(t, ctx, in, cs, "move_note", map[string]any{"id": "plan.md", "to": "projects/plan.md", "version": v})
+	if !sameFile(t, filepath.Join(in.Vault, "plan.md"), filepath.Join(in.Vault, "projects/plan.md")) {
+		t.Fatal("the crash did not leave the note at both names; the fault point is not between the two steps")
+	}
+
+	in.start() // still failing at the same point, for the delete
+	cs = in.connect(ctx, token)
+	if got := str(must(t, call(t, ctx, cs, "fetch", map[string]any{"id": "projects/plan.md"}), "fetch"), "text"); got != "the plan\n" {
+		t.Fatalf("the moved note reads %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(in.Vault, "plan.md")); err == nil {
+		t.Error("plan.md is still there after the restart")
+	}
+	if !strings.Contains(in.logs.String(), "finished a move that a crash interrupted") {
+		t.Errorf("the log does not tell of the finished move:\n%s", in.logs.String())
+	}
+	v = str(must(t, call(t, ctx, cs, "create_note", map[string]any{"path": "old.md", "content": "old\n"}), "create_note"), "version")
+	crashOn(t, ctx, in, cs, "delete_note", map[string]any{"id": "old.md", "version": v})
+	if !sameFile(t, filepath.Join(in.Vault, "old.md"), filepath.Join(in.Vault, ".trash/old.md")) {
+		t.Fatal("the crash did not leave the deleted note at both names")
+	}
+
+	t.Setenv("CORTEX_FAULT", "")
+	in.start()
+	if _, err := os.Lstat(filepath.Join(in.Vault, "old.md")); err == nil {
+		t.Error("old.md is still there after the restart")
+	}
+	if b, err := os.ReadFile(filepath.Join(in.Vault, ".trash/old.md")); err != nil || string(b) != "old\n" {
+		t.Errorf(".trash/old.md = %q, %v", b, err)
+	}
+	if !strings.Contains(in.logs.String(), "finished a move that a crash interrupted") {
+		t.Errorf("the log does not tell of the finished delete:\n%s", in.logs.String())
+	}
+	cs = in.connect(ctx, token)
+	list := call(t, ctx, cs, "list", map[string]any{"recursive": true})
+	if strings.Contains(list.text, `"plan.md"`) || strings.Contains(list.text, `"old.md"`) || !strings.Contains(list.text, "projects/plan.md") {
+		t.Errorf("list after the repair: %s", list.text)
+	}
+	entries, _ := os.ReadDir(in.Vault)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".cortex-") {
+			t.Errorf("%s left in the vault", e.Name())
 		}
 	}
 }

@@ -66,27 +66,31 @@ func (in *instance) token(name string) string {
 func (in *instance) start(extra ...string) {
 	in.t.Helper()
 	args := append([]string{"serve", "--vault", in.Vault, "--state", in.State, "--listen", "127.0.0.1:0"}, extra...)
-	in.cmd = exec.Command(in.bin, args...)
-	in.cmd.Env = os.Environ()
-	in.logs = &testkit.Buffer{}
+	// The goroutines below use these locals, never the fields: a restart
+	// replaces the fields while the previous run's readers may still be
+	// draining.
+	cmd := exec.Command(in.bin, args...)
+	cmd.Env = os.Environ()
+	logs := &testkit.Buffer{}
+	done := make(chan error, 1)
+	in.cmd, in.logs, in.done = cmd, logs, done
 	pr, pw, err := os.Pipe()
 	if err != nil {
 		in.t.Fatal(err)
 	}
-	in.cmd.Stderr = pw
-	in.cmd.Stdout = in.logs
-	if err := in.cmd.Start(); err != nil {
+	cmd.Stderr = pw
+	cmd.Stdout = logs
+	if err := cmd.Start(); err != nil {
 		in.t.Fatal(err)
 	}
 	pw.Close()
-	in.done = make(chan error, 1)
 	urlc := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(pr)
 		found := false
 		for sc.Scan() {
 			line := sc.Text()
-			in.logs.Write([]byte(line + "\n"))
+			logs.Write([]byte(line + "\n"))
 			if !found && strings.HasPrefix(line, "listening on ") {
 				found = true
 				urlc <- strings.TrimPrefix(line, "listening on ")
@@ -94,7 +98,7 @@ func (in *instance) start(extra ...string) {
 		}
 		close(urlc)
 	}()
-	go func() { in.done <- in.cmd.Wait() }()
+	go func() { done <- cmd.Wait() }()
 	select {
 	case u, ok := <-urlc:
 		if !ok {
@@ -156,6 +160,25 @@ func (in *instance) connect(ctx context.Context, token string) *mcp.ClientSessio
 }
 
 func (in *instance) tryConnect(ctx context.Context, token string) (*mcp.ClientSession, error) {
+	return in.tryConnectAs(ctx, token, "")
+}
+
+// connectAs connects as a client of one MCP protocol version ("" for the
+// SDK's newest) and checks that it is the one in use.
+func (in *instance) connectAs(ctx context.Context, token, version string) *mcp.ClientSession {
+	in.t.Helper()
+	cs, err := in.tryConnectAs(ctx, token, version)
+	if err != nil {
+		in.t.Fatalf("connect with %s: %v\n%s", version, err, in.logs.String())
+	}
+	in.t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; version != "" && got != version {
+		in.t.Fatalf("connected with %s, want %s", got, version)
+	}
+	return cs
+}
+
+func (in *instance) tryConnectAs(ctx context.Context, token, version string) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{
 		Endpoint:             in.URL + "/mcp",
@@ -163,5 +186,5 @@ func (in *instance) tryConnect(ctx context.Context, token string) (*mcp.ClientSe
 		MaxRetries:           -1,
 		DisableStandaloneSSE: true,
 	}
-	return client.Connect(ctx, tr, nil)
+	return client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 }

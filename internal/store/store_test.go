@@ -104,7 +104,7 @@ func TestPragmas(t *testing.T) {
 		{"journal_mode", "wal"},
 		{"busy_timeout", "5000"},
 		{"foreign_keys", "1"},
-		{"synchronous", "1"}, // NORMAL
+		{"synchronous", "2"}, // FULL
 	}
 	for _, tt := range tests {
 		var got string

@@ -11,31 +11,47 @@ import (
 // Module is cortex's module path.
 const Module = "github.com/cortex-mcp/cortex"
 
-var build struct {
+type binary struct {
 	once sync.Once
 	path string
 	out  []byte
 	err  error
 }
 
+var build, faultBuild binary
+
 // Cortex returns the path of the cortex binary, built from cmd/cortex once
 // per test process (CGO off and -trimpath, as released). The binary lives
 // in a temporary folder that outlives the tests that share it.
 func Cortex(t testing.TB) string {
 	t.Helper()
-	build.once.Do(func() {
+	return build.get(t)
+}
+
+// CortexWithFaults is Cortex built with -tags faultinject: the variable
+// CORTEX_FAULT then names points at which it kills itself (see
+// internal/vault/fault_on.go).
+func CortexWithFaults(t testing.TB) string {
+	t.Helper()
+	return faultBuild.get(t, "-tags", "faultinject")
+}
+
+func (b *binary) get(t testing.TB, flags ...string) string {
+	t.Helper()
+	b.once.Do(func() {
 		dir, err := os.MkdirTemp("", "cortex-test-bin-")
 		if err != nil {
-			build.err = err
+			b.err = err
 			return
 		}
-		build.path = filepath.Join(dir, "cortex")
-		cmd := exec.Command("go", "build", "-trimpath", "-o", build.path, Module+"/cmd/cortex")
+		b.path = filepath.Join(dir, "cortex")
+		args := append(append([]string{"build", "-trimpath"}, flags...), "-o", b.path, Module+"/cmd/cortex")
+		cmd := exec.Command("go", args...)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		build.out, build.err = cmd.CombinedOutput()
+		b.out, b.err = cmd.CombinedOutput()
 	})
-	if build.err != nil {
-		t.Fatalf("building cortex: %v\n%s", build.err, build.out)
+	if b.err != nil {
+		t.Fatalf("building cortex: %v\n%s", b.err, b.out)
 	}
-	return build.path
+	return b.path
 }

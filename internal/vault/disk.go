@@ -313,21 +313,24 @@ type writeSpec struct {
 	// prev is the info of the note being replaced, as read under the lock;
 	// nil when a new note is created.
 	prev fs.FileInfo
+	// ready, when set, is waited for once the temp file is on disk and
+	// before the note is replaced: the history storing the old version,
+	// in parallel with the temp file's write. An error refuses the write.
+	ready func() *Error
 }
 
 // writeAtomic writes a note so that readers see either the old or the new
 // content, never a mix, and a crash leaves at worst a hidden temp file:
-// temp file in the same folder, fsync, rename (or link for a new note so
-// that nothing that appeared meanwhile is overwritten), fsync of the folder.
+// temp file in the same folder, fsync, rename (for a new note a rename
+// that never replaces, so that nothing that appeared meanwhile is
+// overwritten), fsync of the folder.
 func (v *Vault) writeAtomic(w writeSpec) *Error {
 	if e := v.checkHome(); e != nil {
 		return e
 	}
 	dir := path.Dir(w.path)
-	if dir != "." {
-		if err := v.root.MkdirAll(dir, 0o755); err != nil {
-			return mkdirErr(err)
-		}
+	if e := v.mkdirs(dir); e != nil {
+		return e
 	}
 	perm := fs.FileMode(0o644)
 	if w.prev != nil {
@@ -351,6 +354,12 @@ func (v *Vault) writeAtomic(w writeSpec) *Error {
 	if err != nil {
 		v.removeTemp(tmp)
 		return fsErr("write temp", err)
+	}
+	if w.ready != nil {
+		if e := w.ready(); e != nil {
+			v.removeTemp(tmp)
+			return e
+		}
 	}
 	if e := v.commitTemp(tmp, w); e != nil {
 		v.removeTemp(tmp)
@@ -379,11 +388,7 @@ func (v *Vault) commitTemp(tmp string, w writeSpec) *Error {
 		}
 		return nil
 	}
-	if e := v.linkNoReplace(tmp, w.path); e != nil {
-		return e
-	}
-	v.removeTemp(tmp)
-	return nil
+	return v.placeNew(tmp, w.path)
 }
 
 // linkNoReplace makes newname name the file oldname, failing with
@@ -427,6 +432,40 @@ func (v *Vault) removeTemp(tmp string) {
 	}
 }
 
+// mkdirs creates the missing folders of dir ("." for none), one at a time,
+// and syncs the parent of each folder it created. The note's own rename
+// is synced with its folder, but that folder's name in its parent would
+// otherwise live in the page cache only: a power loss could then drop a
+// new folder together with the acknowledged note in it.
+func (v *Vault) mkdirs(dir string) *Error {
+	if dir == "." {
+		return nil
+	}
+	if fi, err := v.root.Lstat(dir); err == nil && fi.IsDir() {
+		return nil
+	}
+	var created []string
+	for i := 0; i <= len(dir); i++ {
+		if i < len(dir) && dir[i] != '/' {
+			continue
+		}
+		err := v.root.Mkdir(dir[:i], 0o755)
+		switch {
+		case err == nil:
+			created = append(created, dir[:i])
+		case !errors.Is(err, fs.ErrExist):
+			return mkdirErr(err)
+		}
+	}
+	if fi, err := v.root.Lstat(dir); err != nil || !fi.IsDir() {
+		return mkdirErr(syscall.ENOTDIR)
+	}
+	for _, d := range created {
+		v.syncDir(path.Dir(d))
+	}
+	return nil
+}
+
 // syncDir makes a rename in dir durable. A failure is logged, not returned:
 // the note is already in place.
 func (v *Vault) syncDir(dir string) {
@@ -437,6 +476,9 @@ func (v *Vault) syncDir(dir string) {
 	}
 	if err != nil && !isUnsupportedSync(err) {
 		v.log.Warn("vault: folder sync failed", "err", fmt.Errorf("sync: %w", err))
+	}
+	if v.synced != nil {
+		v.synced(dir)
 	}
 }
 

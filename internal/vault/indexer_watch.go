@@ -193,6 +193,7 @@ func (ix *indexer) scanFolder(dir string) {
 // reconcile compares every note's time and size with the index and fixes
 // what differs; it also watches folders that lack a watch.
 func (ix *indexer) reconcile(ctx context.Context) {
+	ix.v.repairMoves(ctx)
 	type stat struct{ mod, size int64 }
 	seen := map[string]stat{}
 	var dirs []string

@@ -2,7 +2,6 @@ package vault
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -92,9 +91,8 @@ func trashName(p string, n int) string {
 }
 
 // relink moves the file at from (whose info, read under the lock, is fi) to
-// the new path to without ever replacing anything at to: a hard link at
-// the new name, then removal of the old name. The file keeps its inode,
-// mode and modification time.
+// the new path to without ever replacing anything at to (moveNoReplace).
+// The file keeps its inode, mode and modification time.
 func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
 	if e := v.checkHome(); e != nil {
 		return e
@@ -106,12 +104,10 @@ func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
 	if !sameState(fi, cur) {
 		return v.changedErr(from)
 	}
-	if dir := path.Dir(to); dir != "." {
-		if err := v.root.MkdirAll(dir, 0o755); err != nil {
-			return mkdirErr(err)
-		}
+	if e := v.mkdirs(path.Dir(to)); e != nil {
+		return e
 	}
-	if e := v.linkNoReplace(from, to); e != nil {
+	if e := v.moveNoReplace(from, to); e != nil {
 		if e.Code == CodeNoteExists && foldKey(from) == foldKey(to) {
 			// Only the case differs, on a file system that ignores case:
 			// to is from itself, and a rename changes the spelling.
@@ -124,10 +120,6 @@ func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
 			}
 		}
 		return e
-	}
-	if err := v.root.Remove(from); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		// Both names now hold the note; nothing is lost.
-		v.log.Warn("vault: old name kept after move", "err", err)
 	}
 	v.syncDir(path.Dir(to))
 	if path.Dir(from) != path.Dir(to) {

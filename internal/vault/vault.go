@@ -42,7 +42,10 @@ type Vault struct {
 	conflicts conflictCache
 	meta      metaCache
 	ix        *indexer // nil without Options.Index
-	history   History  // nil without Options.History
+
+	synced      func(dir string) // tests: told of every folder synced
+	noRenameat2 bool             // tests: moves take their fallback
+	history     History          // nil without Options.History
 }
 
 // Open opens the vault at opts.Dir, applies the defaults and removes
@@ -116,6 +119,8 @@ func Open(opts Options) (*Vault, error) {
 		root.Close()
 		return nil, newErr(CodeInvalidArgument, "The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open root: %w", err))
 	}
+	// A move that a crash cut in two is finished before anything reads.
+	v.repairMoves(context.Background())
 	if opts.Index {
 		// Cleaning walks every folder, as the build does; both run in the
 		// background so that serving starts at once.

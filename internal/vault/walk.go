@@ -5,7 +5,6 @@ import (
 	"context"
 	"io/fs"
 	"os"
-	"path"
 	"slices"
 	"strings"
 	"time"
@@ -252,48 +251,4 @@ func (v *Vault) SeedWelcome(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	return true, nil
-}
-
-// removeStrayTemps deletes temporary files that an interrupted write left
-// behind, in every folder cortex may write to (the trash included). A
-// non-zero before spares files modified since, which may belong to writes
-// of this process running meanwhile.
-func (v *Vault) removeStrayTemps(before time.Time) {
-	v.cleanTemps(v.root, "", 0, before)
-}
-
-func (v *Vault) cleanTemps(r *os.Root, dir string, depth int, before time.Time) {
-	names, err := readNames(r)
-	if err != nil {
-		v.log.Warn("vault: folder not checked for temp files", "err", err)
-		return
-	}
-	for _, name := range names {
-		rel := path.Join(dir, name)
-		if v.isProtected(rel) {
-			continue
-		}
-		fi, err := r.Lstat(name)
-		if err != nil {
-			continue
-		}
-		switch {
-		case fi.Mode().IsRegular() && strings.HasPrefix(name, tmpPrefix):
-			if !before.IsZero() && !fi.ModTime().Before(before) {
-				continue
-			}
-			if err := r.Remove(name); err != nil {
-				v.log.Warn("vault: temp file not removed", "err", err)
-			} else {
-				v.log.Info("vault: removed a temp file left by an interrupted write", "folder", dir)
-			}
-		case fi.IsDir() && depth < maxDepth:
-			sub, err := r.OpenRoot(name)
-			if err != nil {
-				continue
-			}
-			v.cleanTemps(sub, rel, depth+1, before)
-			sub.Close()
-		}
-	}
 }
