@@ -95,9 +95,11 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 		Version: version,
 	}, &mcp.ServerOptions{
 		Instructions: instructions,
-		// Tools only: no logging capability, and the tool list never
-		// changes within a session.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		// Tools, and prompts because the SDK answers prompts/list (with
+		// none) whatever is declared, and MCP 2026-07-28 wants what is
+		// answered declared in server/discover. No logging; the lists
+		// never change.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{}},
 		SchemaCache:  schemaCache,
 	})
 	srv.AddReceivingMiddleware(s.schemaErrors)
