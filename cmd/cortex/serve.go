@@ -16,6 +16,7 @@ import (
 	"github.com/cortex-mcp/cortex/internal/certs"
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/history"
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -49,7 +50,7 @@ func certOptions(cfg config.Config, log *slog.Logger) certs.Options {
 		TrustedProxies: cfg.TrustedProxies,
 		// Clients reach the acme listeners directly: no source may hold
 		// more than 64 connections, nor everyone more than 4096.
-		WrapListener: func(ln net.Listener) net.Listener { return web.LimitConnections(ln, 64, 4096) },
+		WrapListener: func(ln net.Listener) net.Listener { return httpx.LimitConnections(ln, 64, 4096) },
 		Logger:       log,
 	}
 }
