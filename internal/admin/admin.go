@@ -136,10 +136,16 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 				printUsage(env.Stdout, c)
 				return nil
 			}
+			if len(args) == 2 && printGroup(env.Stdout, args[1]) {
+				return nil
+			}
 			return usage("run `cortex admin help` to see the commands", "unknown command %q", strings.Join(args[1:], " "))
 		}
 		printHelp(env.Stdout)
 		return nil
+	}
+	if strings.HasPrefix(args[0], "-") {
+		return usage("flags go after the command, e.g. cortex admin token list --state DIR", "flag %s before the command", args[0])
 	}
 	c, rest := lookup(args)
 	if c == nil {
