@@ -69,6 +69,8 @@ clean:
 bench:
 	CORTEX_BENCH=1 $(GO) test -run '^TestBench$$' -v -count=1 -timeout 120m ./internal/bench
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./internal/vault/...
+	$(GO) test -run '^$$' -bench EditNote -count 5 ./internal/history/
+	$(GO) test -run '^$$' -bench HistorySize -benchtime 1x -timeout 30m ./internal/history/
 
 # Release gates: vulnerability database, image, goreleaser, actionlint.
 include docs/release.mk

@@ -16,6 +16,7 @@ import (
 	"github.com/cortex-mcp/cortex/internal/certs"
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/history"
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -49,7 +50,7 @@ func certOptions(cfg config.Config, log *slog.Logger) certs.Options {
 		TrustedProxies: cfg.TrustedProxies,
 		// Clients reach the acme listeners directly: no source may hold
 		// more than 64 connections, nor everyone more than 4096.
-		WrapListener: func(ln net.Listener) net.Listener { return web.LimitConnections(ln, 64, 4096) },
+		WrapListener: func(ln net.Listener) net.Listener { return httpx.LimitConnections(ln, 64, 4096) },
 		Logger:       log,
 	}
 }
@@ -119,7 +120,9 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		}
 	}
 	co := certOptions(cfg, log)
-	if err := co.WithDefaults().Validate(); err != nil {
+	co.Listener = ln
+	edge, err := certs.New(co)
+	if err != nil {
 		return err
 	}
 
@@ -128,17 +131,18 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	if err := st.RecordServed(ctx, store.Served{Vault: cfg.Vault, PublicURL: publicURL}); err != nil {
 		log.Warn("could not record the vault and public URL in the state", "err", err)
 	}
-	own, err := owner.New(owner.Options{Store: st, PublicURL: publicURL, Logger: log, TrustedProxies: cfg.TrustedProxies})
+	own, err := owner.New(owner.Options{Store: st, PublicURL: publicURL, Logger: log})
 	if err != nil {
 		return err
 	}
 	as, err := oauth.New(oauth.Options{Store: st, Owner: own, PublicURL: publicURL, Logger: log.With("component", "oauth"),
-		TrustedProxies: cfg.TrustedProxies, RedirectAllowlist: redirects})
+		RedirectAllowlist: redirects})
 	if err != nil {
 		return err
 	}
 
 	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: publicURL, Logger: log, Version: version}
+	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
 		PublicURL: publicURL,
 		Verify:    verifier(st, as),
@@ -147,7 +151,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			if err != nil {
 				log.Warn("could not read the instructions file", "err", err)
 			}
-			return tools.NewServer(deps, instructions)
+			return servers.For(instructions)
 		},
 		Owner:               own,
 		OAuth:               as,
@@ -156,10 +160,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		ChallengeScope:      oauth.DefaultScope,
 		WriteScope:          oauth.ScopeWrite,
 		IsWriteTool:         tools.IsWriteTool,
-		TrustedProxies:      cfg.TrustedProxies,
 		RatePerMinute:       cfg.RatePerMinute,
-		MaxSessionsPerToken: cfg.MaxSessions,
-		SessionIdle:         cfg.SessionIdle,
 		Logger:              log,
 	})
 	if err != nil {
@@ -175,13 +176,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		fmt.Fprintf(stderr, "listening on http://%s\n", ln.Addr())
 	}
 	fmt.Fprintf(stderr, "connect an assistant: TOKEN=$(%s admin token create NAME --state %s)\n", prog, cfg.State)
-	if cfg.TLS == certs.ModeACME {
-		return certs.Serve(ctx, co, web.EndStreamsWhenDone(ctx, srv.Handler()))
-	}
-	for _, w := range co.WithDefaults().Warnings() {
-		log.Warn(w) // #nosec G706 -- a fixed sentence quoting the operator's own flags; the text and JSON handlers escape it
-	}
-	return web.Serve(ctx, ln, certs.PlainHandler(co, srv.Handler()), log)
+	return edge.Serve(ctx, srv.Handler())
 }
 
 // verifier accepts cortex's own bearer tokens and OAuth access tokens.

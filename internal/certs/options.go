@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
+	"time"
 
 	"golang.org/x/crypto/acme/autocert"
 )
@@ -47,6 +48,10 @@ type Options struct {
 	HTTPSAddr string
 	// ListenAddr is the proxy and off mode listen address.
 	ListenAddr string
+	// Listener, when set, is the proxy and off mode listener, already open
+	// on ListenAddr (cmd listens first, so that a port of 0 gives the public
+	// URL its real port).
+	Listener net.Listener
 	// TrustedProxies are the networks whose X-Forwarded-* headers are believed
 	// in proxy mode; empty means loopback only (a proxy on the same host).
 	TrustedProxies []netip.Prefix
@@ -56,6 +61,9 @@ type Options struct {
 	// WrapListener, when set, wraps the acme mode's listeners (both face
 	// clients directly), e.g. to cap connections per source.
 	WrapListener func(net.Listener) net.Listener
+	// ShutdownGrace bounds how long requests in flight may finish once
+	// serving is asked to stop (default DefaultShutdownGrace).
+	ShutdownGrace time.Duration
 	// Logger receives start-up, warning and certificate errors; nil discards.
 	Logger *slog.Logger
 }
@@ -92,6 +100,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.ShutdownGrace <= 0 {
+		o.ShutdownGrace = DefaultShutdownGrace
 	}
 	return o
 }

@@ -11,29 +11,53 @@ import (
 	"net/netip"
 	"os"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
-// shutdownGrace bounds how long open requests may finish after ctx ends.
-const shutdownGrace = 10 * time.Second
+// DefaultShutdownGrace bounds how long requests in flight (a note being
+// written) may finish once serving is asked to stop.
+const DefaultShutdownGrace = 10 * time.Second
 
-// Serve validates o, opens the listeners of its mode and serves h until ctx
-// is cancelled, then shuts down gracefully and returns nil. A listener that
-// cannot be opened or fails is returned as an error.
-func Serve(ctx context.Context, o Options, h http.Handler) error {
+// Server is the one serve path of cortex, for every TLS mode. Its options
+// are checked once, by New.
+type Server struct {
+	o Options
+}
+
+// New fills in o's defaults, validates it (an *OptionError wrapping
+// ErrInvalidOptions) and logs, once, what is allowed but probably a
+// mistake.
+func New(o Options) (*Server, error) {
 	o = o.WithDefaults()
 	if err := o.Validate(); err != nil {
-		return err
+		return nil, err
 	}
 	for _, w := range o.Warnings() {
-		o.Logger.Warn(w)
+		o.Logger.Warn(w) // #nosec G706 -- a fixed sentence quoting the operator's own settings; the text and JSON handlers escape it
 	}
+	return &Server{o: o}, nil
+}
+
+// Serve opens the listeners of the mode (or uses Options.Listener) and
+// serves h until ctx is cancelled, then shuts down gracefully: it stops
+// accepting connections, ends long-lived GET streams (SSE), lets other
+// requests in flight finish for up to ShutdownGrace, closes what is left
+// and returns. It returns nil after a clean shutdown; a listener that
+// cannot be opened or fails, or requests cut off by the grace, are errors.
+func (s *Server) Serve(ctx context.Context, h http.Handler) error {
+	o := s.o
 	var lc net.ListenConfig
 	if o.Mode != ModeACME {
-		ln, err := lc.Listen(ctx, "tcp", o.ListenAddr)
-		if err != nil {
-			return fmt.Errorf("listen on %s: %w", o.ListenAddr, err)
+		ln := o.Listener
+		if ln == nil {
+			var err error
+			if ln, err = lc.Listen(ctx, "tcp", o.ListenAddr); err != nil {
+				return fmt.Errorf("listen on %s: %w", o.ListenAddr, err)
+			}
 		}
-		return servePlain(ctx, o, h, ln)
+		o.Logger.Info("listening", "mode", o.Mode, "addr", ln.Addr().String(), "public_url", o.PublicURL)
+		return run(ctx, o, served{newServer(forwarded(o, h), o.Logger, slog.LevelWarn), ln, nil})
 	}
 	httpsLn, err := lc.Listen(ctx, "tcp", o.HTTPSAddr)
 	if err != nil {
@@ -47,64 +71,55 @@ func Serve(ctx context.Context, o Options, h http.Handler) error {
 	if o.WrapListener != nil {
 		httpsLn, httpLn = o.WrapListener(httpsLn), o.WrapListener(httpLn)
 	}
-	return serveACME(ctx, o, h, httpsLn, httpLn)
+	return serveACME(ctx, o, forwarded(o, h), httpsLn, httpLn)
 }
 
 var loopbackPrefixes = []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")}
 
-// PlainHandler wraps h with the forwarded-header policy of the proxy and off
-// modes, for a caller that serves a plain listener itself: in proxy mode
-// X-Forwarded-* headers are believed from trusted proxies (loopback when none
-// are configured) and removed otherwise; in off mode they are always removed.
-func PlainHandler(o Options, h http.Handler) http.Handler {
-	if o.Mode == ModeProxy {
-		trusted := o.TrustedProxies
-		if len(trusted) == 0 {
-			// A proxy on the same host is the common case and is as
-			// trusted as cortex itself.
-			trusted = loopbackPrefixes
-		}
-		return trustForwarded(trusted, h)
+// forwarded applies the mode's forwarded-header policy: in proxy mode
+// X-Forwarded-* headers are believed from trusted proxies (loopback when
+// none are configured) and removed otherwise; in the other modes clients
+// reach cortex directly and the headers are always removed.
+func forwarded(o Options, h http.Handler) http.Handler {
+	if o.Mode != ModeProxy {
+		return httpx.StripForwarded(h)
 	}
-	return stripForwardedHandler(h)
-}
-
-// servePlain serves the proxy and off modes on ln.
-func servePlain(ctx context.Context, o Options, h http.Handler, ln net.Listener) error {
-	h = PlainHandler(o, h)
-	o.Logger.Info("listening", "mode", o.Mode, "addr", ln.Addr().String(), "public_url", o.PublicURL)
-	return run(ctx, o.Logger, served{newServer(h, o.Logger), ln, nil})
+	trusted := o.TrustedProxies
+	if len(trusted) == 0 {
+		// A proxy on the same host is the common case and is as trusted
+		// as cortex itself.
+		trusted = loopbackPrefixes
+	}
+	return httpx.TrustForwarded(trusted, h)
 }
 
 // serveACME serves acme mode: TLS on httpsLn, challenges and redirects on httpLn.
 func serveACME(ctx context.Context, o Options, h http.Handler, httpsLn, httpLn net.Listener) error {
+	closeBoth := func() { httpsLn.Close(); httpLn.Close() }
 	host, err := acmeHost(o.PublicURL)
 	if err != nil {
-		httpsLn.Close()
-		httpLn.Close()
+		closeBoth()
 		return err
 	}
 	if err := os.MkdirAll(o.CacheDir, 0o700); err != nil {
-		httpsLn.Close()
-		httpLn.Close()
+		closeBoth()
 		return fmt.Errorf("create certificate folder %s: %w", o.CacheDir, err)
 	}
 	// MkdirAll leaves an existing folder's mode alone; keys must not be readable by others.
 	if err := os.Chmod(o.CacheDir, 0o700); err != nil { // #nosec G302 -- a folder: 0700 is owner-only, x lets the owner enter it
-		httpsLn.Close()
-		httpLn.Close()
+		closeBoth()
 		return fmt.Errorf("restrict certificate folder %s: %w", o.CacheDir, err)
 	}
 	a := newACME(o, host, time.Now)
-	h = stripForwardedHandler(h)
-
-	httpsSrv := newServer(hsts(h), o.Logger)
+	// TLS handshake noise from scanners goes to debug; certificate failures
+	// are logged on their own by the ACME code.
+	httpsSrv := newServer(hsts(h), o.Logger, slog.LevelDebug)
 	httpsSrv.TLSConfig = a.tlsConfig()
-	httpSrv := newServer(a.httpHandler(h), o.Logger)
+	httpSrv := newServer(a.httpHandler(h), o.Logger, slog.LevelDebug)
 
 	o.Logger.Info("listening", "mode", o.Mode, "https", httpsLn.Addr().String(), "http", httpLn.Addr().String(),
 		"public_url", o.PublicURL, "acme_directory", o.DirectoryURL)
-	return run(ctx, o.Logger,
+	return run(ctx, o,
 		served{httpsSrv, httpsLn, func(s *http.Server, ln net.Listener) error { return s.ServeTLS(ln, "", "") }},
 		served{httpSrv, httpLn, nil})
 }
@@ -118,16 +133,18 @@ func hsts(h http.Handler) http.Handler {
 	})
 }
 
-func newServer(h http.Handler, logger *slog.Logger) *http.Server {
-	// No WriteTimeout: MCP responses may stream for a long time.
+// newServer is the one http.Server setup; errLevel is the level of the
+// server's own error log.
+func newServer(h http.Handler, logger *slog.Logger, errLevel slog.Level) *http.Server {
 	return &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		MaxHeaderBytes:    64 << 10,
-		// TLS handshake noise from scanners goes to debug; certificate
-		// failures are logged on their own by the ACME code.
-		ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), errLevel),
+		// No ReadTimeout or WriteTimeout: SSE streams live for hours; idle
+		// sessions end through the session idle timeout, slow bodies
+		// through the edge's body read timeout.
 	}
 }
 
@@ -137,10 +154,19 @@ type served struct {
 	serve func(*http.Server, net.Listener) error // nil means srv.Serve
 }
 
-// run serves every server until ctx ends or one fails, then shuts all down.
-func run(ctx context.Context, logger *slog.Logger, all ...served) error {
+// run serves every server until ctx ends or one fails, then shuts all down:
+// the one shutdown of every mode.
+func run(ctx context.Context, o Options, all ...served) error {
+	logger := o.Logger
+	streams, endStreams := context.WithCancel(context.Background())
+	defer endStreams()
 	errc := make(chan error, len(all))
 	for _, s := range all {
+		s.srv.Handler = endGETsOn(streams, s.srv.Handler)
+		s.srv.RegisterOnShutdown(func() {
+			// Runs once the listener is closed.
+			logger.Info("no longer accepting connections", "addr", s.ln.Addr().String())
+		})
 		go func() {
 			var err error
 			if s.serve != nil {
@@ -159,23 +185,45 @@ func run(ctx context.Context, logger *slog.Logger, all ...served) error {
 	var first error
 	select {
 	case <-ctx.Done():
+		logger.Info("shutting down", "grace", o.ShutdownGrace)
 	case first = <-errc:
 		if first == nil {
 			first = errors.New("a listener stopped unexpectedly")
 		}
 	}
-	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace)
+	endStreams()
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.ShutdownGrace)
 	defer cancel()
+	var cut error
 	for _, s := range all {
 		if err := s.srv.Shutdown(sctx); err != nil {
-			logger.Warn("shutdown did not finish in time; closing open connections", "addr", s.ln.Addr().String(), "err", err)
 			s.srv.Close()
+			cut = fmt.Errorf("shutdown: requests still running after %s were cut off: %w", o.ShutdownGrace, err)
 		}
 	}
 	if first == nil {
-		logger.Info("stopped")
+		first = cut
+	}
+	if first == nil {
+		logger.Info("shut down")
 	}
 	return first
+}
+
+// endGETsOn cancels the context of GET requests when streams ends. GETs are
+// reads and SSE streams, which would otherwise hold shutdown for its whole
+// grace; POSTs (which may be writes) are left to finish.
+func endGETsOn(streams context.Context, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			ctx, cancel := context.WithCancel(r.Context())
+			defer cancel()
+			stop := context.AfterFunc(streams, cancel)
+			defer stop()
+			r = r.WithContext(ctx)
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // minTLS is the oldest TLS version offered.

@@ -38,10 +38,13 @@ func TestServePlainModes(t *testing.T) {
 				seen <- host
 				io.WriteString(w, "ok")
 			})
-			o := Options{Mode: tt.mode, ListenAddr: ln.Addr().String(), TrustedProxies: tt.trusted}.WithDefaults()
+			srv, err := New(Options{Mode: tt.mode, ListenAddr: ln.Addr().String(), Listener: ln, TrustedProxies: tt.trusted})
+			if err != nil {
+				t.Fatal(err)
+			}
 			ctx, cancel := context.WithCancel(t.Context())
 			done := make(chan error, 1)
-			go func() { done <- servePlain(ctx, o, h, ln) }()
+			go func() { done <- srv.Serve(ctx, h) }()
 
 			req, _ := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/healthz", nil)
 			req.Header.Set("X-Forwarded-For", "198.51.100.1")
@@ -58,16 +61,16 @@ func TestServePlainModes(t *testing.T) {
 			}
 			cancel()
 			if err := <-done; err != nil {
-				t.Errorf("servePlain after cancel = %v, want nil", err)
+				t.Errorf("Serve after cancel = %v, want nil", err)
 			}
 		})
 	}
 }
 
-func TestServeRejectsInvalidOptions(t *testing.T) {
-	err := Serve(t.Context(), Options{Mode: ModeOff, ListenAddr: "0.0.0.0:0"}, http.NotFoundHandler())
+func TestNewRejectsInvalidOptions(t *testing.T) {
+	_, err := New(Options{Mode: ModeOff, ListenAddr: "0.0.0.0:0"})
 	if !errors.Is(err, ErrInvalidOptions) {
-		t.Fatalf("Serve = %v, want ErrInvalidOptions", err)
+		t.Fatalf("New = %v, want ErrInvalidOptions", err)
 	}
 }
 
@@ -77,7 +80,11 @@ func TestServeReportsBusyPort(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	err = Serve(t.Context(), Options{Mode: ModeOff, ListenAddr: ln.Addr().String()}, http.NotFoundHandler())
+	srv, err := New(Options{Mode: ModeOff, ListenAddr: ln.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = srv.Serve(t.Context(), http.NotFoundHandler())
 	if err == nil || !strings.Contains(err.Error(), "listen on "+ln.Addr().String()) {
 		t.Fatalf("Serve on a busy port = %v, want a listen error naming the address", err)
 	}

@@ -27,8 +27,10 @@ type Config struct {
 	Instructions string    // vault-relative path of the instructions file
 	Deny         []string
 
-	MinFreeBytes   uint64
-	RatePerMinute  int
+	MinFreeBytes  uint64
+	RatePerMinute int
+	// MaxSessions and SessionIdle are retired: /mcp keeps no sessions. They
+	// are still parsed, so that existing settings keep starting cortex.
 	MaxSessions    int
 	SessionIdle    time.Duration
 	JournalDays    int

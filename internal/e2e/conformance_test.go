@@ -26,6 +26,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -46,7 +47,20 @@ const (
 	conformanceScenarioTimeout = 2 * time.Minute
 	// conformanceMinNode is the oldest Node major the suite runs on.
 	conformanceMinNode = 22
+	// conformanceWholeTimeout bounds one run of every scenario at once.
+	conformanceWholeTimeout = 5 * time.Minute
 )
+
+// conformanceVersions are the protocol versions cortex is tested at: each
+// scenario runs at every one of them that it applies to.
+var conformanceVersions = []string{"2025-11-25", "2026-07-28"}
+
+// conformanceScenario is a server scenario with the spec versions it
+// applies to, as the suite lists them ("extension" for an extension's).
+type conformanceScenario struct {
+	name     string
+	versions []string
+}
 
 // conformanceSuite is an installed copy of the suite and the Node that runs it.
 type conformanceSuite struct {
@@ -148,19 +162,19 @@ func (s conformanceSuite) command(ctx context.Context, dir string, args ...strin
 // ansiEscape matches the colour codes the suite prints whatever NO_COLOR says.
 var ansiEscape = regexp.MustCompile("\x1b\\[[0-9;]*m")
 
-var conformanceScenarioLine = regexp.MustCompile(`^\s+- ([a-z0-9][a-z0-9-]*)(\s|$)`)
+var conformanceScenarioLine = regexp.MustCompile(`^\s+- ([a-z0-9][a-z0-9-]*)(?:\s+\[([^\]]*)\])?(\s|$)`)
 
 // scenarios asks the suite for its server scenarios, pending ones included.
-func (s conformanceSuite) scenarios(ctx context.Context, dir string) ([]string, error) {
+func (s conformanceSuite) scenarios(ctx context.Context, dir string) ([]conformanceScenario, error) {
 	out, err := s.command(ctx, dir, "list", "--server").CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("listing scenarios: %w\n%s", err, out)
 	}
-	var names []string
+	var names []conformanceScenario
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		if m := conformanceScenarioLine.FindStringSubmatch(sc.Text()); m != nil {
-			names = append(names, m[1])
+			names = append(names, conformanceScenario{m[1], strings.Split(m[2], ",")})
 		}
 	}
 	if len(names) == 0 {
@@ -169,13 +183,13 @@ func (s conformanceSuite) scenarios(ctx context.Context, dir string) ([]string, 
 	return names, nil
 }
 
-// run runs one scenario against url and returns its checks and the
-// suite's printed report.
-func (s conformanceSuite) run(ctx context.Context, dir, url, scenario string) ([]conformanceCheck, string, error) {
+// run runs one scenario at one spec version against url and returns its
+// checks and the suite's printed report.
+func (s conformanceSuite) run(ctx context.Context, dir, url, scenario, version string) ([]conformanceCheck, string, error) {
 	ctx, cancel := context.WithTimeout(ctx, conformanceScenarioTimeout)
 	defer cancel()
-	outDir := filepath.Join(dir, scenario)
-	cmd := s.command(ctx, dir, "server", "--url", url, "--scenario", scenario, "--output-dir", outDir)
+	outDir := filepath.Join(dir, version, scenario)
+	cmd := s.command(ctx, dir, "server", "--url", url, "--scenario", scenario, "--spec-version", version, "--output-dir", outDir)
 	out, runErr := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		return nil, string(out), fmt.Errorf("scenario did not finish within %v", conformanceScenarioTimeout)
@@ -207,7 +221,9 @@ func (s conformanceSuite) run(ctx context.Context, dir, url, scenario string) ([
 }
 
 // readConformanceBaseline reads the scenarios that do not apply to cortex,
-// each with the reason. Lines are "scenario reason..."; # starts a comment.
+// each with the reason. Lines are "scenario reason...", or
+// "scenario:check-id reason..." for one check of a scenario that otherwise
+// applies; # starts a comment.
 func readConformanceBaseline(r io.Reader) (map[string]string, error) {
 	base := make(map[string]string)
 	sc := bufio.NewScanner(r)
@@ -218,7 +234,8 @@ func readConformanceBaseline(r io.Reader) (map[string]string, error) {
 		}
 		name, reason, _ := strings.Cut(line, " ")
 		reason = strings.TrimSpace(reason)
-		if !conformanceScenarioLine.MatchString("  - " + name) {
+		scenario, check, one := strings.Cut(name, ":")
+		if !conformanceScenarioLine.MatchString("  - "+scenario) || (one && !conformanceCheckID.MatchString(check)) {
 			return nil, fmt.Errorf("line %d: %q is not a scenario name", n, name)
 		}
 		if reason == "" {
@@ -279,11 +296,11 @@ func TestConformance(t *testing.T) {
 	}
 	known := make(map[string]bool, len(names))
 	for _, n := range names {
-		known[n] = true
+		known[n.name] = true
 	}
 	var stale []string
 	for n := range base {
-		if !known[n] {
+		if sc, _, _ := strings.Cut(n, ":"); !known[sc] {
 			stale = append(stale, n)
 		}
 	}
@@ -292,11 +309,12 @@ func TestConformance(t *testing.T) {
 		t.Errorf("%s names scenarios the suite no longer has: %s; remove them", conformanceBaselineFile, strings.Join(stale, ", "))
 	}
 
-	// A fresh cortex on a loopback port. The suite opens sessions in quick
-	// succession; the per-token request budget is not what is tested here.
+	// A fresh cortex on a loopback port. The suite sends its requests in
+	// quick succession (about 65 in a second for the whole suite); the
+	// per-token request budget is not what is tested here.
 	srv := newInstance(t)
 	token := srv.token("conformance")
-	srv.start("--rate-limit", "100000")
+	srv.start("--rate-limit", "1000000")
 	target, err := url.Parse(srv.URL)
 	if err != nil {
 		t.Fatalf("cortex printed an unusable URL %q: %v", srv.URL, err)
@@ -305,41 +323,119 @@ func TestConformance(t *testing.T) {
 	endpoint := proxy.URL + "/mcp"
 
 	all := os.Getenv(conformanceAllEnv) == "1"
-	for _, name := range names {
-		t.Run(name, func(t *testing.T) {
-			reason, excluded := base[name]
+	for _, sc := range names {
+		t.Run(sc.name, func(t *testing.T) {
+			reason, excluded := base[sc.name]
 			if excluded && !all {
 				t.Skipf("not applicable: %s", reason)
 			}
-			start := time.Now()
-			checks, out, err := suite.run(ctx, work, endpoint, name)
-			t.Logf("ran in %v", time.Since(start).Round(time.Millisecond))
-			failed := false
-			for _, c := range checks {
-				switch c.Status {
-				case "FAILURE":
-					failed = true
-					if excluded {
-						t.Logf("check %s fails: %s", c.ID, c.ErrorMessage)
-					} else {
-						t.Errorf("check %s failed: %s", c.ID, c.ErrorMessage)
-					}
-				case "WARNING":
-					t.Logf("check %s warns: %s", c.ID, c.ErrorMessage)
+			ran := false
+			for _, v := range conformanceVersions {
+				if !slices.Contains(sc.versions, v) {
+					continue
 				}
+				ran = true
+				t.Run(v, func(t *testing.T) {
+					start := time.Now()
+					checks, out, err := suite.run(ctx, work, endpoint, sc.name, v)
+					t.Logf("ran in %v", time.Since(start).Round(time.Millisecond))
+					judgeConformance(t, checks, base, sc.name)
+					if excluded {
+						t.Logf("baseline scenario (%s): err=%v", reason, err)
+						return
+					}
+					if err != nil {
+						t.Error(err)
+					}
+					if t.Failed() {
+						t.Logf("suite output:\n%s\ncortex log:\n%s", ansiEscape.ReplaceAllString(out, ""), srv.logs.String())
+					}
+				})
 			}
-			if excluded {
-				t.Logf("baseline scenario (%s): failed=%v err=%v", reason, failed, err)
-				return
-			}
-			if err != nil {
-				t.Error(err)
-			}
-			if t.Failed() {
-				t.Logf("suite output:\n%s\ncortex log:\n%s", ansiEscape.ReplaceAllString(out, ""), srv.logs.String())
+			if !ran {
+				t.Skipf("applies to %s, none of the versions tested (%s)", strings.Join(sc.versions, ", "), strings.Join(conformanceVersions, ", "))
 			}
 		})
 	}
+
+	// The whole suite in one process, at each version, as a client that
+	// sends everything at once would.
+	for _, v := range conformanceVersions {
+		t.Run("whole-suite/"+v, func(t *testing.T) {
+			wctx, cancel := context.WithTimeout(ctx, conformanceWholeTimeout)
+			defer cancel()
+			outDir := filepath.Join(work, "whole-"+v)
+			start := time.Now()
+			out, runErr := suite.command(wctx, work, "server", "--url", endpoint, "--spec-version", v, "--suite", "all", "--output-dir", outDir).CombinedOutput()
+			t.Logf("ran in %v (exit: %v)", time.Since(start).Round(time.Millisecond), runErr)
+			results, err := readConformanceResults(outDir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(results) == 0 {
+				t.Fatalf("the suite ran no scenario:\n%s", ansiEscape.ReplaceAllString(string(out), ""))
+			}
+			for name, checks := range results {
+				if _, excluded := base[name]; excluded && !all {
+					continue
+				}
+				t.Run(name, func(t *testing.T) { judgeConformance(t, checks, base, name) })
+			}
+		})
+	}
+}
+
+// judgeConformance fails t for each failed check, unless the scenario is in
+// the baseline, whose failures are only logged.
+func judgeConformance(t *testing.T, checks []conformanceCheck, base map[string]string, scenario string) {
+	t.Helper()
+	reason, excluded := base[scenario]
+	for _, c := range checks {
+		switch c.Status {
+		case "FAILURE":
+			if why, ok := base[scenario+":"+c.ID]; ok {
+				t.Logf("check %s fails, as the baseline says (%s): %s", c.ID, why, c.ErrorMessage)
+			} else if excluded {
+				t.Logf("check %s fails (%s): %s", c.ID, reason, c.ErrorMessage)
+			} else {
+				t.Errorf("check %s failed: %s", c.ID, c.ErrorMessage)
+			}
+		case "WARNING":
+			t.Logf("check %s warns: %s", c.ID, c.ErrorMessage)
+		}
+	}
+}
+
+var conformanceCheckID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
+
+// conformanceResultDir is the folder the suite writes a scenario's
+// checks.json to: server-<scenario>-<timestamp>.
+var conformanceResultDir = regexp.MustCompile(`^server-([a-z0-9][a-z0-9-]*?)-\d{4}-\d{2}-\d{2}T`)
+
+// readConformanceResults reads every scenario's checks from a run's output
+// folder.
+func readConformanceResults(outDir string) (map[string][]conformanceCheck, error) {
+	files, err := filepath.Glob(filepath.Join(outDir, "server-*", "checks.json"))
+	if err != nil {
+		return nil, err
+	}
+	results := make(map[string][]conformanceCheck, len(files))
+	for _, f := range files {
+		m := conformanceResultDir.FindStringSubmatch(filepath.Base(filepath.Dir(f)))
+		if m == nil {
+			return nil, fmt.Errorf("unexpected result folder %s", f)
+		}
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return nil, err
+		}
+		var checks []conformanceCheck
+		if err := json.Unmarshal(data, &checks); err != nil {
+			return nil, fmt.Errorf("reading %s: %w", f, err)
+		}
+		results[m[1]] = append(results[m[1]], checks...)
+	}
+	return results, nil
 }
 
 // TestConformanceProxyKeepsHostAndOrigin makes sure the token proxy does not

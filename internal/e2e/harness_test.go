@@ -160,6 +160,25 @@ func (in *instance) connect(ctx context.Context, token string) *mcp.ClientSessio
 }
 
 func (in *instance) tryConnect(ctx context.Context, token string) (*mcp.ClientSession, error) {
+	return in.tryConnectAs(ctx, token, "")
+}
+
+// connectAs connects as a client of one MCP protocol version ("" for the
+// SDK's newest) and checks that it is the one in use.
+func (in *instance) connectAs(ctx context.Context, token, version string) *mcp.ClientSession {
+	in.t.Helper()
+	cs, err := in.tryConnectAs(ctx, token, version)
+	if err != nil {
+		in.t.Fatalf("connect with %s: %v\n%s", version, err, in.logs.String())
+	}
+	in.t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; version != "" && got != version {
+		in.t.Fatalf("connected with %s, want %s", got, version)
+	}
+	return cs
+}
+
+func (in *instance) tryConnectAs(ctx context.Context, token, version string) (*mcp.ClientSession, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "e2e", Version: "1"}, nil)
 	tr := &mcp.StreamableClientTransport{
 		Endpoint:             in.URL + "/mcp",
@@ -167,5 +186,5 @@ func (in *instance) tryConnect(ctx context.Context, token string) (*mcp.ClientSe
 		MaxRetries:           -1,
 		DisableStandaloneSSE: true,
 	}
-	return client.Connect(ctx, tr, nil)
+	return client.Connect(ctx, tr, &mcp.ClientSessionOptions{ProtocolVersion: version})
 }

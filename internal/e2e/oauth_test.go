@@ -195,6 +195,7 @@ type oauthApp struct {
 	browser  *ownerBrowser
 	login    signIn
 	scope    []string // asked for on the first authorization; nil takes what cortex challenges with
+	version  string   // the MCP protocol version the app speaks; "" for the SDK's newest
 
 	mu        sync.Mutex
 	approvals int      // authorizations the owner will still approve
@@ -267,11 +268,14 @@ func (a *oauthApp) connect(ctx context.Context) *mcp.ClientSession {
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: a.name, Version: "1"}, nil)
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: a.in.URL + "/mcp",
-		HTTPClient: &http.Client{Timeout: 30 * time.Second}, OAuthHandler: h, MaxRetries: -1, DisableStandaloneSSE: true}, nil)
+		HTTPClient: &http.Client{Timeout: 30 * time.Second}, OAuthHandler: h, MaxRetries: -1, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: a.version})
 	if err != nil {
 		a.t.Fatalf("connect through OAuth: %v\n%s", err, a.in.logs.String())
 	}
 	a.t.Cleanup(func() { cs.Close() })
+	if got := cs.InitializeResult().ProtocolVersion; a.version != "" && got != a.version {
+		a.t.Fatalf("connected with %s, want %s", got, a.version)
+	}
 	if a.cfg == nil || a.tok == nil || a.tok.AccessToken == "" || a.tok.RefreshToken == "" {
 		a.t.Fatalf("no access and refresh token after connecting: %+v", a.tok)
 	}
@@ -335,7 +339,7 @@ func TestOAuthAppSignsInWritesAndRefreshes(t *testing.T) {
 	defer cancel()
 
 	app := &oauthApp{t: t, in: in, name: "e2e writer", redirect: "http://127.0.0.1:43117/callback",
-		browser: newOwnerBrowser(in.URL), login: owner.withTOTP(), approvals: 1}
+		browser: newOwnerBrowser(in.URL), login: owner.withTOTP(), approvals: 1, version: "2025-11-25"}
 	cs := app.connect(ctx)
 	for _, want := range []string{`id="client-name">e2e writer<`, `id="redirect-host">127.0.0.1:43117<`,
 		`id="loopback-warning"`, "<code>notes:read</code>", "<code>notes:write</code>", app.cfg.ClientID} {
@@ -431,7 +435,8 @@ func TestOAuthReadOnlyGrantAndConsoleRevoke(t *testing.T) {
 
 	// The owner signs in with a recovery code this time and grants reading only.
 	app := &oauthApp{t: t, in: in, name: "e2e reader", redirect: "http://localhost:43118/cb",
-		browser: newOwnerBrowser(in.URL), login: owner.withRecovery(0), scope: []string{"notes:read"}, approvals: 1}
+		browser: newOwnerBrowser(in.URL), login: owner.withRecovery(0), scope: []string{"notes:read"}, approvals: 1,
+		version: "2026-07-28"}
 	cs := app.connect(ctx)
 	if !strings.Contains(app.consent, "<code>notes:read</code>") || strings.Contains(app.consent, "notes:write") {
 		t.Errorf("the consent page should list notes:read alone:\n%s", app.consent)

@@ -2,8 +2,9 @@
 // edge shares: the error type handlers return and its renderers (JSON-RPC,
 // OAuth JSON, HTML pages), the request log line that carries each refusal's
 // code, the token bucket with its keyed limiter and two-level budget, the
-// bounded LRU they keep their state in, the client address rule, the
-// security headers and the page layout.
+// bounded LRU they keep their state in, the caps on connections per source,
+// the client address rule and the one place forwarding headers are
+// believed, the security headers and the page layout.
 //
 // It knows nothing of notes, tokens, owners or OAuth: web, owner and oauth
 // build on it, never the other way round. It must never log a request body,

@@ -30,7 +30,7 @@ func (s *Server) authorizeStart(w http.ResponseWriter, r *http.Request) error {
 	if len(r.URL.RawQuery) > maxQuery {
 		return badAuthorize("request_too_large", "This authorization request is too large.", nil)
 	}
-	src := s.source(r)
+	src := httpx.SourceKey(r)
 	// The owner's own browser (signed in, or carrying the device cookie of
 	// an earlier sign-in) spends no budget here: strangers exhausting the
 	// global one must not keep the owner from approving an app.

@@ -56,7 +56,7 @@ func (s *Server) consentPage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := s.client(ctx, p.ClientID, s.source(r))
+	c, err := s.client(ctx, p.ClientID, httpx.SourceKey(r))
 	if err != nil {
 		return badAuthorize("unknown_client", "This app's description could not be loaded. Try again in a minute.", err)
 	}
@@ -109,7 +109,7 @@ func (s *Server) consentDecision(w http.ResponseWriter, r *http.Request) error {
 			break
 		}
 		var c store.OAuthClient
-		if c, err = s.client(ctx, p.ClientID, s.source(r)); err != nil {
+		if c, err = s.client(ctx, p.ClientID, httpx.SourceKey(r)); err != nil {
 			return badAuthorize("unknown_client", "This app's description could not be loaded. Try again in a minute.", err)
 		}
 		if c.Kind == store.ClientCIMD {

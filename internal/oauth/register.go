@@ -35,7 +35,7 @@ func errRegistration(code, desc string) *httpx.Error {
 // were never approved are capped (the oldest one past the minimum age makes
 // room; otherwise 503).
 func (s *Server) registerClient(w http.ResponseWriter, r *http.Request) error {
-	if ok, wait := s.register.Take(s.source(r)); !ok {
+	if ok, wait := s.register.Take(httpx.SourceKey(r)); !ok {
 		return errSlowDown(wait)
 	}
 	var reg registration

@@ -31,8 +31,6 @@ type Options struct {
 	PublicURL string
 	Logger    *slog.Logger
 	Now       func() time.Time
-	// TrustedProxies are the peers whose X-Forwarded-For is believed.
-	TrustedProxies []netip.Prefix
 	// RedirectAllowlist lists the redirect URIs clients may use; nil means
 	// DefaultRedirectAllowlist. See ParseRedirectAllowlist.
 	RedirectAllowlist []string
@@ -62,7 +60,6 @@ type Server struct {
 	resource string
 	log      *slog.Logger
 	now      func() time.Time
-	trusted  []netip.Prefix
 	allow    *allowlist
 	lim      Limits
 	cop      *http.CrossOriginProtection
@@ -107,7 +104,6 @@ func New(opts Options) (*Server, error) {
 		resource: opts.PublicURL + "/mcp",
 		log:      opts.Logger,
 		now:      opts.Now,
-		trusted:  opts.TrustedProxies,
 		allow:    allow,
 		lim:      opts.Limits.withDefaults(),
 		cop:      http.NewCrossOriginProtection(),
@@ -190,11 +186,6 @@ var assets embed.FS
 
 // maxBody bounds every POST body of these endpoints.
 const maxBody = 64 << 10
-
-// source is the budget key of r.
-func (s *Server) source(r *http.Request) netip.Prefix {
-	return httpx.AddrKey(httpx.ClientAddr(r, s.trusted))
-}
 
 // maybePrune deletes dead rows at most every PruneEvery; the requests that
 // grow the tables call it, so they also keep them small.

@@ -31,7 +31,7 @@ func parseTokenForm(r *http.Request) error {
 
 // token is POST /token: the authorization_code and refresh_token grants.
 func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
-	src := s.source(r)
+	src := httpx.SourceKey(r)
 	if ok, wait := s.tokens.Take(src); !ok {
 		return errSlowDown(wait)
 	}
@@ -184,7 +184,7 @@ func pkceMatches(verifier, challenge string) bool {
 // revoke is POST /revoke (RFC 7009): the client's own token ends its whole
 // grant. Unknown tokens are answered 200 too.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) error {
-	src := s.source(r)
+	src := httpx.SourceKey(r)
 	if ok, wait := s.tokens.Take(src); !ok {
 		return errSlowDown(wait)
 	}

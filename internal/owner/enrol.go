@@ -65,7 +65,7 @@ func (o *Owner) enrolBegin(w http.ResponseWriter, r *http.Request) error {
 	if err := readJSON(r, &req); err != nil {
 		return err
 	}
-	src := o.source(r)
+	src := httpx.SourceKey(r)
 	// The passkey budget pays for the link lookup, so strangers without a
 	// link never reach the shared code budget.
 	if ok, wait := o.passkey.Take(src); !ok {
@@ -161,7 +161,7 @@ func (o *Owner) enrolFinish(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	o.log.Info("passkey enrolled", "id", added.ID, "source", o.source(r).String())
+	o.log.Info("passkey enrolled", "id", added.ID, "source", httpx.SourceKey(r).String())
 	httpx.WriteJSON(w, http.StatusOK, map[string]string{"redirect": "/login", "name": added.Name})
 	return nil
 }

@@ -42,7 +42,8 @@ func TestFloodOfWrongCodes(t *testing.T) {
 		t.Skip("flood test")
 	}
 	proxy := netip.MustParsePrefix("127.0.0.1/32")
-	h := newHarness(t, func(o *Options) { o.TrustedProxies = []netip.Prefix{proxy} })
+	h := newHarness(t, nil)
+	h.proxies = []netip.Prefix{proxy}
 	ctx := context.Background()
 	k := newSoftKey(t)
 	ownerBrowser := h.browser("192.0.2.10:1")

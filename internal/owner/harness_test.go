@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"regexp"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/pquerna/otp/totp"
 
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -45,12 +47,15 @@ func (c *clock) Advance(d time.Duration) {
 // real mux on a real SQLite file, driven without sockets so that every
 // request can come from any address.
 type harness struct {
-	t     testing.TB
-	clk   *clock
-	st    *store.Store
-	o     *Owner
-	mux   *http.ServeMux
-	setup SetupResult
+	t   testing.TB
+	clk *clock
+	st  *store.Store
+	o   *Owner
+	mux *http.ServeMux
+	// proxies, when set, are trusted by the serve path in front (see
+	// httpx.TrustForwarded), as in proxy mode.
+	proxies []netip.Prefix
+	setup   SetupResult
 }
 
 func newHarness(t testing.TB, mod func(*Options)) *harness {
@@ -128,7 +133,11 @@ func (b *browser) do(r *http.Request) *http.Response {
 		r.AddCookie(&http.Cookie{Name: k, Value: v})
 	}
 	rec := httptest.NewRecorder()
-	b.h.mux.ServeHTTP(rec, r)
+	var handler http.Handler = b.h.mux
+	if b.h.proxies != nil {
+		handler = httpx.TrustForwarded(b.h.proxies, handler)
+	}
+	handler.ServeHTTP(rec, r)
 	resp := rec.Result()
 	for _, c := range resp.Cookies() {
 		if c.MaxAge < 0 {

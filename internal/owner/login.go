@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"net/netip"
 
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -57,7 +58,7 @@ func (o *Owner) loginTOTP(w http.ResponseWriter, r *http.Request) error {
 	if !validTOTPFormat(code) {
 		return errBadCode.With(errors.New("not six digits"))
 	}
-	if err := o.checkTOTP(r, o.source(r), code); err != nil {
+	if err := o.checkTOTP(r, httpx.SourceKey(r), code); err != nil {
 		return err
 	}
 	if err := o.startSession(w, r, "totp"); err != nil {
@@ -126,7 +127,7 @@ func (o *Owner) loginRecovery(w http.ResponseWriter, r *http.Request) error {
 	if !ok {
 		return errBadRecovery.With(errors.New("not a recovery code"))
 	}
-	if _, err := o.spendCode(r, o.source(r), false); err != nil {
+	if _, err := o.spendCode(r, httpx.SourceKey(r), false); err != nil {
 		return err
 	}
 	used, err := o.st.UseRecoveryCode(r.Context(), hash)

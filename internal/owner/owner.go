@@ -32,14 +32,12 @@ type Options struct {
 	// PublicURL is cortex's canonical external URL, e.g. https://notes.example.org.
 	// Its host is the WebAuthn relying-party id; with an IP address passkeys
 	// are off and TOTP and recovery codes remain.
-	PublicURL string
-	Logger    *slog.Logger
-	Now       func() time.Time
-	// TrustedProxies are the peers whose X-Forwarded-For is believed.
-	TrustedProxies []netip.Prefix
-	Budgets        Budgets
-	SessionIdle    time.Duration // default DefaultSessionIdle
-	SessionMax     time.Duration // default DefaultSessionMax
+	PublicURL   string
+	Logger      *slog.Logger
+	Now         func() time.Time
+	Budgets     Budgets
+	SessionIdle time.Duration // default DefaultSessionIdle
+	SessionMax  time.Duration // default DefaultSessionMax
 }
 
 // Owner serves the login and enrolment pages and answers who is signed in.
@@ -50,7 +48,6 @@ type Owner struct {
 	now       func() time.Time
 	publicURL string
 	origin    string
-	trusted   []netip.Prefix
 	budgets   Budgets
 	idle, max time.Duration
 
@@ -81,7 +78,6 @@ func New(opts Options) (*Owner, error) {
 		now:       opts.Now,
 		publicURL: strings.TrimSuffix(opts.PublicURL, "/"),
 		origin:    u.Scheme + "://" + u.Host,
-		trusted:   opts.TrustedProxies,
 		budgets:   opts.Budgets.withDefaults(),
 		idle:      opts.SessionIdle,
 		max:       opts.SessionMax,
@@ -171,11 +167,6 @@ func (o *Owner) Handlers() Handlers {
 		EnrolBegin:         o.api(o.enrolBegin),
 		EnrolFinish:        o.api(o.enrolFinish),
 	}
-}
-
-// source is the budget key of r.
-func (o *Owner) source(r *http.Request) netip.Prefix {
-	return httpx.AddrKey(httpx.ClientAddr(r, o.trusted))
 }
 
 // LoginURL is the login page that returns to returnTo (a local path such as

@@ -110,7 +110,7 @@ func (o *Owner) passkeyLoginBegin(w http.ResponseWriter, r *http.Request) error 
 	if !o.CheckCSRF(r) {
 		return errCSRF
 	}
-	if ok, wait := o.passkey.Take(o.source(r)); !ok {
+	if ok, wait := o.passkey.Take(httpx.SourceKey(r)); !ok {
 		return rateLimited(wait)
 	}
 	assertion, data, err := o.wa.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
@@ -157,7 +157,7 @@ func (o *Owner) passkeyLoginFinish(w http.ResponseWriter, r *http.Request) error
 		// The signature counter went backwards: two copies of this key may
 		// exist. Refuse, and leave the stored counter as it was.
 		o.log.Warn("passkey refused: its signature counter went backwards, it may have been cloned",
-			"source", o.source(r).String())
+			"source", httpx.SourceKey(r).String())
 		return errPasskey.With(errors.New("clone warning"))
 	}
 	if err := o.st.RecordPasskeyLogin(r.Context(), cred.ID, cred.Authenticator.SignCount, byte(cred.Flags.ProtocolValue())); err != nil {

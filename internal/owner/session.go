@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -115,7 +116,7 @@ func (o *Owner) startSession(w http.ResponseWriter, r *http.Request, method stri
 		Secure: true, HttpOnly: true, SameSite: http.SameSiteLaxMode,
 	})
 	o.markDevice(w, r)
-	o.log.Info("owner signed in", "method", method, "source", o.source(r).String())
+	o.log.Info("owner signed in", "method", method, "source", httpx.SourceKey(r).String())
 	return nil
 }
 

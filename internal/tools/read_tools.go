@@ -101,6 +101,7 @@ type recentNote struct {
 	Title     string `json:"title,omitempty"`
 	Modified  string `json:"modified" jsonschema:"RFC 3339"`
 	ChangedBy string `json:"changed_by" jsonschema:"the app that made the latest change through cortex, or external"`
+	Change    string `json:"change,omitempty" jsonschema:"what that change was: create, edit, append, move or restore; absent for an outside change"`
 }
 
 type recentOut struct {
@@ -278,9 +279,10 @@ func (s *server) recent(ctx context.Context, _ call, in recentIn) (recentOut, er
 		versions[n.Path] = n.Version
 		out.Notes = append(out.Notes, recentNote{ID: n.Path, Title: n.Title, Modified: timestamp(n.Modified)})
 	}
-	writers := s.lastWriters(ctx, versions)
+	changes := s.lastChanges(ctx, versions)
 	for i := range out.Notes {
-		out.Notes[i].ChangedBy = writers[out.Notes[i].ID]
+		c := changes[out.Notes[i].ID]
+		out.Notes[i].ChangedBy, out.Notes[i].Change = c.writer, c.kind
 	}
 	return out, nil
 }

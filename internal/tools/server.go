@@ -1,6 +1,6 @@
 // Package tools defines cortex's twelve MCP tools: their input and output
 // types, descriptions, annotations, and the mapping of vault errors to tool
-// results a model can act on. It builds one *mcp.Server per session.
+// results a model can act on. It builds the *mcp.Server that /mcp serves.
 //
 // It owns no I/O of its own: notes are reached only through internal/vault,
 // and write attempts are recorded through the Journal interface. It must
@@ -65,9 +65,8 @@ type server struct {
 	app     string
 }
 
-// NewServer builds the MCP server for one new session. instructions is the
-// content of the vault's instructions file, read by the caller for each
-// session so that the owner's edits reach new sessions; "" sends none.
+// NewServer builds an MCP server. instructions is the content of the
+// vault's instructions file; "" sends none. Servers keeps one per content.
 func NewServer(d Deps, instructions string) *mcp.Server {
 	s := &server{
 		vault:   d.Vault,
@@ -96,15 +95,42 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 		Version: version,
 	}, &mcp.ServerOptions{
 		Instructions: instructions,
-		// Tools only: no logging capability, and the tool list never
-		// changes within a session.
-		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}},
+		// Tools, and prompts because the SDK answers prompts/list (with
+		// none) whatever is declared, and MCP 2026-07-28 wants what is
+		// answered declared in server/discover. No logging; the lists
+		// never change.
+		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{}},
 		SchemaCache:  schemaCache,
 	})
 	srv.AddReceivingMiddleware(s.schemaErrors)
 	s.addReadTools(srv)
 	s.addWriteTools(srv)
 	return srv
+}
+
+// Servers hands out the MCP server for the instructions of the moment.
+// /mcp asks for one on every request (it keeps no sessions); building one
+// costs more than a tool call, so the last one is kept and rebuilt only when
+// the owner changed the instructions file. It is safe for concurrent use.
+type Servers struct {
+	deps Deps
+
+	mu    sync.Mutex
+	instr string
+	srv   *mcp.Server
+}
+
+// NewServers returns a Servers building with d.
+func NewServers(d Deps) *Servers { return &Servers{deps: d} }
+
+// For returns the server whose instructions are instructions.
+func (s *Servers) For(instructions string) *mcp.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.srv == nil || s.instr != instructions {
+		s.srv, s.instr = NewServer(s.deps, instructions), instructions
+	}
+	return s.srv
 }
 
 // call is what a handler knows about the request besides its arguments.
@@ -303,8 +329,28 @@ func timestamp(t time.Time) string {
 // treated as knowing nothing: who wrote a note is not worth failing a read.
 func (s *server) lastWriters(ctx context.Context, versions map[string]string) map[string]string {
 	out := make(map[string]string, len(versions))
+	for p, c := range s.lastChanges(ctx, versions) {
+		out[p] = c.writer
+	}
+	return out
+}
+
+// lastChange is who made a note's current version and how.
+type lastChange struct{ writer, kind string }
+
+// changeKinds names the kind of change each writing tool makes; the
+// owner's restores and undos are restores.
+var changeKinds = map[string]string{
+	"create_note": "create", "append": "append", "edit_note": "edit", "replace_section": "edit",
+	"update_frontmatter": "edit", "move_note": "move", "delete_note": "delete", "restore": "restore", "undo": "restore",
+}
+
+// lastChanges is lastWriters with the kind of each change ("" for an
+// outside one).
+func (s *server) lastChanges(ctx context.Context, versions map[string]string) map[string]lastChange {
+	out := make(map[string]lastChange, len(versions))
 	for p := range versions {
-		out[p] = externalWriter
+		out[p] = lastChange{writer: externalWriter}
 	}
 	if s.journal == nil || len(versions) == 0 {
 		return out
@@ -320,7 +366,7 @@ func (s *server) lastWriters(ctx context.Context, versions map[string]string) ma
 	}
 	for p, v := range versions {
 		if e, ok := last[p]; ok && v != "" && e.NewVersion == v {
-			out[p] = e.App
+			out[p] = lastChange{writer: e.App, kind: changeKinds[e.Tool]}
 		}
 	}
 	return out

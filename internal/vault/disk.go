@@ -313,6 +313,10 @@ type writeSpec struct {
 	// prev is the info of the note being replaced, as read under the lock;
 	// nil when a new note is created.
 	prev fs.FileInfo
+	// ready, when set, is waited for once the temp file is on disk and
+	// before the note is replaced: the history storing the old version,
+	// in parallel with the temp file's write. An error refuses the write.
+	ready func() *Error
 }
 
 // writeAtomic writes a note so that readers see either the old or the new
@@ -350,6 +354,12 @@ func (v *Vault) writeAtomic(w writeSpec) *Error {
 	if err != nil {
 		v.removeTemp(tmp)
 		return fsErr("write temp", err)
+	}
+	if w.ready != nil {
+		if e := w.ready(); e != nil {
+			v.removeTemp(tmp)
+			return e
+		}
 	}
 	if e := v.commitTemp(tmp, w); e != nil {
 		v.removeTemp(tmp)

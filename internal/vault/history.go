@@ -146,3 +146,104 @@ func (v *Vault) CheckNotePath(p string) error {
 	}
 	return nil
 }
+
+// pendingKeep is a keep running while the new text is written to its
+// temp file: both reach the disk in parallel, and the note is replaced
+// only once both have.
+type pendingKeep struct {
+	v    *Vault
+	done chan struct{}
+	ids  []int64
+	e    *Error
+}
+
+// keepAsync starts keeping vs in the background.
+func (v *Vault) keepAsync(ctx context.Context, vs ...Kept) *pendingKeep {
+	k := &pendingKeep{v: v, done: make(chan struct{})}
+	if v.history == nil {
+		close(k.done)
+		return k
+	}
+	go func() {
+		defer close(k.done)
+		k.ids, k.e = v.keep(ctx, vs...)
+	}()
+	return k
+}
+
+// ready waits for the keep and reports its failure.
+func (k *pendingKeep) ready() *Error {
+	<-k.done
+	return k.e
+}
+
+// undo waits for the keep and drops what it stored: the write failed.
+func (k *pendingKeep) undo(ctx context.Context) {
+	<-k.done
+	k.v.unkeep(ctx, k.ids)
+}
+
+// foundBatch is how many notes keepFound stores in one transaction.
+const foundBatch = 64
+
+// keepFound stores the notes as the index found them at start, as
+// outside versions: a change made while cortex was stopped is an outside
+// change too, and the text it left must survive the next outside change.
+// Notes already stored as they are cost a hash and a lookup each; nothing
+// is written for them. It runs in the background once the index is built,
+// holding a batch of notes' locks at a time so that no write interleaves.
+func (ix *indexer) keepFound() {
+	v := ix.v
+	if v.history == nil {
+		return
+	}
+	x := ix.current()
+	if x == nil {
+		return
+	}
+	paths := make([]string, 0, len(x.byPath))
+	for p := range x.byPath {
+		paths = append(paths, p)
+	}
+	ix.mu.RUnlock()
+	start, kept := time.Now(), 0
+	for len(paths) > 0 {
+		select {
+		case <-ix.stop:
+			return
+		default:
+		}
+		batch := paths[:min(foundBatch, len(paths))]
+		paths = paths[len(batch):]
+		unlock, e := v.locks.lock(context.Background(), batch...)
+		if e != nil {
+			return
+		}
+		vs := make([]Kept, 0, len(batch))
+		for _, p := range batch {
+			if data, _, _, e := v.readNote(p); e == nil {
+				vs = append(vs, Kept{Path: p, Content: data, Writer: WriterExternal, Kind: KindExternal, Observed: true})
+			}
+		}
+		if len(vs) == 0 {
+			unlock()
+			continue
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), historyTimeout)
+		ids, err := v.history.Keep(ctx, vs)
+		cancel()
+		unlock()
+		if err != nil {
+			v.log.Warn("vault: the notes as found at start were not all kept in the history", "err", err)
+			return
+		}
+		for _, id := range ids {
+			if id != 0 {
+				kept++
+			}
+		}
+	}
+	if kept > 0 {
+		v.log.Info("note history: kept the notes as found at start", "notes", kept, "duration", time.Since(start).Round(time.Millisecond))
+	}
+}

@@ -191,6 +191,10 @@ func TestHistoryKeepsOutsideChanges(t *testing.T) {
 			return Kept{}
 		}
 	}
+	// The note as found at start is kept once the index is built.
+	if k := next(); k.Path != "a.md" || string(k.Content) != "one\n" || k.Writer != WriterExternal || !k.Observed {
+		t.Fatalf("kept %+v for the note as found", k)
+	}
 	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("edited in an editor\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}

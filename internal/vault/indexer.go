@@ -35,6 +35,7 @@ type indexer struct {
 	done    chan struct{}
 	kick    chan struct{} // a path was queued
 	changed chan struct{} // closed and replaced whenever the index changes
+	found   sync.WaitGroup // keepFound, which stopIndex waits for
 
 	pmu      sync.Mutex      // guards the fields below but w
 	pending  map[string]bool // vault-relative paths to look at again
@@ -82,6 +83,7 @@ func (v *Vault) stopIndex() {
 		v.ix.w.Close()
 	}
 	<-v.ix.done
+	v.ix.found.Wait()
 }
 
 // WaitIndexed blocks until the search index has been built, or ctx ends.
@@ -153,6 +155,7 @@ func (ix *indexer) run() {
 		return
 	}
 	close(ix.ready)
+	ix.found.Go(ix.keepFound)
 	ix.drain()
 
 	every := reconcileEvery

@@ -41,12 +41,9 @@ func (v *Vault) createAs(ctx context.Context, kind, p, content string, limitWrit
 		return WriteResult{}, e
 	}
 	data := []byte(content)
-	ids, e := v.keep(ctx, Kept{Path: p, Content: data, Kind: kind})
-	if e != nil {
-		return WriteResult{}, e
-	}
-	if e := v.writeAtomic(writeSpec{path: p, data: data}); e != nil {
-		v.unkeep(ctx, ids)
+	wait := v.keepAsync(ctx, Kept{Path: p, Content: data, Kind: kind})
+	if e := v.writeAtomic(writeSpec{path: p, data: data, ready: wait.ready}); e != nil {
+		wait.undo(ctx)
 		return WriteResult{}, e
 	}
 	v.indexWrite(p, data)
@@ -216,14 +213,11 @@ func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersi
 	out := []byte(next)
 	// The text being replaced (if cortex has not seen it yet) and the new
 	// one are stored before the note changes.
-	ids, e := v.keep(ctx,
+	wait := v.keepAsync(ctx,
 		Kept{Path: p, Content: data, Writer: WriterExternal, Kind: KindExternal, Observed: true},
 		Kept{Path: p, Content: out, Kind: kind})
-	if e != nil {
-		return WriteResult{}, e
-	}
-	if e := v.writeAtomic(writeSpec{path: p, data: out, prev: fi}); e != nil {
-		v.unkeep(ctx, ids)
+	if e := v.writeAtomic(writeSpec{path: p, data: out, prev: fi, ready: wait.ready}); e != nil {
+		wait.undo(ctx)
 		return WriteResult{}, e
 	}
 	v.indexWrite(p, out)

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/netip"
 	"slices"
 	"strings"
 	"time"
@@ -24,7 +23,7 @@ type TokenVerifier interface {
 
 // Identity is who a verified bearer credential belongs to.
 type Identity struct {
-	// Subject binds MCP sessions and the per-credential budget: "token:NAME"
+	// Subject keys the per-credential budget: "token:NAME"
 	// for a bearer token, "oauth:GRANT" for an OAuth grant (stable across
 	// token rotation).
 	Subject string
@@ -61,8 +60,7 @@ func StoreVerifier(tv TokenVerifier) Verifier {
 // that made an MCP request.
 const ExtraApp = "app"
 
-// UserIDPrefix starts the Subject of a bearer token; the SDK binds each
-// session to the UserID that opened it.
+// UserIDPrefix starts the Subject of a bearer token, the UserID tools see.
 const UserIDPrefix = "token:"
 
 // tokenInfo is what tools see of the credential behind a request.
@@ -81,7 +79,7 @@ func bearerSecret(r *http.Request) (string, bool) {
 }
 
 // authenticate verifies the bearer credential of r, on every request, so that
-// a revoked one stops working at once, also within open sessions. A valid
+// a revoked one stops working at its next request. A valid
 // credential always passes; failures spend the source's unauthenticated
 // budget, and a source that spent it all is answered 429, so guessing stays
 // slow for the guesser without locking out good clients behind the same
@@ -97,7 +95,7 @@ func (s *Server) authenticate(r *http.Request) (Identity, error) {
 			return Identity{}, fmt.Errorf("verify token: %w", err)
 		}
 	}
-	if ok, retry := s.authFails.Take(s.sourceKey(r)); !ok {
+	if ok, retry := s.authFails.Take(httpx.SourceKey(r)); !ok {
 		return Identity{}, errRateLimited("with missing or bad tokens from this address", retry)
 	}
 	if !sent {
@@ -149,12 +147,4 @@ func bindTokenInfo(next http.Handler) http.Handler {
 		return ti, nil
 	}
 	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(next)
-}
-
-// sourceKey names the network source of r for the unauthenticated budget,
-// by the same rules as the owner's login budgets: the TCP peer, or the
-// right-most untrusted X-Forwarded-For entry when the peer is one of
-// Options.TrustedProxies; IPv4 alone, IPv6 per /48.
-func (s *Server) sourceKey(r *http.Request) netip.Prefix {
-	return httpx.AddrKey(httpx.ClientAddr(r, s.opts.TrustedProxies))
 }

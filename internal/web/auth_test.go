@@ -87,9 +87,9 @@ func TestRevokedTokenRefusedMidSession(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "Unauthorized") {
 		t.Fatalf("whoami after revoke: err %v, want Unauthorized", err)
 	}
-	// The same refusal, seen on the wire, for every method of the session.
+	// The same refusal, seen on the wire, for every method.
 	for _, method := range []string{http.MethodPost, http.MethodGet, http.MethodDelete} {
-		w := h.do(mcpRequest(method, secretA, cs.ID(), `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
+		w := h.do(mcpRequest(method, secretA, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`))
 		if w.Code != http.StatusUnauthorized || !strings.Contains(w.Header().Get("WWW-Authenticate"), `error="invalid_token"`) {
 			t.Errorf("%s after revoke: status %d, WWW-Authenticate %q", method, w.Code, w.Header().Get("WWW-Authenticate"))
 		}
@@ -97,7 +97,8 @@ func TestRevokedTokenRefusedMidSession(t *testing.T) {
 }
 
 func TestAuthFailureBudgetPerSource(t *testing.T) {
-	h := newHarness(t, func(o *Options) { o.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")} })
+	h := newHarness(t, nil)
+	h.proxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	bad := func(remote, xff string) *http.Request {
 		r := mcpRequest(http.MethodGet, "ctx_guess", "", "")
 		r.RemoteAddr = remote

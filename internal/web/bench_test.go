@@ -28,10 +28,10 @@ import (
 type stack struct {
 	url, secret string
 	http        *http.Client
-	session     string
+	version     string // the MCP protocol version of every request
 }
 
-func newStack(tb testing.TB, notes int) *stack {
+func newStack(tb testing.TB, notes int, version string) *stack {
 	tb.Helper()
 	dir := tb.TempDir()
 	for i := range notes {
@@ -62,12 +62,16 @@ func newStack(tb testing.TB, notes int) *stack {
 	hs := httptest.NewUnstartedServer(nil)
 	url := "http://" + hs.Listener.Addr().String()
 	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: url}
+	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
 		PublicURL:     url,
 		Tokens:        st,
 		RatePerMinute: 1 << 30, RateBurst: 1 << 30,
-		NewMCPServer: func(*http.Request) *mcp.Server { return tools.NewServer(deps, "") },
-		IsWriteTool:  tools.IsWriteTool,
+		NewMCPServer: func(r *http.Request) *mcp.Server {
+			instructions, _ := v.Instructions(r.Context())
+			return servers.For(instructions)
+		},
+		IsWriteTool: tools.IsWriteTool,
 	})
 	if err != nil {
 		tb.Fatal(err)
@@ -75,21 +79,37 @@ func newStack(tb testing.TB, notes int) *stack {
 	hs.Config.Handler = srv.Handler()
 	hs.Start()
 	tb.Cleanup(hs.Close)
-	s := &stack{url: url + "/mcp", secret: secret, http: hs.Client()}
-	s.rpc(tb, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
-	s.rpc(tb, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	s := &stack{url: url + "/mcp", secret: secret, http: hs.Client(), version: version}
+	if version < "2026-07-28" {
+		s.rpc(tb, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
+		s.rpc(tb, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	}
 	return s
 }
 
+// call is a tools/call of tool with args as a client of s.version sends it.
+func (s *stack) call(tb testing.TB, id int, tool, args string) []byte {
+	meta := ""
+	if s.version >= "2026-07-28" {
+		meta = `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"b","version":"1"}}`
+	}
+	return s.rpcAs(tb, "tools/call", tool, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s%s}}`, id, tool, args, meta))
+}
+
 // rpc posts one message and returns the response body (JSON or SSE).
-func (s *stack) rpc(tb testing.TB, body string) []byte {
+func (s *stack) rpc(tb testing.TB, body string) []byte { return s.rpcAs(tb, "", "", body) }
+
+func (s *stack) rpcAs(tb testing.TB, method, name, body string) []byte {
 	req, _ := http.NewRequest(http.MethodPost, s.url, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+s.secret)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	if s.session != "" {
-		req.Header.Set("Mcp-Session-Id", s.session)
+	req.Header.Set("Mcp-Protocol-Version", s.version)
+	if method != "" {
+		req.Header.Set("Mcp-Method", method)
+	}
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
 	}
 	resp, err := s.http.Do(req)
 	if err != nil {
@@ -100,20 +120,24 @@ func (s *stack) rpc(tb testing.TB, body string) []byte {
 	if resp.StatusCode/100 != 2 {
 		tb.Fatalf("%s: %s", resp.Status, b)
 	}
-	if sid := resp.Header.Get("Mcp-Session-Id"); sid != "" {
-		s.session = sid
-	}
 	return b
 }
 
 // BenchmarkMCPFetch is one fetch over HTTP through the whole server: token
-// check, session, JSON-RPC, the tool and its journal lookup, vault.Read.
+// check, the instructions file, JSON-RPC, the tool and its journal lookup,
+// vault.Read; for a client of each protocol version.
 func BenchmarkMCPFetch(b *testing.B) {
-	s := newStack(b, 100)
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		b.Run(v, func(b *testing.B) { benchFetch(b, v) })
+	}
+}
+
+func benchFetch(b *testing.B, version string) {
+	s := newStack(b, 100, version)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
-		body := s.rpc(b, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"folder-%d/note-%d.md"}}}`, i+1, i%10, i%100))
+		body := s.call(b, i+1, "fetch", fmt.Sprintf(`{"id":"folder-%d/note-%d.md"}`, i%10, i%100))
 		if !bytes.Contains(body, []byte(`"last_writer"`)) || bytes.Contains(body, []byte(`"isError":true`)) {
 			b.Fatalf("bad result: %.300s", body)
 		}
@@ -121,10 +145,17 @@ func BenchmarkMCPFetch(b *testing.B) {
 	}
 }
 
-// TestMCPFetchOverHTTP checks the stack the benchmark uses answers a fetch.
+// TestMCPFetchOverHTTP checks the stack the benchmark uses answers a fetch,
+// for each protocol version.
 func TestMCPFetchOverHTTP(t *testing.T) {
-	s := newStack(t, 3)
-	body := s.rpc(t, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"folder-1/note-1.md"}}}`)
+	for _, v := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(v, func(t *testing.T) { testFetch(t, v) })
+	}
+}
+
+func testFetch(t *testing.T, version string) {
+	s := newStack(t, 3, version)
+	body := s.call(t, 1, "fetch", `{"id":"folder-1/note-1.md"}`)
 	i := bytes.IndexByte(body, '{')
 	var r struct {
 		Result struct {

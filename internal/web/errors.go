@@ -13,8 +13,6 @@ const (
 	CodeUnauthorized      = "unauthorized"
 	CodeInvalidToken      = "invalid_token"
 	CodeRateLimited       = "rate_limited"
-	CodeTooManySessions   = "too_many_sessions"
-	CodeSessionNotFound   = "session_not_found"
 	CodeForbiddenHost     = "forbidden_host"
 	CodeForbiddenOrigin   = "forbidden_origin"
 	CodeBodyTooLarge      = "body_too_large"

@@ -1,22 +1,31 @@
 package web
 
 import (
+	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
+	"io"
 	"net/http"
-	"sync"
-	"time"
+	"slices"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
-const (
-	mcpPath       = "/mcp"
-	sessionHeader = "Mcp-Session-Id"
-)
+const mcpPath = "/mcp"
+
+// /mcp keeps no sessions. MCP 2026-07-28 has none (every request carries
+// its version and the client's capabilities), and the SDK's stateless mode
+// answers older clients too: initialize is answered, but no Mcp-Session-Id
+// is handed out, so each of their requests stands alone as well. The cost
+// per request was measured against sessions (internal/web/bench_test.go,
+// BenchmarkMCPFetch*) and is within the noise of the call itself; what it
+// saves is a session table that a token could fill and whose entries had to
+// be capped, evicted and timed out.
 
 // serveMCP guards the SDK's streamable HTTP handler: token, per-token rate,
-// session ownership and the per-token session cap, in that order.
+// scope and protocol version, in that order, for every request.
 func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	id, err := s.authenticate(r)
 	if err != nil {
@@ -26,113 +35,67 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	if ok, retry := s.tokenRate.Take(id.Subject); !ok {
 		return errRateLimited("for this token", retry)
 	}
+	if r.Method != http.MethodPost {
+		return &httpx.Error{Status: http.StatusMethodNotAllowed, Code: CodeMethodNotAllowed, Allow: http.MethodPost,
+			Message: "/mcp keeps no sessions, so it has no stream to GET and nothing to DELETE; send requests with POST"}
+	}
 	if err := s.checkScope(r, id); err != nil {
 		return err
 	}
+	if v := r.Header.Get(protocolVersionHeader); v != "" && !slices.Contains(s.versions, v) {
+		s.refuseVersion(w, r, v)
+		return nil
+	}
 	ctx := context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(id))
-
-	if sid := r.Header.Get(sessionHeader); sid != "" {
-		end, ok := s.sessions.begin(sid, id.Subject)
-		if !ok {
-			// Answered like an unknown session: another token's session ids
-			// are not even confirmed to exist.
-			return &httpx.Error{Status: http.StatusNotFound, Code: CodeSessionNotFound,
-				Message: "this MCP session does not exist for this token; start a new session with initialize"}
-		}
-		defer end()
-		if r.Method == http.MethodGet {
-			// A GET is a stream that may stay open for hours: it ends when
-			// its credential stops being valid, like any new request would.
-			var stop func()
-			secret, _ := bearerSecret(r)
-			ctx, stop = s.whileValid(ctx, secret)
-			defer stop()
-		}
-		s.mcp.ServeHTTP(w, r.WithContext(ctx))
-		return nil
-	}
-	if r.Method != http.MethodPost {
-		// GET and DELETE need a session; the SDK says so.
-		s.mcp.ServeHTTP(w, r.WithContext(ctx))
-		return nil
-	}
-
-	// A POST without a session opens one.
-	evict, err := s.sessions.reserve(id.Subject)
-	if err != nil {
-		return err
-	}
-	if evict != nil {
-		s.logger.Info("closing least recently used MCP session to make room for a new one", "app", id.App)
-		// Close waits for the session's running calls; the new session
-		// need not wait with it.
-		go s.sessions.closeEvicted(evict)
-	}
-	memo := new(serverMemo)
-	// The SDK may write the response from its own goroutines.
-	record := sync.OnceFunc(func() {
-		if ss := findSession(memo.srv, w.Header().Get(sessionHeader)); ss != nil {
-			s.sessions.opened(id.Subject, ss)
-		} else {
-			s.sessions.abandon(id.Subject)
-		}
-	})
-	// The session is recorded as its id is about to reach the client, which
-	// may use it before this handler returns.
-	s.mcp.ServeHTTP(&headerHook{ResponseWriter: w, before: record}, r.WithContext(withServerMemo(ctx, memo)))
-	record()
+	ctx = context.WithValue(ctx, serverMemoKey{}, new(serverMemo))
+	s.mcp.ServeHTTP(w, r.WithContext(ctx))
 	return nil
 }
 
-// headerHook calls before just before the response header is sent.
-type headerHook struct {
-	http.ResponseWriter
-	before func()
-}
+const protocolVersionHeader = "Mcp-Protocol-Version"
 
-func (h *headerHook) WriteHeader(code int) {
-	h.before()
-	h.ResponseWriter.WriteHeader(code)
-}
+// codeUnsupportedVersion is the JSON-RPC code of UnsupportedProtocolVersionError
+// (MCP 2026-07-28, basic/index: -32022).
+const codeUnsupportedVersion = -32022
 
-func (h *headerHook) Write(b []byte) (int, error) {
-	h.before()
-	return h.ResponseWriter.Write(b)
-}
-
-func (h *headerHook) Flush() {
-	h.before()
-	http.NewResponseController(h.ResponseWriter).Flush()
-}
-
-func (h *headerHook) Unwrap() http.ResponseWriter { return h.ResponseWriter }
-
-// revalidateEvery is how often an open stream's credential is checked again.
-const revalidateEvery = 30 * time.Second
-
-// whileValid returns a context that is cancelled once secret no longer
-// verifies (revoked, expired), checked every revalidateEvery; stop ends the
-// watch.
-func (s *Server) whileValid(parent context.Context, secret string) (ctx context.Context, stop func()) {
-	ctx, cancel := context.WithCancel(parent)
-	done := make(chan struct{})
-	go func() {
-		t := time.NewTicker(revalidateEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-t.C:
-				if _, err := s.verify(context.WithoutCancel(ctx), secret); errors.Is(err, ErrUnknownToken) {
-					s.logger.Info("closing an MCP stream: its token is no longer valid")
-					cancel()
-					return
-				}
-			}
+// refuseVersion answers a request for a protocol version cortex does not
+// serve with 400 and the spec's error, which lists the versions it does, so
+// that the client can pick one. The id is the request's when its body says.
+func (s *Server) refuseVersion(w http.ResponseWriter, r *http.Request, asked string) {
+	id := json.RawMessage("null")
+	if body, err := io.ReadAll(r.Body); err == nil {
+		var m struct {
+			ID json.RawMessage `json:"id"`
 		}
-	}()
-	return ctx, func() { close(done); cancel() }
+		if json.Unmarshal(bytes.TrimSpace(body), &m) == nil && len(m.ID) > 0 {
+			id = m.ID
+		}
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	httpx.WriteJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
+		"code":    codeUnsupportedVersion,
+		"message": "protocol version " + asked + " is not supported; use one of those listed",
+		"data":    mcp.UnsupportedProtocolVersionData{Supported: s.versions, Requested: asked},
+	}})
+}
+
+// serverMemo carries, through one request, the *mcp.Server made for it: the
+// SDK asks for one more than once per request, and it is built once.
+type serverMemo struct {
+	srv *mcp.Server
+}
+
+type serverMemoKey struct{}
+
+// getServer is the SDK's getServer callback: Options.NewMCPServer once per
+// request, so that each request sees the instructions as they are now.
+func (s *Server) getServer(r *http.Request) *mcp.Server {
+	memo, _ := r.Context().Value(serverMemoKey{}).(*serverMemo)
+	if memo == nil {
+		return s.newMCPServer(r)
+	}
+	if memo.srv == nil {
+		memo.srv = s.newMCPServer(r)
+	}
+	return memo.srv
 }

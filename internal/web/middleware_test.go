@@ -23,7 +23,7 @@ func TestRoutesWithoutAuth(t *testing.T) {
 		{http.MethodGet, "/", http.StatusNotFound, CodeNotFound, ""},
 		{http.MethodGet, "/nope", http.StatusNotFound, CodeNotFound, ""},
 		{http.MethodGet, "/healthz/x", http.StatusNotFound, CodeNotFound, ""},
-		{http.MethodPut, "/mcp", http.StatusMethodNotAllowed, CodeMethodNotAllowed, "GET, POST, DELETE"},
+		{http.MethodPut, "/mcp", http.StatusMethodNotAllowed, CodeMethodNotAllowed, "POST"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

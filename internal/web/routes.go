@@ -17,10 +17,12 @@ func (s *Server) routes() http.Handler {
 
 	mux := http.NewServeMux()
 	mcp := rpc(httpx.Handle(httpx.JSONRPC, s.serveMCP))
+	// GET and DELETE are authenticated like POST, then refused: without
+	// sessions there is no stream to GET and nothing to DELETE.
 	mux.Handle("POST /mcp", mcp)
 	mux.Handle("GET /mcp", mcp)
 	mux.Handle("DELETE /mcp", mcp)
-	mux.Handle("/mcp", rpc(methodNotAllowed(httpx.JSONRPC, "GET, POST, DELETE")))
+	mux.Handle("/mcp", rpc(methodNotAllowed(httpx.JSONRPC, "POST")))
 	mux.Handle("/mcp/", rpc(httpx.Handle(httpx.JSONRPC, notFound)))
 	mux.Handle("GET /healthz", api(httpx.Handle(httpx.JSON, s.healthz)))
 	mux.Handle("/healthz", api(methodNotAllowed(httpx.JSON, "GET, HEAD")))

@@ -22,8 +22,7 @@ func TestInsufficientScopeNamesEveryScopeNeeded(t *testing.T) {
 			return Identity{Subject: "oauth:1", App: "reader", Scopes: []string{"notes:read"}}, nil
 		}
 	})
-	sid := h.initialize(t, secretA)
-	w := h.do(mcpRequest(http.MethodPost, secretA, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`))
+	w := h.do(mcpRequest(http.MethodPost, secretA, "2025-11-25", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"block","arguments":{}}}`))
 	want := `Bearer resource_metadata="https://notes.example.com/.well-known/oauth-protected-resource/mcp", ` +
 		`error="insufficient_scope", scope="notes:read notes:write"`
 	if w.Code != http.StatusForbidden || w.Header().Get("WWW-Authenticate") != want {
@@ -32,7 +31,7 @@ func TestInsufficientScopeNamesEveryScopeNeeded(t *testing.T) {
 	if code, _ := rpcError(t, w.Body.Bytes()); code != CodeInsufficientScope {
 		t.Errorf("code %q", code)
 	}
-	w = h.do(mcpRequest(http.MethodPost, secretA, sid, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`))
+	w = h.do(mcpRequest(http.MethodPost, secretA, "2025-11-25", `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whoami","arguments":{}}}`))
 	if w.Code != http.StatusOK {
 		t.Errorf("read call with notes:read: %d %s", w.Code, w.Body)
 	}

@@ -5,38 +5,24 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/certs"
 )
 
-// signalHandler is a slog.Handler that reports each message on a channel.
-type signalHandler struct{ msgs chan string }
-
-func (h signalHandler) Enabled(context.Context, slog.Level) bool { return true }
-func (h signalHandler) Handle(_ context.Context, r slog.Record) error {
-	select {
-	case h.msgs <- r.Message:
-	default:
+// serveOn serves h on ln through the one serve path, in mode off.
+func serveOn(ctx context.Context, t *testing.T, ln net.Listener, h http.Handler, grace time.Duration) error {
+	srv, err := certs.New(certs.Options{Mode: certs.ModeOff, ListenAddr: ln.Addr().String(), Listener: ln, ShutdownGrace: grace})
+	if err != nil {
+		t.Error(err)
+		return err
 	}
-	return nil
-}
-func (h signalHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
-func (h signalHandler) WithGroup(string) slog.Handler      { return h }
-
-// waitFor reads messages until want arrives.
-func waitFor(t *testing.T, msgs <-chan string, want string) {
-	t.Helper()
-	for m := range msgs {
-		if m == want {
-			return
-		}
-	}
+	return srv.Serve(ctx, h)
 }
 
 func listen(t *testing.T) net.Listener {
@@ -48,172 +34,25 @@ func listen(t *testing.T) net.Listener {
 	return ln
 }
 
-func TestServeLetsInFlightWriteFinish(t *testing.T) {
-	entered, release := make(chan struct{}), make(chan struct{})
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		close(entered)
-		<-release
-		io.WriteString(w, "written")
-	})
-	ln := listen(t)
-	msgs := make(chan string, 16)
-	ctx, cancel := context.WithCancel(t.Context())
-	served := make(chan error, 1)
-	go func() { served <- Serve(ctx, ln, h, slog.New(signalHandler{msgs})) }()
-
-	type result struct {
-		body string
-		err  error
-	}
-	got := make(chan result, 1)
-	go func() {
-		resp, err := http.Post("http://"+ln.Addr().String()+"/mcp", "application/json", strings.NewReader("{}"))
-		if err != nil {
-			got <- result{err: err}
-			return
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		got <- result{string(b), err}
-	}()
-	<-entered
-	cancel()
-	waitFor(t, msgs, "no longer accepting connections")
-
-	// New connections are refused while the write is still running.
-	if c, err := net.Dial("tcp", ln.Addr().String()); err == nil {
-		c.Close()
-		t.Error("a new connection was accepted during shutdown")
-	}
-	select {
-	case err := <-served:
-		t.Fatalf("Serve returned %v before the in-flight request finished", err)
-	default:
-	}
-
-	close(release)
-	if r := <-got; r.err != nil || r.body != "written" {
-		t.Fatalf("in-flight request: body %q err %v", r.body, r.err)
-	}
-	if err := <-served; err != nil {
-		t.Fatalf("Serve: %v", err)
-	}
-}
-
-func TestServeEndsStreamsAndBoundsTheWait(t *testing.T) {
-	streaming := make(chan struct{})
-	stuck := make(chan struct{})
-	defer close(stuck)
-	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			// An SSE stream: lives until its context ends.
-			w.WriteHeader(http.StatusOK)
-			http.NewResponseController(w).Flush()
-			streaming <- struct{}{}
-			<-r.Context().Done()
-			return
-		}
-		streaming <- struct{}{}
-		<-stuck // a request that never finishes
-	})
-
-	t.Run("stream only", func(t *testing.T) {
-		ln := listen(t)
-		ctx, cancel := context.WithCancel(t.Context())
-		served := make(chan error, 1)
-		// A grace long enough that reaching it would fail the test run.
-		go func() { served <- serve(ctx, ln, h, nil, time.Hour) }()
-		resp, err := http.Get("http://" + ln.Addr().String() + "/mcp")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		<-streaming
-		cancel()
-		if err := <-served; err != nil {
-			t.Fatalf("Serve with an open stream: %v", err)
-		}
-		if _, err := io.ReadAll(resp.Body); err != nil {
-			t.Errorf("stream did not end cleanly: %v", err)
-		}
-	})
-
-	t.Run("stuck request", func(t *testing.T) {
-		ln := listen(t)
-		ctx, cancel := context.WithCancel(t.Context())
-		served := make(chan error, 1)
-		go func() { served <- serve(ctx, ln, h, nil, time.Millisecond) }()
-		go func() {
-			resp, err := http.Post("http://"+ln.Addr().String()+"/mcp", "application/json", nil)
-			if err == nil {
-				resp.Body.Close()
-			}
-		}()
-		<-streaming
-		cancel()
-		if err := <-served; err == nil || !strings.Contains(err.Error(), "cut off") {
-			t.Fatalf("Serve with a stuck request: %v, want the grace to run out", err)
-		}
-	})
-}
-
-func TestServeReportsListenerFailure(t *testing.T) {
-	ln := listen(t)
-	ln.Close()
-	if err := Serve(t.Context(), ln, http.NotFoundHandler(), nil); err == nil {
-		t.Fatal("Serve on a closed listener returned nil")
-	}
-}
-
-// signalGET reports on got when a GET response (an SSE stream) has begun.
-type signalGET struct {
-	base http.RoundTripper
-	got  chan struct{}
-}
-
-func (s signalGET) RoundTrip(r *http.Request) (*http.Response, error) {
-	resp, err := s.base.RoundTrip(r)
-	if err == nil && r.Method == http.MethodGet {
-		select {
-		case s.got <- struct{}{}:
-		default:
-		}
-	}
-	return resp, err
-}
-
-func TestServeClosesMCPStreamsAndFinishesCalls(t *testing.T) {
+func TestServeFinishesMCPCalls(t *testing.T) {
 	h := newHarness(t, nil)
 	ln := listen(t)
 	ctx, cancel := context.WithCancel(t.Context())
 	served := make(chan error, 1)
-	go func() { served <- serve(ctx, ln, h.srv.Handler(), nil, 5*time.Second) }()
+	go func() { served <- serveOn(ctx, t, ln, h.srv.Handler(), 5*time.Second) }()
 
-	got := make(chan struct{}, 1)
-	rt := signalGET{bearer{secretA, http.DefaultTransport}, got}
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "0"}, nil)
 	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
-		Endpoint: "http://" + ln.Addr().String() + "/mcp", HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1,
+		Endpoint: "http://" + ln.Addr().String() + "/mcp", HTTPClient: &http.Client{Transport: bearer{secretA, http.DefaultTransport}},
+		MaxRetries: -1,
 	}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	<-got // the standalone SSE stream is open
-	// A second client, without a stream of its own, runs a tool call.
-	// (The first one gives up its session once its stream cannot be
-	// reopened, as MaxRetries -1 asks.)
-	cs2, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
-		Endpoint: "http://" + ln.Addr().String() + "/mcp", HTTPClient: &http.Client{Transport: rt},
-		MaxRetries: -1, DisableStandaloneSSE: true,
-	}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs2.Close()
 	called := make(chan error, 1)
 	go func() {
-		_, err := cs2.CallTool(context.Background(), &mcp.CallToolParams{Name: "block"})
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "block"})
 		called <- err
 	}()
 	<-h.entered // a tool call (say, a write) is running
@@ -231,19 +70,16 @@ func TestServeClosesMCPStreamsAndFinishesCalls(t *testing.T) {
 		t.Errorf("tool call during shutdown: %v", err)
 	}
 	if err := <-served; err != nil {
-		t.Fatalf("Serve with an open MCP stream: %v", err)
+		t.Fatalf("Serve: %v", err)
 	}
 }
 
 func TestSlowBodyIsCutOff(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.BodyReadTimeout = 200 * time.Millisecond })
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := listen(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- Serve(ctx, ln, h.srv.Handler(), nil) }()
+	go func() { done <- serveOn(ctx, t, ln, h.srv.Handler(), 0) }()
 	defer func() { cancel(); <-done }()
 
 	conn, err := net.Dial("tcp", ln.Addr().String())

@@ -3,8 +3,8 @@
 // packages expose), the middleware stack and each route kind's guards
 // (Host and Origin checks, body cap, the format of refusals), bearer-token
 // authentication of /mcp, the per-token and per-address request
-// budgets, the per-token MCP session cap, and graceful shutdown. It serves
-// the MCP protocol through the MCP SDK's streamable HTTP handler.
+// budgets, and graceful shutdown. It serves every MCP protocol version the
+// SDK knows, without sessions, through the SDK's streamable HTTP handler.
 //
 // It must never log a token, an Authorization header or a request or
 // response body, and never let a request reach an MCP server without a
@@ -22,7 +22,6 @@ import (
 	"net/netip"
 	"net/url"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,11 +33,9 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultRatePerMinute       = 120
-	DefaultRateBurst           = 60
-	DefaultMaxSessionsPerToken = 16
-	DefaultSessionIdle         = 30 * time.Minute
-	DefaultMaxBody             = 4 << 20
+	DefaultRatePerMinute = 120
+	DefaultRateBurst     = 60
+	DefaultMaxBody       = 4 << 20
 )
 
 // Budgets for requests that carry no valid token, per source (an IPv4
@@ -72,7 +69,8 @@ type Options struct {
 	// is refused with 403 insufficient_scope before it reaches the tool.
 	WriteScope  string
 	IsWriteTool func(name string) bool
-	// NewMCPServer builds the MCP server of each new session. Required.
+	// NewMCPServer returns the MCP server for a request; it is asked once
+	// per request, so it should hand out a kept one. Required.
 	NewMCPServer func(r *http.Request) *mcp.Server
 	// Owner, when set, is the owner's sign-in and passkey enrolment, and
 	// OAuth the authorization server: their handlers are routed here, with
@@ -90,16 +88,6 @@ type Options struct {
 	// RateBurst is how many requests a token may make at once after being
 	// quiet (default 60: a client's start-up plus a burst of reads).
 	RateBurst int
-	// MaxSessionsPerToken caps the live MCP sessions of one token (default 16).
-	MaxSessionsPerToken int
-	// SessionIdle closes MCP sessions that saw no request for this long
-	// (default 30m).
-	SessionIdle time.Duration
-	// TrustedProxies are the peers (besides loopback ones) whose last
-	// X-Forwarded-For entry names the client, for the per-address budget of
-	// requests without a valid token: e.g. the network of a reverse proxy
-	// running in another container.
-	TrustedProxies []netip.Prefix
 	// MaxBody caps request bodies (default 4 MiB: a write carries up to 1 MiB
 	// of text, which JSON escaping can grow).
 	MaxBody int64
@@ -112,7 +100,7 @@ type Options struct {
 	Now             func() time.Time
 }
 
-// Server is cortex's HTTP handler with its state: rate budgets and sessions.
+// Server is cortex's HTTP handler with its state: the rate budgets.
 type Server struct {
 	opts         Options
 	logger       *slog.Logger
@@ -125,13 +113,13 @@ type Server struct {
 	publicPort   string // always set, the scheme's default if the URL has none
 	publicOrigin string // scheme://host[:port], default port left out
 
-	problem    httpx.Renderer // the page of refusals a person sees
-	tokenRate  *httpx.Limiter[string]
-	authFails  *httpx.Limiter[netip.Prefix]
-	sessions   *sessions
-	lastServer atomic.Pointer[mcp.Server]
-	mcp        http.Handler
-	handler    http.Handler
+	problem   httpx.Renderer // the page of refusals a person sees
+	tokenRate *httpx.Limiter[string]
+	authFails *httpx.Limiter[netip.Prefix]
+	// versions are the MCP protocol versions /mcp serves, newest first.
+	versions []string
+	mcp      http.Handler
+	handler  http.Handler
 }
 
 // New checks o and builds a Server.
@@ -145,13 +133,11 @@ func New(o Options) (*Server, error) {
 	if o.NewMCPServer == nil {
 		return nil, errors.New("web: Options.NewMCPServer is required")
 	}
-	if o.RatePerMinute < 0 || o.RateBurst < 0 || o.MaxSessionsPerToken < 0 || o.SessionIdle < 0 || o.MaxBody < 0 {
+	if o.RatePerMinute < 0 || o.RateBurst < 0 || o.MaxBody < 0 {
 		return nil, errors.New("web: limits in Options must not be negative")
 	}
 	setDefault(&o.RatePerMinute, DefaultRatePerMinute)
 	setDefault(&o.RateBurst, DefaultRateBurst)
-	setDefault(&o.MaxSessionsPerToken, DefaultMaxSessionsPerToken)
-	setDefault(&o.SessionIdle, DefaultSessionIdle)
 	setDefault(&o.MaxBody, DefaultMaxBody)
 	setDefault(&o.BodyReadTimeout, 30*time.Second)
 	if o.Logger == nil {
@@ -170,21 +156,21 @@ func New(o Options) (*Server, error) {
 			maxTokenBuckets, o.Now),
 		authFails: httpx.NewLimiter[netip.Prefix](httpx.Rate{Burst: authFailBurst, PerMinute: authFailPerMinute},
 			maxSources, o.Now),
-		sessions: newSessions(o.MaxSessionsPerToken, o.Now),
+		versions: mcp.SupportedProtocolVersions(),
 	}
 	if err := s.setPublicURL(o.PublicURL); err != nil {
 		return nil, err
 	}
 	s.mcp = bindTokenInfo(mcp.NewStreamableHTTPHandler(s.getServer, &mcp.StreamableHTTPOptions{
-		SessionTimeout: o.SessionIdle,
+		// No sessions, for every protocol version: see mcp.go.
+		Stateless: true,
 		// cortex checks Host and Origin itself, so that a reverse proxy on
 		// the same host may reach it over loopback with the public Host.
 		DisableLocalhostProtection: true,
 		MaxRequestBodyBytes:        o.MaxBody,
 		// A call's answer is one JSON body rather than an SSE stream of
 		// one event: cortex's tools send no progress or requests while
-		// they run, and a plain body is cheaper for both ends. Messages
-		// not tied to a call still go out on the GET stream.
+		// they run, and a plain body is cheaper for both ends.
 		JSONResponse: true,
 		Logger:       o.Logger.With("component", "mcp"),
 	}))

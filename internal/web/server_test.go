@@ -44,7 +44,6 @@ func TestNewChecksOptions(t *testing.T) {
 					t.Fatalf("New: %v", err)
 				}
 				if s.opts.RatePerMinute != DefaultRatePerMinute || s.opts.RateBurst != DefaultRateBurst ||
-					s.opts.MaxSessionsPerToken != DefaultMaxSessionsPerToken || s.opts.SessionIdle != DefaultSessionIdle ||
 					s.opts.MaxBody != DefaultMaxBody {
 					t.Errorf("defaults not applied: %+v", s.opts)
 				}

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
 	"sync"
 	"testing"
@@ -85,10 +86,13 @@ func (s *syncBuffer) String() string {
 
 // harness is a Server under test with what tests poke at.
 type harness struct {
-	srv    *Server
-	tokens *fakeTokens
-	clock  *clock
-	log    *syncBuffer
+	// proxies, when set, are trusted by the serve path in front (see
+	// httpx.TrustForwarded), as in proxy mode.
+	proxies []netip.Prefix
+	srv     *Server
+	tokens  *fakeTokens
+	clock   *clock
+	log     *syncBuffer
 	// release unblocks calls of the "block" tool; entered receives one value
 	// per call that reached it.
 	release chan struct{}
@@ -201,8 +205,11 @@ func mustConnect(t *testing.T, ts *httptest.Server, secret string) *mcp.ClientSe
 
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`
 
-// mcpRequest builds a request to /mcp as an MCP client would send it.
-func mcpRequest(method, secret, sessionID, body string) *http.Request {
+// mcpRequest builds a request to /mcp as an MCP client would send it. A
+// version, when given, goes in the Mcp-Protocol-Version header; from
+// 2026-07-28 on, Mcp-Method and Mcp-Name are taken from the body as a
+// client sets them.
+func mcpRequest(method, secret, version, body string) *http.Request {
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -216,29 +223,37 @@ func mcpRequest(method, secret, sessionID, body string) *http.Request {
 	if secret != "" {
 		r.Header.Set("Authorization", "Bearer "+secret)
 	}
-	if sessionID != "" {
-		r.Header.Set(sessionHeader, sessionID)
-		r.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	if version != "" {
+		r.Header.Set("Mcp-Protocol-Version", version)
+	}
+	if version >= "2026-07-28" {
+		var m struct {
+			Method string `json:"method"`
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		json.Unmarshal([]byte(body), &m)
+		r.Header.Set("Mcp-Method", m.Method)
+		if m.Params.Name != "" {
+			r.Header.Set("Mcp-Name", m.Params.Name)
+		}
 	}
 	return r
 }
 
+// meta2026 is the _meta every 2026-07-28 request carries.
+const meta2026 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}`
+
 // do serves r in memory and returns the response.
 func (h *harness) do(r *http.Request) *httptest.ResponseRecorder {
 	w := httptest.NewRecorder()
-	h.srv.Handler().ServeHTTP(w, r)
-	return w
-}
-
-// initialize opens a session with a raw initialize POST and returns its id.
-func (h *harness) initialize(t *testing.T, secret string) string {
-	t.Helper()
-	w := h.do(mcpRequest(http.MethodPost, secret, "", initializeBody))
-	id := w.Header().Get(sessionHeader)
-	if w.Code != http.StatusOK || id == "" {
-		t.Fatalf("initialize: status %d, session %q, body %s", w.Code, id, w.Body)
+	var handler http.Handler = h.srv.Handler()
+	if h.proxies != nil {
+		handler = httpx.TrustForwarded(h.proxies, handler)
 	}
-	return id
+	handler.ServeHTTP(w, r)
+	return w
 }
 
 // rpcError decodes the cortex code and message of a JSON-RPC error body.

@@ -1,11 +1,9 @@
-package web
+package httpx
 
 import (
 	"net"
 	"net/netip"
 	"sync"
-
-	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 // LimitConnections caps the connections open at once from one source (an
@@ -65,7 +63,7 @@ func sourceOf(a net.Addr) netip.Prefix {
 	} else if ap, err := netip.ParseAddrPort(a.String()); err == nil {
 		addr = ap.Addr()
 	}
-	return httpx.AddrKey(addr.Unmap())
+	return AddrKey(addr.Unmap())
 }
 
 type limitedConn struct {

@@ -1,9 +1,10 @@
-package certs
+package httpx
 
 import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -33,7 +34,7 @@ func TestTrustForwarded(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got *http.Request
-			h := trustForwarded(trusted, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r }))
+			h := TrustForwarded(trusted, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r }))
 			r := httptest.NewRequest(http.MethodGet, "/", nil)
 			r.RemoteAddr = tt.remote
 			for _, v := range tt.xff {
@@ -59,7 +60,7 @@ func TestTrustForwarded(t *testing.T) {
 
 func TestStripForwarded(t *testing.T) {
 	var got *http.Request
-	h := stripForwardedHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r }))
+	h := StripForwarded(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r }))
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
 	for _, k := range forwardHeaders {
 		r.Header.Set(k, "x")
@@ -72,18 +73,53 @@ func TestStripForwarded(t *testing.T) {
 	}
 }
 
-// FuzzClientAddr feeds attacker-written X-Forwarded-For values: the result
-// must always be the peer or an address that appears in the header.
-func FuzzClientAddr(f *testing.F) {
-	for _, s := range []string{"198.51.100.1", "6.6.6.6, 10.0.0.1", "[2001:db8::1]:443, junk", "", ",,,", "fe80::1%eth0", "::ffff:1.2.3.4"} {
-		f.Add(s)
+// TestTrustForwardedBoundsHops: past MaxForwardHops entries nothing more is
+// believed, so a huge header costs no more than a short one.
+func TestTrustForwardedBoundsHops(t *testing.T) {
+	var got *http.Request
+	h := TrustForwarded([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r }))
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.RemoteAddr = "10.0.0.1:1"
+	r.Header.Set("X-Forwarded-For", "198.51.100.1,"+strings.Repeat("10.0.0.2,", 1000)+"10.0.0.3")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if got.RemoteAddr == "198.51.100.1:0" || !strings.HasPrefix(got.RemoteAddr, "10.0.0.") {
+		t.Fatalf("RemoteAddr %s", got.RemoteAddr)
 	}
-	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
-	peer := netip.MustParseAddr("10.9.9.9")
-	f.Fuzz(func(t *testing.T, xff string) {
-		a := clientAddr(peer, []string{xff}, trusted)
-		if !a.IsValid() || a.Zone() != "" {
-			t.Fatalf("clientAddr(%q) = %v", xff, a)
+}
+
+// The budget key of a request that came through the serve path: the peer,
+// or behind a trusted proxy the right-most untrusted X-Forwarded-For entry;
+// IPv4 alone, IPv6 per /48.
+func TestSourceKeyBehindTrustForwarded(t *testing.T) {
+	tests := []struct {
+		remote, xff string
+		want        string
+	}{
+		{"192.0.2.1:1234", "", "192.0.2.1/32"},
+		{"192.0.2.1:1234", "198.51.100.9", "192.0.2.1/32"}, // an untrusted peer cannot forward
+		{"[::ffff:192.0.2.1]:1234", "", "192.0.2.1/32"},
+		{"[2001:db8:1:2:3:4:5:6]:443", "", "2001:db8:1::/48"}, // one party usually holds a /48
+		{"[2001:db8:1:ffff::1]:443", "", "2001:db8:1::/48"},
+		{"127.0.0.1:5000", "", "127.0.0.1/32"},
+		{"127.0.0.1:5000", "198.51.100.9", "127.0.0.1/32"},     // loopback is not trusted unless configured
+		{"172.18.0.5:5000", "198.51.100.9", "198.51.100.9/32"}, // a trusted proxy network
+		{"172.18.0.5:5000", "203.0.113.5, 198.51.100.9", "198.51.100.9/32"},
+		{"172.18.0.5:5000", "198.51.100.9, 172.18.0.6", "198.51.100.9/32"}, // right-most untrusted
+		{"172.19.0.5:5000", "198.51.100.9", "172.19.0.5/32"},
+	}
+	var got netip.Prefix
+	h := TrustForwarded([]netip.Prefix{netip.MustParsePrefix("172.18.0.0/16")},
+		http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = SourceKey(r) }))
+	for _, tt := range tests {
+		r := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/mcp", nil)
+		r.RemoteAddr = tt.remote
+		if tt.xff != "" {
+			r.Header.Set("X-Forwarded-For", tt.xff)
 		}
-	})
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if got.String() != tt.want {
+			t.Errorf("SourceKey(%q, XFF %q) = %q, want %q", tt.remote, tt.xff, got, tt.want)
+		}
+	}
 }

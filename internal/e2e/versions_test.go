@@ -1,0 +1,151 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// protocolVersions are the MCP versions the go-sdk client is run with
+// against the real binary: the stateless 2026-07-28 and the session-era
+// ones before it.
+var protocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
+
+// TestEveryProtocolVersion runs the go-sdk client at each protocol version
+// against the real binary: the instructions file (and its edits), the same
+// tool results and errors, the app name in the journal, the per-token rate
+// limit, and a revoked token refused at its next request.
+func TestEveryProtocolVersion(t *testing.T) {
+	in := newInstance(t)
+	token := in.token("laptop")
+	if err := os.MkdirAll(in.Vault, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		if err := os.WriteFile(filepath.Join(in.Vault, name), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("AGENTS.md", "Answer in French.\n")
+	write("Garden.md", "# Garden\n\nTomatoes in May.\n")
+	in.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+
+	reads := map[string]string{}
+	for _, v := range protocolVersions {
+		cs := in.connectAs(ctx, token, v)
+		if got := cs.InitializeResult().Instructions; !strings.Contains(got, "Answer in French.") {
+			t.Errorf("%s: instructions = %q", v, got)
+		}
+		f := call(t, ctx, cs, "fetch", map[string]any{"id": "Garden.md"})
+		missing := call(t, ctx, cs, "fetch", map[string]any{"id": "Nowhere.md"})
+		if f.isError || !missing.isError {
+			t.Fatalf("%s: fetch %+v, fetch of a missing note %+v", v, f, missing)
+		}
+		b, _ := json.Marshal([]any{f.text, f.data, missing.text, missing.data})
+		reads[v] = string(b)
+		if reads[v] != reads[protocolVersions[0]] {
+			t.Errorf("%s answers differently from %s:\n%s\n%s", v, protocolVersions[0], reads[v], reads[protocolVersions[0]])
+		}
+		// A write is journaled under the token's name.
+		path := "Inbox/" + v + ".md"
+		must(t, call(t, ctx, cs, "create_note", map[string]any{"path": path, "content": "# " + v + "\n"}), "create_note")
+		meta, _ := must(t, call(t, ctx, cs, "fetch", map[string]any{"id": path}), "fetch")["metadata"].(map[string]any)
+		if lw := str(meta, "last_writer"); lw != "laptop" {
+			t.Errorf("%s: last_writer = %q, want laptop", v, lw)
+		}
+	}
+
+	// The owner edits the instructions: every version sees the new text on
+	// its next connection.
+	write("AGENTS.md", "Answer in Spanish.\n")
+	for _, v := range protocolVersions {
+		if got := in.connectAs(ctx, token, v).InitializeResult().Instructions; !strings.Contains(got, "Answer in Spanish.") {
+			t.Errorf("%s after the edit: instructions = %q", v, got)
+		}
+	}
+
+	// Revocation ends a 2026-07-28 client at its next request.
+	cs := in.connectAs(ctx, token, "2026-07-28")
+	if _, err := cs.ListTools(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, err := in.admin("token", "revoke", "laptop"); err != nil {
+		t.Fatalf("revoke: %v %s", err, errOut)
+	}
+	if r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{"id": "Garden.md"}}); err == nil {
+		t.Fatalf("a revoked token still works under 2026-07-28: %+v", r)
+	}
+}
+
+// TestRawRequestsOf20260728 checks what the SDK client cannot be made to do:
+// a body that disagrees with its headers, a version cortex does not serve,
+// the per-token rate limit and the Host check, on the wire of the real binary.
+func TestRawRequestsOf20260728(t *testing.T) {
+	in := newInstance(t)
+	token := in.token("raw")
+	in.start("--rate-limit", "5")
+	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"1"}}`
+	post := func(version, method, name, body string, edit func(*http.Request)) (int, map[string]any) {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, in.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+token)
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", version)
+		req.Header.Set("Mcp-Method", method)
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+		if edit != nil {
+			edit(req)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	errCode := func(m map[string]any) float64 {
+		e, _ := m["error"].(map[string]any)
+		c, _ := e["code"].(float64)
+		return c
+	}
+	st, m := post("2026-07-28", "server/discover", "", `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{`+meta+`}}`, nil)
+	res, _ := m["result"].(map[string]any)
+	if b, _ := json.Marshal(res["supportedVersions"]); st != 200 || !strings.Contains(string(b), `"2026-07-28","2025-11-25"`) {
+		t.Errorf("server/discover: %d %v", st, m)
+	}
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_folders","arguments":{},` + meta + `}}`
+	if st, m := post("2026-07-28", "tools/call", "search", call, nil); st != 400 || errCode(m) != -32020 {
+		t.Errorf("Mcp-Name of another tool: %d %v; want 400 -32020", st, m)
+	}
+	st, m = post("2027-01-01", "tools/call", "list_folders", strings.Replace(call, "2026-07-28", "2027-01-01", 1), nil)
+	e, _ := m["error"].(map[string]any)
+	if b, _ := json.Marshal(e["data"]); st != 400 || errCode(m) != -32022 ||
+		string(b) != `{"requested":"2027-01-01","supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]}` {
+		t.Errorf("unsupported version: %d %v", st, m)
+	}
+	if st, _ := post("2026-07-28", "tools/call", "list_folders", call, func(r *http.Request) { r.Host = "evil.example" }); st != 403 {
+		t.Errorf("foreign Host: %d, want 403", st)
+	}
+	got429 := false
+	for i := 0; i < 200 && !got429; i++ {
+		st, _ := post("2026-07-28", "tools/call", "list_folders", call, nil)
+		got429 = st == http.StatusTooManyRequests
+	}
+	if !got429 {
+		t.Error("no 429 after 200 requests at --rate-limit 5")
+	}
+}

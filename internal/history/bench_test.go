@@ -1,0 +1,159 @@
+package history
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/tools"
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+// benchNote is a note of about 3 KB, different for each i.
+func benchNote(i int) string {
+	r := rand.New(rand.NewPCG(uint64(i), 7))
+	words := []string{"plan", "meeting", "garden", "river", "notes", "design", "budget", "travel", "review", "idea", "draft", "call"}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Note %d\n\ncounter: 0\n\n", i)
+	for b.Len() < 3000 {
+		for range 12 {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteByte(' ')
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// benchVault writes n notes and opens the journal, the history (withHistory)
+// and one tools session on them, on real files.
+func benchVault(b *testing.B, n int, withHistory bool) (*mcp.ClientSession, *vault.Vault, *store.History, string) {
+	b.Helper()
+	ctx := context.Background()
+	dir, state := b.TempDir(), b.TempDir()
+	for i := range n {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%05d.md", i)), []byte(benchNote(i)), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	st, err := store.Open(ctx, state, store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	opts := vault.Options{Dir: dir, FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }}
+	var h *store.History
+	if withHistory {
+		if h, err = store.OpenHistory(ctx, state, store.HistoryOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		b.Cleanup(func() { h.Close() })
+		opts.History = Keeper(h)
+	}
+	v, err := vault.Open(opts)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { v.Close() })
+	srv := tools.NewServer(tools.Deps{Vault: v, Journal: tools.CacheJournal(st), App: "bench"}, "")
+	sst, cst := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(ctx, sst, nil); err != nil {
+		b.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, cst, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cs.Close() })
+	return cs, v, h, state
+}
+
+// editer edits notes through the tool, remembering versions and counters.
+type editer struct {
+	cs       *mcp.ClientSession
+	versions map[string]string
+	counters map[string]int
+}
+
+func (e *editer) edit(b *testing.B, v *vault.Vault, p string) {
+	ctx := context.Background()
+	if e.versions[p] == "" {
+		n, err := v.Read(ctx, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e.versions[p] = n.Version
+	}
+	c := e.counters[p]
+	res, err := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: "edit_note", Arguments: map[string]any{
+		"id": p, "version": e.versions[p], "old_text": fmt.Sprintf("counter: %d\n", c), "new_text": fmt.Sprintf("counter: %d\n", c+1),
+	}})
+	if err != nil || res.IsError {
+		b.Fatalf("edit_note: %v %+v", err, res)
+	}
+	var out struct {
+		Version string `json:"version"`
+	}
+	raw, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(raw, &out)
+	e.versions[p], e.counters[p] = out.Version, c+1
+}
+
+// BenchmarkEditNote measures edit_note calls a second through the tools,
+// on real files (note, journal and history on the same disk), without and
+// with the note history.
+func BenchmarkEditNote(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("history=%v", on), func(b *testing.B) {
+			cs, v, h, _ := benchVault(b, 100, on)
+			e := &editer{cs: cs, versions: map[string]string{}, counters: map[string]int{}}
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				e.edit(b, v, fmt.Sprintf("n%05d.md", i%100))
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+			if h != nil {
+				s, err := h.Stats(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(s.Stored)/float64(b.N), "history-B/edit")
+			}
+		})
+	}
+}
+
+// BenchmarkHistorySize reports the history's size after 10,000 edit_note
+// calls spread over a vault of 10,000 notes of about 3 KB.
+func BenchmarkHistorySize(b *testing.B) {
+	for b.Loop() {
+		cs, v, h, state := benchVault(b, 10000, true)
+		e := &editer{cs: cs, versions: map[string]string{}, counters: map[string]int{}}
+		r := rand.New(rand.NewPCG(1, 2))
+		for range 10000 {
+			e.edit(b, v, fmt.Sprintf("n%05d.md", r.IntN(10000)))
+		}
+		s, err := h.Stats(context.Background())
+		if err != nil {
+			b.Fatal(err)
+		}
+		var file int64
+		for _, f := range []string{store.HistoryFileName, store.HistoryFileName + "-wal"} {
+			if fi, err := os.Stat(filepath.Join(state, f)); err == nil {
+				file += fi.Size()
+			}
+		}
+		b.ReportMetric(float64(s.Versions), "versions")
+		b.ReportMetric(float64(s.Size)/(1<<20), "text-MiB")
+		b.ReportMetric(float64(s.Stored)/(1<<20), "stored-MiB")
+		b.ReportMetric(float64(file)/(1<<20), "file-MiB")
+	}
+}
