@@ -52,8 +52,14 @@ func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error
 	if err != nil {
 		return fetchOut{}, err
 	}
-	named, err := s.target(ctx, in.ID)
-	if err != nil {
+	var named vault.Named
+	if d, isDay, err := s.daily(ctx, in.ID); err != nil {
+		return fetchOut{}, err
+	} else if isDay && !d.Exists {
+		return fetchOut{}, noDaily(d)
+	} else if isDay {
+		named.Path = d.Path
+	} else if named, err = s.target(ctx, in.ID); err != nil {
 		return fetchOut{}, err
 	}
 	n, err := s.vault.Read(ctx, named.Path)

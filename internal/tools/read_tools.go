@@ -26,7 +26,7 @@ const (
 )
 
 type searchIn struct {
-	Query  string `json:"query" jsonschema:"words to look for in note titles, paths and text"`
+	Query  string `json:"query" jsonschema:"what to find; may be empty with folder or tag"`
 	Folder string `json:"folder,omitempty" jsonschema:"only search notes in this folder (vault-relative), e.g. projects"`
 	Tag    string `json:"tag,omitempty" jsonschema:"only search notes with this tag, without '#'"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"most results to return: default 10, at most 50"`
@@ -111,16 +111,16 @@ type recentOut struct {
 func (s *server) addReadTools(srv *mcp.Server) {
 	addTool(s, srv, &mcp.Tool{
 		Name: "search",
-		Description: "Search the owner's notes by words, optionally within a folder or tag. " +
-			`All words must appear (any case or accent); "quoted phrases" and tag:x work. ` +
-			"Returns note ids (paths) with snippets, best first; read one with fetch.",
+		Description: `Search notes in Obsidian's syntax: words (all must match, any case or accent), "phrases", OR, -word, ` +
+			"tag:#x, path:x, file:x, [prop:value], [prop]; text without words (- [ ]) matches as written. " +
+			"Returns ids (paths) with snippets, best then newest first; read one with fetch.",
 		Annotations: readOnly("Search notes"),
 	}, s.search)
 	addTool(s, srv, &mcp.Tool{
 		Name: "fetch",
-		Description: "Read one note by id: its path, or its name as in a [[link]] (Plan, Plan#Budget, an alias). Returns the text and metadata; metadata.version is " +
-			"needed by every edit. Long notes come in pages: call again with offset = metadata.next_offset. " +
-			"section returns only the part under one heading.",
+		Description: "Read a note by id: its path, its name as in a [[link]] (Plan, Plan#Budget, an alias), or a day " +
+			"(today, 2026-12-01) for the daily note. metadata.version is needed by every edit. Long notes come in pages: " +
+			"call again with offset = metadata.next_offset. section returns the part under one heading.",
 		Annotations: readOnly("Read note"),
 	}, s.fetch)
 	addTool(s, srv, &mcp.Tool{
@@ -145,8 +145,8 @@ func (s *server) addReadTools(srv *mcp.Server) {
 
 func (s *server) search(ctx context.Context, _ call, in searchIn) (searchOut, error) {
 	q := strings.TrimSpace(in.Query)
-	if q == "" {
-		return searchOut{}, invalidArgument("query is empty; pass the words to search for")
+	if q == "" && in.Folder == "" && in.Tag == "" {
+		return searchOut{}, invalidArgument("query is empty; pass what to search for, or a folder or tag to list")
 	}
 	limit, err := clampLimit("limit", in.Limit, defaultSearchLimit, maxSearchLimit)
 	if err != nil {

@@ -306,6 +306,30 @@ func (s *server) noteID(id string) string {
 	return p
 }
 
+// daily reports whether id names a day (today, yesterday, tomorrow,
+// YYYY-MM-DD) and, if so, where that day's daily note is. A date that is
+// not where the daily-notes settings put it may still be a note's name.
+func (s *server) daily(ctx context.Context, id string) (vault.DailyNote, bool, error) {
+	day, ok := vault.ParseDay(id, s.now())
+	if !ok {
+		return vault.DailyNote{}, false, nil
+	}
+	d, err := s.vault.Daily(ctx, day)
+	if err != nil || d.Exists || !strings.Contains(id, "-") {
+		return d, true, err
+	}
+	if named, err := s.vault.Lookup(ctx, id); err == nil {
+		return vault.DailyNote{Path: named.Path, Day: day, Exists: true}, true, nil
+	}
+	return d, true, nil
+}
+
+// noDaily is the answer for a daily note that does not exist yet.
+func noDaily(d vault.DailyNote) error {
+	return &vault.Error{Code: vault.CodeNotFound, Message: fmt.Sprintf(
+		"there is no daily note for %s yet (it would be %s); append to it to create it", d.Day.Format("2006-01-02"), d.Path)}
+}
+
 // target finds the note an id names: its path, its URL as search returns
 // it, or its name as a wiki link writes it ("Plan", "Plan#Budget", an
 // alias).

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -95,8 +96,8 @@ func (s *server) addWriteTools(srv *mcp.Server) {
 	}, s.createNote)
 	addTool(s, srv, &mcp.Tool{
 		Name: "append",
-		Description: "Add text to the end of an existing note, or to the end of one section. " +
-			"Needs no version; nothing already written is changed.",
+		Description: "Add text to the end of a note, or of one section. Needs no version; nothing written is changed. " +
+			"id may be a day (today, yesterday, 2026-12-01): a missing daily note is created from its template.",
 		Annotations: writes("Append to note", false, false),
 	}, s.appendNote)
 	addTool(s, srv, &mcp.Tool{
@@ -196,11 +197,20 @@ func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut,
 	case in.Text == "":
 		err = invalidArgument("text is empty; pass the Markdown to add")
 	}
+	var r vault.WriteResult
+	if err == nil {
+		if d, isDay, derr := s.daily(ctx, in.ID); derr != nil {
+			err = derr
+		} else if isDay && !d.Exists {
+			return s.createDaily(ctx, c, d, in.Text, in.Section)
+		} else if isDay {
+			in.ID = d.Path
+		}
+	}
 	var named vault.Named
 	if err == nil {
 		named, err = s.target(ctx, in.ID)
 	}
-	var r vault.WriteResult
 	if err == nil {
 		in.ID = named.Path
 		if in.Section == "" {
@@ -209,6 +219,33 @@ func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut,
 		r, err = s.vault.Append(ctx, in.ID, in.Text, in.Section)
 	}
 	return s.written(ctx, c, in.ID, "", r, err)
+}
+
+// createDaily creates a day's daily note from its template with text
+// added (under section, which the template must then hold), or appends to
+// it if it appeared meanwhile.
+func (s *server) createDaily(ctx context.Context, c call, d vault.DailyNote, text, section string) (writeOut, error) {
+	content := d.Template
+	if section == "" {
+		if content != "" && !strings.HasSuffix(content, "\n") {
+			content += "\n"
+		}
+		content += text
+	}
+	if !strings.HasSuffix(content, "\n") {
+		content += "\n"
+	}
+	r, err := s.vault.Create(ctx, d.Path, content)
+	var ve *vault.Error
+	switch {
+	case errors.As(err, &ve) && ve.Code == vault.CodeNoteExists:
+	case err != nil || section == "":
+		return s.written(ctx, c, d.Path, "", r, err)
+	default:
+		s.record(ctx, c, r.Path, "", r.Version, nil)
+	}
+	r, err = s.vault.Append(ctx, d.Path, text, section)
+	return s.written(ctx, c, d.Path, "", r, err)
 }
 
 func (s *server) editNote(ctx context.Context, c call, in editIn) (writeOut, error) {

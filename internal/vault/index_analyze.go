@@ -114,6 +114,12 @@ func analyse(p, content string, fi fs.FileInfo) *analysed {
 			t = t[:i]
 		}
 	}
+	for _, t := range propTerms(fm.Map) {
+		if !seen[t] {
+			seen[t] = true
+			a.terms = append(a.terms, termStat{term: t})
+		}
+	}
 	keys := map[string]bool{}
 	for _, l := range markdown.Links(content) {
 		if !l.IsNote() {
@@ -132,6 +138,24 @@ func analyse(p, content string, fi fs.FileInfo) *analysed {
 		}
 	}
 	return a
+}
+
+// propPrefix starts the index keys of frontmatter properties: "=name="
+// for a property present, "=name=word" for each word of its value (of
+// each item of a list). Tokens never contain '='.
+const propPrefix = "="
+
+// propTerms are the property keys of a note's frontmatter.
+func propTerms(m map[string]any) []string {
+	var out []string
+	for k, v := range m {
+		key := propPrefix + markdown.Fold(k) + propPrefix
+		out = append(out, key)
+		for _, t := range markdown.PropertyTokens(v) {
+			out = append(out, key+t)
+		}
+	}
+	return out
 }
 
 // mdLink turns a stored link back into the markdown package's form.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"container/heap"
 	"math"
+	"path"
 	"slices"
 	"strings"
 
@@ -175,6 +176,153 @@ func (x *index) candidates(q markdown.Query) []scored {
 		}
 	}
 	return cur
+}
+
+// candidatesFor is candidates for any query: for one with alternatives,
+// the notes any of them may match, each with its best score; for one
+// with exclusions, filters or literal text, the notes its words, phrases,
+// tags and folder allow (all notes when it has none), less those the index
+// already knows it excludes. The rest is decided on the notes themselves.
+func (x *index) candidatesFor(q markdown.Query) []scored {
+	if !q.Extended() {
+		return x.candidates(q)
+	}
+	if len(q.Or) == 0 {
+		return x.clauseCandidates(q)
+	}
+	var out []scored
+	for _, alt := range q.Or {
+		out = unionBest(out, x.clauseCandidates(alt))
+	}
+	return out
+}
+
+// unionBest merges two candidate lists sorted by document, keeping the
+// better score of a document in both.
+func unionBest(a, b []scored) []scored {
+	if len(a) == 0 {
+		return b
+	}
+	out := make([]scored, 0, max(len(a), len(b)))
+	i, j := 0, 0
+	for i < len(a) || j < len(b) {
+		switch {
+		case j == len(b) || i < len(a) && a[i].doc < b[j].doc:
+			out = append(out, a[i])
+			i++
+		case i == len(a) || b[j].doc < a[i].doc:
+			out = append(out, b[j])
+			j++
+		default:
+			c := a[i]
+			c.score = max(c.score, b[j].score)
+			out = append(out, c)
+			i++
+			j++
+		}
+	}
+	return out
+}
+
+// clauseCandidates is candidatesFor one clause. Excluded words and tags
+// are decided exactly as markdown.Match decides them (a word counts in the
+// text, the title or the path); path: and file: need only the path; a
+// property needs its key, and the words of its value, among the note's
+// property terms.
+func (x *index) clauseCandidates(q markdown.Query) []scored {
+	cands := x.candidates(indexPart(q))
+	if len(cands) == 0 {
+		return nil
+	}
+	var out []scored
+	drop := map[uint32]bool{}
+	for _, t := range q.NotTerms {
+		if id, ok := x.terms[t]; ok {
+			x.post[id].each(func(e entry) {
+				if e.tf > 0 || e.fields&matchFields != 0 {
+					drop[e.doc] = true
+				}
+			})
+		}
+	}
+	for _, t := range q.NotTags {
+		if id, ok := x.terms[tagPrefix+t]; ok {
+			x.post[id].each(func(e entry) { drop[e.doc] = true })
+		}
+	}
+	var need []uint32 // sorted; nil means no restriction
+	restricted := false
+	require := func(terms []uint32) {
+		var ids []uint32
+		for _, e := range x.entries(terms) {
+			ids = append(ids, e.doc)
+		}
+		if !restricted {
+			need, restricted = ids, true
+		} else {
+			need = intersectIDs(need, ids)
+		}
+	}
+	for _, p := range q.Props {
+		key := propPrefix + p.Name + propPrefix
+		id, ok := x.terms[key]
+		if !ok {
+			return nil
+		}
+		require([]uint32{id})
+		// The value's words, the last one maybe only begun (markdown.Match
+		// takes it as a prefix).
+		vals := markdown.Tokens(p.Value)
+		for i, t := range vals {
+			if i < len(vals)-1 {
+				id, ok := x.terms[key+t]
+				if !ok {
+					return nil
+				}
+				require([]uint32{id})
+				continue
+			}
+			ids := x.prefixTerms(key+t, maxPrefix)
+			if len(ids) == 0 {
+				return nil
+			}
+			if len(ids) < maxPrefix { // else too many to be sure of; the notes decide
+				require(ids)
+			}
+		}
+	}
+	for _, c := range cands {
+		if drop[c.doc] || restricted && !containsID(need, c.doc) {
+			continue
+		}
+		if len(q.Paths)+len(q.Files) > 0 && !pathFilters(x.docs[c.doc].path, q) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// pathFilters applies path: and file: as markdown.Match does.
+func pathFilters(p string, q markdown.Query) bool {
+	fp := markdown.Fold(p)
+	for _, v := range q.Paths {
+		if !strings.Contains(fp, v) {
+			return false
+		}
+	}
+	name := markdown.Fold(path.Base(p))
+	for _, v := range q.Files {
+		if !strings.Contains(name, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// indexPart is the part of one clause that the index decides.
+func indexPart(q markdown.Query) markdown.Query {
+	return markdown.Query{Terms: q.Terms, Phrases: q.Phrases, Tags: q.Tags, Folder: q.Folder, PrefixLast: q.PrefixLast}
 }
 
 // phraseItems are the items every note holding the phrase of toks has:

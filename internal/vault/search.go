@@ -6,6 +6,8 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"hash"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -48,26 +50,39 @@ func (v *Vault) Search(ctx context.Context, q Query) ([]Hit, error) {
 // only the notes shown are read; otherwise every note is scanned.
 func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	pq := markdown.ParseQuery(q.Text)
-	if tag := strings.TrimPrefix(strings.TrimSpace(q.Tag), "#"); tag != "" {
-		if t := strings.TrimRight(markdown.Fold(tag), "/"); t != "" && !slices.Contains(pq.Tags, t) {
-			pq.Tags = append(pq.Tags, t)
-		}
+	if pq.Unsupported != "" {
+		return Page{}, newErr(CodeInvalidArgument, fmt.Sprintf("Search does not have Obsidian's %s; use words, \"phrases\", OR, -word, tag:#x, path:x, file:x, [property:value] or a folder.", pq.Unsupported), nil)
 	}
-	if q.Folder != "" {
-		pq.Folder = q.Folder
-	}
-	folder, e := checkFolder(pq.Folder)
+	folder, e := checkFolder(q.Folder)
 	if e != nil {
 		return Page{}, e
 	}
-	pq.Folder = folder
-	if len(pq.Terms)+len(pq.Phrases)+len(pq.Tags) == 0 && folder == "" {
-		return Page{}, newErr(CodeInvalidArgument, "Give words to search for, a tag or a folder.", nil)
-	}
-	if folder != "" {
-		if v.isProtected(folder) {
+	tag := strings.TrimRight(markdown.Fold(strings.TrimPrefix(strings.TrimSpace(q.Tag), "#")), "/")
+	pq.Restrict(folder, tag)
+	for i, f := range pq.Folders() {
+		if f == "" {
+			continue
+		}
+		clean, e := checkFolder(f)
+		if e != nil {
+			return Page{}, e
+		}
+		if v.isProtected(clean) {
 			return Page{}, newErr(CodeProtectedPath, "", nil)
 		}
+		if len(pq.Or) > 0 {
+			pq.Or[i].Folder = clean
+		} else {
+			pq.Folder = clean
+		}
+	}
+	if pq.Empty() {
+		return Page{}, newErr(CodeInvalidArgument, "Give words to search for, a tag or a folder.", nil)
+	}
+	if len(pq.Or) == 0 {
+		folder = pq.Folder
+	}
+	if folder != "" {
 		if _, e := v.lstatDir(folder); e != nil {
 			return Page{}, e
 		}
@@ -97,7 +112,7 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 		}
 	}
 	if !used {
-		if hits, e = v.scanSearch(ctx, pq); e != nil {
+		if hits, e = v.scanSearch(ctx, pq, folder); e != nil {
 			return Page{}, e
 		}
 		hits = hits[min(offset, len(hits)):]
@@ -123,9 +138,9 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 }
 
 // scanSearch reads every note in the folder and returns all hits in order.
-func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query) ([]Hit, *Error) {
+func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string) ([]Hit, *Error) {
 	hits := []Hit{}
-	e := v.scanFolder(ctx, pq.Folder, func(w walkEntry, data []byte) *Error {
+	e := v.scanFolder(ctx, folder, func(w walkEntry, data []byte) *Error {
 		content := string(data)
 		title := markdown.Title(content, w.path)
 		score, snippet := markdown.Match(pq, w.path, title, content)
@@ -158,7 +173,9 @@ type candidate struct {
 // to the page is read and confirmed. It reports false when the index is
 // not built yet.
 func (v *Vault) indexSearch(ctx context.Context, pq markdown.Query, offset, limit int) ([]Hit, bool, bool, *Error) {
-	exact := len(pq.Phrases) == 0
+	// Extended queries (OR, exclusions, filters, literal text) are decided
+	// on the note itself, like phrases.
+	exact := len(pq.Phrases) == 0 && !pq.Extended()
 	var hits []Hit
 	seen := map[string]bool{}
 	skip := offset // confirmed hits still to pass over
@@ -171,7 +188,7 @@ func (v *Vault) indexSearch(ctx context.Context, pq markdown.Query, offset, limi
 		if x == nil {
 			return nil, false, false, nil
 		}
-		cands := x.candidates(pq)
+		cands := x.candidatesFor(pq)
 		ranked := x.top(cands, k)
 		from := min(done, len(ranked))
 		if exact {
@@ -228,7 +245,7 @@ func (v *Vault) confirm(pq markdown.Query, c candidate) (Hit, bool) {
 		// Changed since it was indexed; a notification is on its way.
 		title = markdown.Title(content, c.path)
 		v.ix.queue(c.path)
-	} else if len(pq.Phrases) == 0 {
+	} else if len(pq.Phrases) == 0 && !pq.Extended() {
 		// The index knows this very note: its tags and folder matched
 		// already, and checking them again would parse the frontmatter.
 		pq.Tags, pq.Folder = nil, ""
@@ -243,14 +260,29 @@ func (v *Vault) confirm(pq markdown.Query, c candidate) (Hit, bool) {
 // fingerprint ties a cursor to its query.
 func fingerprint(pq markdown.Query) string {
 	h := sha256.New()
-	for _, s := range [][]string{pq.Terms, pq.Phrases, pq.Tags, {pq.Folder, strconv.FormatBool(pq.PrefixLast)}} {
+	writeQuery(h, pq)
+	return hex.EncodeToString(h.Sum(nil)[:6])
+}
+
+// writeQuery writes every part of q, each list closed by a separator byte
+// no folded text holds.
+func writeQuery(h hash.Hash, q markdown.Query) {
+	var props []string
+	for _, p := range q.Props {
+		props = append(props, p.Name, p.Value, strconv.FormatBool(p.HasValue))
+	}
+	for _, s := range [][]string{q.Terms, q.Phrases, q.Tags, {q.Folder, strconv.FormatBool(q.PrefixLast)},
+		q.NotTerms, q.NotPhrases, q.NotTags, q.Paths, q.Files, props, {q.Literal}} {
 		for _, x := range s {
 			h.Write([]byte(x))
 			h.Write([]byte{0})
 		}
 		h.Write([]byte{1})
 	}
-	return hex.EncodeToString(h.Sum(nil)[:6])
+	for _, alt := range q.Or {
+		h.Write([]byte{2})
+		writeQuery(h, alt)
+	}
 }
 
 func encodeCursor(offset int, fp string) string {

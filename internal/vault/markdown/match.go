@@ -52,6 +52,20 @@ func Confirm(q Query, notePath, title, content string) (ok bool, snippet string)
 }
 
 func match(q Query, notePath, title, content string, scoring bool) (score float64, snippet string) {
+	if len(q.Or) > 0 {
+		for _, alt := range q.Or {
+			if s, sn := match(alt, notePath, title, content, scoring); s > score {
+				score, snippet = s, sn
+				if !scoring {
+					break
+				}
+			}
+		}
+		return score, snippet
+	}
+	if q.Extended() {
+		return matchExt(q, notePath, title, content, scoring)
+	}
 	if !inFolder(notePath, q.Folder) {
 		return 0, ""
 	}

@@ -8,27 +8,167 @@ import (
 	"unicode/utf8"
 )
 
-// maxQueryItems caps the terms plus phrases (and, separately, the tags) of
-// one query so that a pasted paragraph cannot make matching slow.
+// maxQueryItems caps the terms plus phrases (and, separately, the tags, the
+// excluded items, the filters and the alternatives) of one query so that a
+// pasted paragraph cannot make matching slow.
 const maxQueryItems = 32
 
-// Query is a parsed search query. Terms, phrases and tags are folded.
+// Query is a parsed search query: one clause, or (Or set) alternatives of
+// which a note must match one. Terms, phrases, tags and the filter values
+// are folded.
 type Query struct {
 	Terms      []string // words that must all appear
 	Phrases    []string // folded tokens joined by single spaces; each must appear
 	Tags       []string // without '#'; a note must carry each (or a nested tag below it)
 	Folder     string   // vault-relative folder without slashes at the ends; "" for all
 	PrefixLast bool     // the last term may match the start of a word (search as you type)
+
+	NotTerms   []string   // -word: none may appear
+	NotPhrases []string   // -"a phrase"
+	NotTags    []string   // -tag:x, -#x
+	Paths      []string   // path:x, each found in the note's path
+	Files      []string   // file:x, each found in the note's file name
+	Props      []Property // [name] and [name:value]
+	// Literal is a query without words ("- [ ]", "🚀"), found as written,
+	// ignoring case.
+	Literal string
+
+	// Or holds the alternatives of a query with OR; the fields above are
+	// then empty.
+	Or []Query
+	// Unsupported names Obsidian syntax that this search does not have
+	// (line:, regular expressions, parentheses...): the query must be
+	// refused with it rather than run as something else.
+	Unsupported string
 }
 
-// ParseQuery parses a search box query: words, "quoted phrases" (an
-// unterminated quote runs to the end), tag:x or #x filters, folder:path or
-// a word ending in '/' as the folder filter (the last one wins). A word
-// that splits into several tokens, such as a run of CJK characters or
-// "state-of-the-art", becomes a phrase. At most 32 terms and phrases and 32
-// tags are kept. PrefixLast is set when the query ends in a plain word
-// without a trailing space.
+// Property is a frontmatter filter: the property Name is present (Value
+// "" and Any false) or has a value holding Value.
+type Property struct {
+	Name  string // folded
+	Value string // folded; "" with HasValue means an empty value
+	// HasValue is set for [name:value].
+	HasValue bool
+}
+
+// Extended reports a query that uses more than words, phrases, tags and a
+// folder: matching it needs the note itself, not only its terms.
+func (q *Query) Extended() bool {
+	return len(q.Or) > 0 || len(q.NotTerms)+len(q.NotPhrases)+len(q.NotTags)+len(q.Paths)+len(q.Files)+len(q.Props) > 0 || q.Literal != ""
+}
+
+// Empty reports a query that selects nothing by itself.
+func (q *Query) Empty() bool {
+	return !q.Extended() && len(q.Terms)+len(q.Phrases)+len(q.Tags) == 0 && q.Folder == ""
+}
+
+// Restrict adds a tag every result must carry and sets the folder, in
+// every alternative.
+func (q *Query) Restrict(folder, tag string) {
+	if len(q.Or) > 0 {
+		for i := range q.Or {
+			q.Or[i].Restrict(folder, tag)
+		}
+		return
+	}
+	if tag != "" {
+		q.addTag(tag)
+	}
+	if folder != "" {
+		q.Folder = folder
+	}
+}
+
+// Folders lists the folder filters of the query and its alternatives.
+func (q *Query) Folders() []string {
+	if len(q.Or) == 0 {
+		return []string{q.Folder}
+	}
+	var out []string
+	for i := range q.Or {
+		out = append(out, q.Or[i].Folder)
+	}
+	return out
+}
+
+// unsupportedOps are Obsidian search operators this search lacks.
+var unsupportedOps = []string{"line:", "block:", "section:", "task:", "task-todo:", "task-done:", "match-case:", "ignore-case:"}
+
+// ParseQuery parses a search box query in the subset of Obsidian's syntax
+// that cortex has: words (all must appear), "quoted phrases" (an
+// unterminated quote runs to the end), OR between alternatives (binding
+// less tightly than the implicit AND), -word and -"phrase" to exclude,
+// tag:x or #x (and -tag:x), path:x and file:x (found in the path or the
+// file name), folder:path or a word ending in '/' as the folder filter
+// (the last one wins), [property] and [property:value] for frontmatter
+// properties, content:x as plain text. A word that splits into several
+// tokens, such as a run of CJK characters or "state-of-the-art", becomes a
+// phrase. A query (or alternative) with none of these, such as "- [ ]" or
+// an emoji, is a Literal. Operators Obsidian has and this search does not
+// (line:, section:, task:, regular expressions, parentheses) set
+// Unsupported. At most 32 of each kind of item are kept. PrefixLast is set
+// when the query ends in a plain word without a trailing space.
 func ParseQuery(q string) Query {
+	groups := splitOr(q)
+	if len(groups) == 1 {
+		return parseClause(groups[0])
+	}
+	var out Query
+	for _, g := range groups {
+		c := parseClause(g)
+		if c.Unsupported != "" {
+			out.Unsupported = c.Unsupported
+		}
+		c.Unsupported = ""
+		if !c.Empty() && len(out.Or) < maxQueryItems {
+			out.Or = append(out.Or, c)
+		}
+	}
+	if len(out.Or) == 0 && out.Unsupported == "" {
+		return parseClause(q) // "OR" alone is a word
+	}
+	if len(out.Or) == 1 {
+		c := out.Or[0]
+		c.Unsupported = out.Unsupported
+		return c
+	}
+	if strings.ContainsAny(q, "()") && out.Unsupported == "" {
+		out.Unsupported = "parentheses"
+	}
+	return out
+}
+
+// splitOr cuts q at each standalone OR outside quotes and brackets.
+func splitOr(q string) []string {
+	var out []string
+	start, quote, bracket := 0, false, 0
+	for i := 0; i < len(q); i++ {
+		switch c := q[i]; {
+		case c == '"':
+			quote = !quote
+		case quote:
+		case c == '[':
+			bracket++
+		case c == ']' && bracket > 0:
+			bracket--
+		case bracket == 0 && c == 'O' && strings.HasPrefix(q[i:], "OR") &&
+			(i == 0 || isSpaceByte(q[i-1])) && (i+2 == len(q) || isSpaceByte(q[i+2])):
+			out = append(out, q[start:i])
+			start = i + 2
+			i++
+		}
+	}
+	return append(out, q[start:])
+}
+
+func isSpaceByte(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// parseClause parses one alternative.
+func parseClause(q string) Query {
+	if isTaskMarker(strings.TrimSpace(q)) {
+		// "- [x]" is a done task to look for, not the property x.
+		return Query{Literal: strings.TrimSpace(q)}
+	}
 	var out Query
 	lastTerm := false
 	items := func() int { return len(out.Terms) + len(out.Phrases) }
@@ -50,22 +190,46 @@ func ParseQuery(q string) Query {
 			lastTerm = false
 		}
 	}
+	addNot := func(text string) {
+		toks := Tokens(Fold(text))
+		switch {
+		case len(toks) == 0 || len(out.NotTerms)+len(out.NotPhrases) >= maxQueryItems:
+		case len(toks) == 1:
+			out.NotTerms = appendNew(out.NotTerms, toks[0])
+		default:
+			out.NotPhrases = appendNew(out.NotPhrases, strings.Join(toks, " "))
+		}
+	}
 	for i := 0; i < len(q); {
 		r, size := utf8.DecodeRuneInString(q[i:])
 		if unicode.IsSpace(r) {
 			i += size
 			continue
 		}
+		neg := false
+		if r == '-' && i+1 < len(q) && !isSpaceByte(q[i+1]) && q[i+1] != '-' {
+			neg = true
+			i++
+			r, _ = utf8.DecodeRuneInString(q[i:])
+		}
 		if r == '"' {
-			end := strings.IndexByte(q[i+1:], '"')
-			if end < 0 {
-				addText(q[i+1:], true)
-				i = len(q)
+			text, next := quoted(q, i)
+			i = next
+			if neg {
+				addNot(text)
+				lastTerm = false
 			} else {
-				addText(q[i+1:i+1+end], true)
-				i += end + 2
+				addText(text, true)
 			}
 			continue
+		}
+		if r == '[' && !neg {
+			if end := strings.IndexByte(q[i:], ']'); end > 0 {
+				out.addProp(q[i+1 : i+end])
+				i += end + 1
+				lastTerm = false
+				continue
+			}
 		}
 		j := i
 		for j < len(q) {
@@ -78,19 +242,52 @@ func ParseQuery(q string) Query {
 		word := q[i:j]
 		i = j
 		lower := strings.ToLower(word)
+		// An operator's value may be quoted: path:"Daily notes".
+		value := func(prefix int) string {
+			v := word[prefix:]
+			if v == "" && i < len(q) && q[i] == '"' {
+				v, i = quoted(q, i)
+			}
+			return v
+		}
+		lastTerm = false
 		switch {
-		case strings.HasPrefix(lower, "tag:"):
-			out.addTag(word[4:])
-			lastTerm = false
-		case len(word) > 1 && word[0] == '#':
-			out.addTag(word[1:])
-			lastTerm = false
+		case strings.HasPrefix(lower, "tag:") || len(word) > 1 && word[0] == '#':
+			t := word[1:]
+			if word[0] != '#' {
+				t = value(4)
+			}
+			if neg {
+				t = strings.TrimRight(Fold(strings.TrimLeft(t, "#")), "/")
+				if t != "" && len(out.NotTags) < maxQueryItems {
+					out.NotTags = appendNew(out.NotTags, t)
+				}
+			} else {
+				out.addTag(t)
+			}
+		case neg && (hasOp(lower) || strings.HasPrefix(lower, "path:") || strings.HasPrefix(lower, "file:") ||
+			strings.HasPrefix(lower, "folder:") || strings.HasPrefix(lower, "content:")):
+			out.Unsupported = "excluding " + lower[:strings.IndexByte(lower, ':')+1] + " filters"
+		case neg:
+			addNot(word)
 		case strings.HasPrefix(lower, "folder:"):
-			out.Folder = cleanFolder(word[7:])
-			lastTerm = false
+			out.Folder = cleanFolder(value(7))
+		case strings.HasPrefix(lower, "path:"):
+			if v := Fold(strings.Trim(value(5), "/")); v != "" && len(out.Paths) < maxQueryItems {
+				out.Paths = appendNew(out.Paths, v)
+			}
+		case strings.HasPrefix(lower, "file:"):
+			if v := Fold(value(5)); v != "" && len(out.Files) < maxQueryItems {
+				out.Files = appendNew(out.Files, v)
+			}
+		case strings.HasPrefix(lower, "content:"):
+			addText(value(8), true)
+		case hasOp(lower):
+			out.Unsupported = lower[:strings.IndexByte(lower, ':')+1]
+		case len(word) > 2 && word[0] == '/' && word[len(word)-1] == '/':
+			out.Unsupported = "regular expressions"
 		case strings.HasSuffix(word, "/") && strings.Trim(word, "/") != "":
 			out.Folder = cleanFolder(word)
-			lastTerm = false
 		default:
 			addText(word, false)
 		}
@@ -99,7 +296,64 @@ func ParseQuery(q string) Query {
 		r, _ := utf8.DecodeLastRuneInString(q)
 		out.PrefixLast = lastTerm && !unicode.IsSpace(r) && r != '"'
 	}
+	if out.Empty() {
+		if lit := strings.TrimSpace(q); lit != "" && out.Unsupported == "" {
+			out = Query{Literal: lit}
+		}
+	}
 	return out
+}
+
+// isTaskMarker reports a Markdown task box as written in a list: "- [ ]",
+// "- [x]", "* [/]".
+func isTaskMarker(s string) bool {
+	if len(s) < 5 || (s[0] != '-' && s[0] != '*' && s[0] != '+') || s[1] != ' ' || s[2] != '[' {
+		return false
+	}
+	_, size := utf8.DecodeRuneInString(s[3:])
+	return s[3+size:] == "]"
+}
+
+// quoted returns the text of the quote opening at q[i] and the index after
+// it; an unterminated quote runs to the end.
+func quoted(q string, i int) (string, int) {
+	end := strings.IndexByte(q[i+1:], '"')
+	if end < 0 {
+		return q[i+1:], len(q)
+	}
+	return q[i+1 : i+1+end], i + end + 2
+}
+
+// hasOp reports a word starting with an Obsidian operator this search
+// does not have.
+func hasOp(lower string) bool {
+	for _, op := range unsupportedOps {
+		if strings.HasPrefix(lower, op) {
+			return true
+		}
+	}
+	return false
+}
+
+func appendNew(s []string, v string) []string {
+	if slices.Contains(s, v) {
+		return s
+	}
+	return append(s, v)
+}
+
+// addProp adds [name] or [name:value]; an empty name ("[ ]") adds nothing.
+func (q *Query) addProp(inner string) {
+	name, value, hasValue := strings.Cut(inner, ":")
+	name = Fold(strings.TrimSpace(name))
+	if name == "" || len(q.Props) >= maxQueryItems {
+		return
+	}
+	value = strings.TrimSpace(value)
+	if len(value) >= 2 && value[0] == '"' && value[len(value)-1] == '"' {
+		value = value[1 : len(value)-1]
+	}
+	q.Props = append(q.Props, Property{Name: name, Value: Fold(value), HasValue: hasValue})
 }
 
 func (q *Query) addTag(t string) {

@@ -1,0 +1,145 @@
+package markdown
+
+import (
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+)
+
+// matchExt matches one clause that uses more than words, phrases, tags and
+// a folder: its words as match does, then its filters, exclusions and
+// literal text against the note itself.
+func matchExt(q Query, notePath, title, content string, scoring bool) (float64, string) {
+	base := Query{Terms: q.Terms, Phrases: q.Phrases, Tags: q.Tags, Folder: q.Folder, PrefixLast: q.PrefixLast}
+	score, snippet := match(base, notePath, title, content, scoring)
+	if score <= 0 {
+		return 0, ""
+	}
+	fp := Fold(notePath)
+	for _, v := range q.Paths {
+		if !strings.Contains(fp, v) {
+			return 0, ""
+		}
+	}
+	name := Fold(path.Base(notePath))
+	for _, v := range q.Files {
+		if !strings.Contains(name, v) {
+			return 0, ""
+		}
+	}
+	if len(q.Props) > 0 || len(q.NotTags) > 0 {
+		fm, _ := ParseFrontmatter(content)
+		for _, p := range q.Props {
+			if !hasProperty(fm.Map, p) {
+				return 0, ""
+			}
+		}
+		if len(q.NotTags) > 0 {
+			tags := append(slices.Clone(fm.Tags), InlineTags(content)...)
+			for _, t := range q.NotTags {
+				if hasTag(tags, t) {
+					return 0, ""
+				}
+			}
+		}
+	}
+	for _, t := range q.NotTerms {
+		if s, _ := match(Query{Terms: []string{t}}, notePath, title, content, false); s > 0 {
+			return 0, ""
+		}
+	}
+	for _, p := range q.NotPhrases {
+		if s, _ := match(Query{Phrases: []string{p}}, notePath, title, content, false); s > 0 {
+			return 0, ""
+		}
+	}
+	if q.Literal != "" {
+		at := indexFoldCase(content, q.Literal)
+		if at < 0 {
+			return 0, ""
+		}
+		_, bodyStart, _ := Split(content)
+		snippet = makeSnippet(content, bodyStart, max(at, bodyStart))
+	}
+	return score, snippet
+}
+
+// indexFoldCase is the offset of the first occurrence of sub in s ignoring
+// case, or -1.
+func indexFoldCase(s, sub string) int {
+	if i := strings.Index(s, sub); i >= 0 || strings.ToLower(sub) == strings.ToUpper(sub) {
+		return i // found, or sub has no letters that case could change
+	}
+	ls, lsub := strings.ToLower(s), strings.ToLower(sub)
+	i := strings.Index(ls, lsub)
+	if i > len(s) {
+		i = len(s) // lower case changed lengths; only the snippet shifts
+	}
+	return i
+}
+
+// hasProperty reports whether the frontmatter has the property p: present
+// at all, or with a value holding p.Value (any item of a list does;
+// "[name:]" asks for an empty value).
+func hasProperty(m map[string]any, p Property) bool {
+	for k, v := range m {
+		if Fold(k) != p.Name {
+			continue
+		}
+		if !p.HasValue {
+			return true
+		}
+		if valueHas(v, p.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+func valueHas(v any, want string) bool {
+	switch x := v.(type) {
+	case nil:
+		return want == ""
+	case []any:
+		if len(x) == 0 {
+			return want == ""
+		}
+		for _, e := range x {
+			if valueHas(e, want) {
+				return true
+			}
+		}
+		return false
+	case map[string]any:
+		return false
+	}
+	s := Fold(strings.TrimSpace(fmt.Sprint(v)))
+	if want == "" {
+		return s == ""
+	}
+	// Words from the start of one, so that the index can narrow the notes
+	// down: [status:act] finds "active", [related:plan] finds "[[Plan]]",
+	// [status:tive] finds nothing.
+	wt := Tokens(want)
+	if len(wt) == 0 {
+		return strings.Contains(s, want)
+	}
+	return strings.Contains(string(field(s)), " "+strings.Join(wt, " "))
+}
+
+// PropertyTokens are the words of a property value as hasProperty matches
+// them: of a scalar, or of each item of a list.
+func PropertyTokens(v any) []string {
+	switch x := v.(type) {
+	case nil, map[string]any:
+		return nil
+	case []any:
+		var out []string
+		for _, e := range x {
+			out = append(out, PropertyTokens(e)...)
+		}
+		return out
+	}
+	return Tokens(Fold(strings.TrimSpace(fmt.Sprint(v))))
+}
