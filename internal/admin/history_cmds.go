@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -35,7 +38,7 @@ func historyCommands() []command {
 		field: func(s *session) any { return &s.hist.since }}
 	return []command{
 		{name: "history", args: []string{"PATH"}, flags: []flagSpec{flagVault()}, run: historyList,
-			summary: "list the stored versions of a note, newest first"},
+			summary: "list the stored versions of a note, newest first (back through its moves)"},
 		{name: "history show", args: []string{"PATH"}, flags: []flagSpec{version, flagVault()}, run: historyShow,
 			summary: "print one stored version of a note"},
 		{name: "history purge", args: []string{"PATH"}, flags: []flagSpec{flagYes(), flagVault()}, run: historyPurge,
@@ -126,13 +129,13 @@ func historyList(ctx context.Context, s *session, args []string) error {
 		return historyErr(err)
 	}
 	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tTIME\tBY\tCHANGE\tVERSION\tSIZE")
+	fmt.Fprintln(tw, "#\tTIME\tBY\tCHANGE\tVERSION\tSIZE\tPATH")
 	for _, v := range vs {
 		kind := v.Kind
 		if v.Gone {
 			kind += " (left this path)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", v.ID, formatTime(v.Time), v.Writer, kind, v.Version, formatBytes(uint64(max(v.Size, 0))))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, formatTime(v.Time), v.Writer, kind, v.Version, formatBytes(uint64(max(v.Size, 0))), v.Path)
 	}
 	return tw.Flush()
 }
@@ -316,4 +319,25 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 		}
 	}
 	return time.Time{}, usage("write it like 2026-12-01T14:00:00Z, \"2026-12-01 14:00\" (UTC) or 2h", "--since: %q is not a time", v)
+}
+
+// historyStatus adds the note history's size to status, when the server
+// has started one (status never creates it).
+func historyStatus(ctx context.Context, s *session, w io.Writer) {
+	if _, err := os.Stat(filepath.Join(s.state, store.HistoryFileName)); err != nil {
+		fmt.Fprintln(w, "history\tnone yet")
+		return
+	}
+	h, err := store.OpenHistory(ctx, s.state, store.HistoryOptions{Now: s.Now})
+	if err != nil {
+		fmt.Fprintln(w, "history\tunavailable")
+		return
+	}
+	defer h.Close()
+	st, err := h.Stats(ctx)
+	if err != nil {
+		fmt.Fprintln(w, "history\tunavailable")
+		return
+	}
+	fmt.Fprintf(w, "history\t%d versions, %s stored (%s of text)\n", st.Versions, formatBytes(uint64(max(st.Stored, 0))), formatBytes(uint64(max(st.Size, 0))))
 }
