@@ -101,14 +101,23 @@ func runAuthScenarios(t *testing.T, suite conformanceSuite, work, version string
 		t.Fatal(err)
 	}
 	var printed strings.Builder
+	// The owner opens the URL once the suite says its callback server
+	// listens (it prints that when it does, before or after the URL).
 	browsed := make(chan error, 1)
-	started := false
+	started, listening, authURL := false, false, ""
 	sc := bufio.NewScanner(stdout)
 	for sc.Scan() {
 		line := ansiEscape.ReplaceAllString(sc.Text(), "")
 		printed.WriteString(line + "\n")
-		if u := strings.TrimSpace(line); !started && strings.Contains(u, "/authorize?") && strings.HasPrefix(u, "http") {
-			go func() { browsed <- browse(u) }()
+		u := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(u, "Callback server started:"):
+			listening = true
+		case strings.HasPrefix(u, "http") && strings.Contains(u, "/authorize?"):
+			authURL = u
+		}
+		if !started && listening && authURL != "" {
+			go func() { browsed <- browse(authURL) }()
 			started = true
 		}
 	}
