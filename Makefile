@@ -22,13 +22,14 @@ run: build
 build:
 	$(GO) build -trimpath -ldflags '$(LDFLAGS)' -o bin/cortex ./cmd/cortex
 
-## test: every test, with the race detector
+## test: every test, with the race detector; needs gcc, Chromium and the MCP conformance suite
+## (.ci/install-test-deps installs them) and lists loudly every test skipped for want of one
 test:
-	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m ./...
+	CGO_ENABLED=1 $(GO) test -race -count=1 -timeout 20m -json ./... | $(GO) run ./internal/testreport
 
 ## test-short: every test without the race detector (quicker while editing)
 test-short:
-	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -json ./... | $(GO) run ./internal/testreport
 
 ## lint: go vet, staticcheck, gosec, govulncheck (local database) and actionlint at pinned versions
 lint: vet staticcheck gosec vuln actionlint

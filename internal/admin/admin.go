@@ -141,6 +141,9 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 		printHelp(env.Stdout)
 		return nil
 	}
+	if strings.HasPrefix(args[0], "-") {
+		return usage("flags go after the command, e.g. cortex admin token list --state DIR", "flag %s before the command", args[0])
+	}
 	c, rest := lookup(args)
 	if c == nil {
 		return unknown(args)

@@ -282,6 +282,7 @@ type wfJob struct {
 	Needs       any    `yaml:"needs"`
 	Steps       []struct {
 		Uses string         `yaml:"uses"`
+		Run  string         `yaml:"run"`
 		With map[string]any `yaml:"with"`
 	} `yaml:"steps"`
 }

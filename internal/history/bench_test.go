@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -155,5 +156,26 @@ func BenchmarkHistorySize(b *testing.B) {
 		b.ReportMetric(float64(s.Size)/(1<<20), "text-MiB")
 		b.ReportMetric(float64(s.Stored)/(1<<20), "stored-MiB")
 		b.ReportMetric(float64(file)/(1<<20), "file-MiB")
+	}
+}
+
+// BenchmarkEditNoteParallel is BenchmarkEditNote with eight writers at
+// once, each on notes of its own, as the HTTP benchmark's x8 runs.
+func BenchmarkEditNoteParallel(b *testing.B) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("history=%v", on), func(b *testing.B) {
+			cs, v, _, _ := benchVault(b, 64, on)
+			var worker atomic.Int64
+			b.SetParallelism(4)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				w := int(worker.Add(1)) - 1
+				e := &editer{cs: cs, versions: map[string]string{}, counters: map[string]int{}}
+				for i := 0; pb.Next(); i++ {
+					e.edit(b, v, fmt.Sprintf("n%05d.md", (w*8+i%8)%64))
+				}
+			})
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
+		})
 	}
 }

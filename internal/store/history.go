@@ -88,9 +88,10 @@ type History struct {
 	freeSpace func() (uint64, error)
 	minFree   uint64
 
-	// mu serialises Keep within the process, so that the size check and
-	// the insert see the same total.
-	mu sync.Mutex
+	// queue hands Keep calls to the committer (commitLoop); quit stops
+	// it and stopped says it has.
+	queue         chan *keepReq
+	quit, stopped chan struct{}
 }
 
 // OpenHistory opens (creating if needed) history.db in dir, with the same
@@ -120,6 +121,9 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 		maxBytes:  opts.MaxBytes,
 		freeSpace: opts.FreeSpace,
 		minFree:   opts.MinFree,
+		queue:     make(chan *keepReq),
+		quit:      make(chan struct{}),
+		stopped:   make(chan struct{}),
 	}
 	if h.now == nil {
 		h.now = time.Now
@@ -142,6 +146,7 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 		db.Close()
 		return nil, fmt.Errorf("open note history: %w", err)
 	}
+	go h.commitLoop()
 	return h, nil
 }
 
@@ -159,8 +164,13 @@ func historyDSN(path string) string {
 	return u.String()
 }
 
-// Close releases the database.
-func (h *History) Close() error { return h.db.Close() }
+// Close stops the committer and releases the database. Keep calls made
+// after it fail.
+func (h *History) Close() error {
+	close(h.quit)
+	<-h.stopped
+	return h.db.Close()
+}
 
 // Keep is one version to store.
 type Keep struct {
@@ -191,70 +201,162 @@ type NoteVersion struct {
 	Size    int64 // uncompressed bytes
 }
 
-// Keep stores the items in one durable transaction and returns the id of
-// each row added (0 for an item skipped as already stored). When the
-// versions cannot be stored (size cap, disk floor, database error) nothing
-// is stored and the caller must not make the change they preserve.
+// prepared is one Keep item made ready outside the transaction.
+type prepared struct {
+	hash   []byte
+	data   []byte // compressed, nil when the blob existed
+	size   int
+	reuse  bool // Gone without content: repeat the last blob
+	blobID int64
+}
+
+// keepReq is one Keep call waiting for the committer.
+type keepReq struct {
+	items []Keep
+	ps    []prepared
+	need  int64
+	ids   []int64
+	err   error
+	done  chan struct{}
+}
+
+// maxBatch bounds the Keep calls one transaction carries.
+const maxBatch = 64
+
+// Keep stores the items durably, all or none, and returns the id of each
+// row added (0 for an item skipped as already stored). When the versions
+// cannot be stored (size cap, disk floor, database error) nothing is
+// stored and the caller must not make the change they preserve.
+//
+// Hashing and compressing happen in the caller; the rows are written by
+// one committer, which puts the Keep calls that arrive while it commits
+// into its next transaction: concurrent writers share one fsync.
 func (h *History) Keep(ctx context.Context, items []Keep) ([]int64, error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	type prepared struct {
-		hash   []byte
-		data   []byte // compressed, nil when the blob exists
-		size   int
-		reuse  bool // Gone without content: repeat the last blob
-		skip   bool
-		blobID int64
-	}
-	ps := make([]prepared, len(items))
-	var need int64
+	req := &keepReq{items: items, ps: make([]prepared, len(items)), done: make(chan struct{})}
 	for i, it := range items {
 		if it.Path == "" || it.Kind == "" {
 			return nil, errors.New("keep note version: path and kind are required")
 		}
+		p := &req.ps[i]
 		if it.Content == nil && it.Gone {
-			ps[i].reuse = true
+			p.reuse = true
 			continue
 		}
 		sum := sha256.Sum256(it.Content)
-		ps[i].hash, ps[i].size = sum[:], len(it.Content)
-		var id int64
-		err := h.db.QueryRowContext(ctx, `SELECT id FROM blobs WHERE hash = ?`, ps[i].hash).Scan(&id)
+		p.hash, p.size = sum[:], len(it.Content)
+		err := h.db.QueryRowContext(ctx, `SELECT id FROM blobs WHERE hash = ?`, p.hash).Scan(&p.blobID)
 		switch {
 		case err == nil:
-			ps[i].blobID = id
 		case errors.Is(err, sql.ErrNoRows):
-			if ps[i].data, err = deflate(it.Content); err != nil {
+			if p.data, err = deflate(it.Content); err != nil {
 				return nil, fmt.Errorf("keep note version: %w", err)
 			}
-			need += int64(len(ps[i].data))
+			req.need += int64(len(p.data))
 		default:
 			return nil, fmt.Errorf("keep note version: %w", err)
 		}
 	}
-	if need > 0 && h.freeSpace != nil {
+	if req.need > 0 && h.freeSpace != nil {
 		free, err := h.freeSpace()
 		if err != nil {
 			return nil, fmt.Errorf("keep note version: free space: %w", err)
 		}
 		// Twice the bytes: SQLite writes them to the WAL and then the file.
-		if free < h.minFree || free-h.minFree < uint64(2*need) { // #nosec G115 -- need is a sum of lengths, never negative
+		if free < h.minFree || free-h.minFree < uint64(2*req.need) { // #nosec G115 -- need is a sum of lengths, never negative
 			return nil, ErrHistoryDiskLow
 		}
 	}
+	select {
+	case h.queue <- req:
+	case <-h.quit:
+		return nil, errors.New("keep note version: the history is closed")
+	}
+	<-req.done
+	return req.ids, req.err
+}
+
+// commitLoop is the committer: it takes a Keep call, gathers the others
+// waiting, and stores them all in one transaction.
+func (h *History) commitLoop() {
+	defer close(h.stopped)
+	for {
+		var batch []*keepReq
+		select {
+		case r := <-h.queue:
+			batch = append(batch, r)
+		case <-h.quit:
+			return
+		}
+	gather:
+		for len(batch) < maxBatch {
+			select {
+			case r := <-h.queue:
+				batch = append(batch, r)
+			default:
+				break gather
+			}
+		}
+		h.commit(batch)
+	}
+}
+
+// commit stores a batch in one transaction, each call under a savepoint
+// of its own so that one refused call (the cap) leaves the others stored.
+func (h *History) commit(batch []*keepReq) {
+	ctx := context.Background()
+	defer func() {
+		for _, r := range batch {
+			close(r.done)
+		}
+	}()
 	tx, err := h.db.BeginTx(ctx, nil)
 	if err != nil {
-		return nil, fmt.Errorf("keep note version: %w", err)
+		for _, r := range batch {
+			r.err = fmt.Errorf("keep note version: %w", err)
+		}
+		return
 	}
 	defer tx.Rollback()
-	if need > 0 {
-		if err := h.makeRoom(ctx, tx, need); err != nil {
+	for _, r := range batch {
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT keep`); err != nil {
+			r.err = fmt.Errorf("keep note version: %w", err)
+			continue
+		}
+		r.ids, r.err = h.keepIn(ctx, tx, r)
+		if r.err != nil {
+			r.ids = nil
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO keep`); err != nil {
+				// The transaction is in an unknown state: fail the batch.
+				for _, r := range batch {
+					r.ids, r.err = nil, fmt.Errorf("keep note version: %w", err)
+				}
+				return
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE keep`); err != nil {
+			for _, r := range batch {
+				r.ids, r.err = nil, fmt.Errorf("keep note version: %w", err)
+			}
+			return
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		for _, r := range batch {
+			r.ids, r.err = nil, fmt.Errorf("keep note version: %w", err)
+		}
+	}
+}
+
+// keepIn writes one Keep call's rows in tx.
+func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, error) {
+	if r.need > 0 {
+		if err := h.makeRoom(ctx, tx, r.need); err != nil {
 			return nil, err
 		}
 	}
-	ids := make([]int64, len(items))
-	for i, it := range items {
-		p := &ps[i]
+	ids := make([]int64, len(r.items))
+	for i, it := range r.items {
+		p := r.ps[i] // a copy: a retry of the batch must not see this one's ids
 		var last struct {
 			blob int64
 			gone bool
@@ -272,10 +374,14 @@ func (h *History) Keep(ctx context.Context, items []Keep) ([]int64, error) {
 			}
 			p.blobID = last.blob
 		}
-		if p.blobID == 0 {
-			// A blob added by an earlier item of this call, or a new one.
+		// The blob may be new, added by an earlier item or call, or gone
+		// since the caller looked (purged, pruned): look again.
+		if !p.reuse {
 			err := tx.QueryRowContext(ctx, `SELECT id FROM blobs WHERE hash = ?`, p.hash).Scan(&p.blobID)
 			if errors.Is(err, sql.ErrNoRows) {
+				if p.data == nil {
+					return nil, errors.New("keep note version: stored content vanished; try again")
+				}
 				err = tx.QueryRowContext(ctx, `INSERT INTO blobs (hash, size, stored, data) VALUES (?, ?, ?, ?) RETURNING id`,
 					p.hash, p.size, len(p.data), p.data).Scan(&p.blobID)
 			}
@@ -290,18 +396,19 @@ func (h *History) Keep(ctx context.Context, items []Keep) ([]int64, error) {
 		if at.IsZero() {
 			at = h.now()
 		}
-		version, err := h.versionOf(ctx, tx, p.blobID)
-		if err != nil {
-			return nil, err
+		version := ""
+		if p.reuse {
+			if version, err = h.versionOf(ctx, tx, p.blobID); err != nil {
+				return nil, err
+			}
+		} else {
+			version = hex.EncodeToString(p.hash[:6])
 		}
 		err = tx.QueryRowContext(ctx, `INSERT INTO versions (path, version, blob, time, writer, kind, gone) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			it.Path, version, p.blobID, nanos(at), it.Writer, it.Kind, it.Gone).Scan(&ids[i])
 		if err != nil {
 			return nil, fmt.Errorf("keep note version: %w", err)
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return nil, fmt.Errorf("keep note version: %w", err)
 	}
 	return ids, nil
 }
@@ -405,12 +512,19 @@ func (h *History) Drop(ctx context.Context, ids []int64) error {
 	return tx.Commit()
 }
 
+// deflaters reuses compressors: each holds several hundred KiB of tables,
+// too much to allocate per version.
+var deflaters = sync.Pool{New: func() any {
+	w, _ := flate.NewWriter(nil, flate.DefaultCompression) // the level is valid: no error
+	return w
+}}
+
 func deflate(b []byte) ([]byte, error) {
 	var buf bytes.Buffer
-	w, err := flate.NewWriter(&buf, flate.DefaultCompression)
-	if err != nil {
-		return nil, err
-	}
+	buf.Grow(len(b)/3 + 64)
+	w := deflaters.Get().(*flate.Writer)
+	defer deflaters.Put(w)
+	w.Reset(&buf)
 	if _, err := w.Write(b); err != nil {
 		return nil, err
 	}

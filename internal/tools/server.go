@@ -10,6 +10,7 @@ package tools
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -90,9 +91,12 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 		version = "dev"
 	}
 	srv := mcp.NewServer(&mcp.Implementation{
-		Name:    "cortex",
-		Title:   "cortex notes",
-		Version: version,
+		Name:        "cortex",
+		Title:       "cortex notes",
+		Description: "The owner's folder of Markdown notes: search, read and carefully edit them.",
+		Version:     version,
+		WebsiteURL:  "https://github.com/cortex-mcp/cortex",
+		Icons:       []mcp.Icon{noteIcon},
 	}, &mcp.ServerOptions{
 		Instructions: instructions,
 		// Tools, and prompts because the SDK answers prompts/list (with
@@ -131,6 +135,18 @@ func (s *Servers) For(instructions string) *mcp.Server {
 		s.srv, s.instr = NewServer(s.deps, instructions), instructions
 	}
 	return s.srv
+}
+
+// Icons, as data URIs so that showing them fetches nothing: a page for the
+// server and the tools that read, a pencil for those that write.
+var (
+	noteIcon   = svgIcon(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#555" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M6 2h9l5 5v15H6z"/><path d="M14 2v6h6M9 13h8M9 17h6"/></svg>`)
+	pencilIcon = svgIcon(`<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" fill="none" stroke="#555" stroke-width="2" stroke-linecap="round" stroke-linejoin="round"><path d="M4 20h4L19 9l-4-4L4 16z"/><path d="M13 7l4 4"/></svg>`)
+)
+
+func svgIcon(svg string) mcp.Icon {
+	return mcp.Icon{Source: "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte(svg)),
+		MIMEType: "image/svg+xml", Sizes: []string{"any"}}
 }
 
 // call is what a handler knows about the request besides its arguments.
@@ -174,6 +190,12 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 	t.OutputSchema = outputSchema[Out]()
 	if t.Annotations != nil && t.Title == "" {
 		t.Title = t.Annotations.Title
+	}
+	if t.Icons == nil {
+		t.Icons = []mcp.Icon{noteIcon}
+		if t.Annotations == nil || !t.Annotations.ReadOnlyHint {
+			t.Icons = []mcp.Icon{pencilIcon}
+		}
 	}
 	srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if name, bad := notUTF8(req.Params.Arguments); bad {

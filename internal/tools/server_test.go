@@ -58,6 +58,17 @@ func TestToolList(t *testing.T) {
 	if init.Instructions != "Keep notes short." || init.ServerInfo.Name != "cortex" || init.ServerInfo.Version != "test" {
 		t.Errorf("initialize = %+v", init)
 	}
+	// From 2025-11-25: a one-line description, the website, and an icon on
+	// every tool (a small SVG as a data URI, so no request leaves the app).
+	if si := init.ServerInfo; si.Description == "" || strings.Contains(si.Description, "\n") || si.WebsiteURL != "https://github.com/cortex-mcp/cortex" {
+		t.Errorf("server info = %+v; want a one-line description and the website", si)
+	}
+	for _, tool := range res.Tools {
+		if len(tool.Icons) != 1 || !strings.HasPrefix(tool.Icons[0].Source, "data:image/svg+xml;base64,") ||
+			tool.Icons[0].MIMEType != "image/svg+xml" || len(tool.Icons[0].Source) > 2048 {
+			t.Errorf("%s: icons %+v; want one small SVG data URI", tool.Name, tool.Icons)
+		}
+	}
 
 	got, err := json.MarshalIndent(res.Tools, "", "  ")
 	if err != nil {

@@ -13,8 +13,6 @@ import (
 	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
-const mcpPath = "/mcp"
-
 // /mcp keeps no sessions. MCP 2026-07-28 has none (every request carries
 // its version and the client's capabilities), and the SDK's stateless mode
 // answers older clients too: initialize is answered, but no Mcp-Session-Id
