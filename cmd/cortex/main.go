@@ -8,9 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/store"
 )
 
 // version is stamped at build time with -ldflags "-X main.version=...".
@@ -44,6 +48,9 @@ func run(ctx context.Context, prog string, args []string, stdin io.Reader, stdou
 				return 0
 			}
 			fmt.Fprintln(stderr, "cortex:", err)
+			if h := serveHint(err); h != "" {
+				fmt.Fprintln(stderr, "hint:", h)
+			}
 			return 1
 		}
 		return 0
@@ -66,4 +73,21 @@ func run(ctx context.Context, prog string, args []string, stdin io.Reader, stdou
 		fmt.Fprintf(stderr, "cortex: unknown command %q\nhint: run `cortex help`\n", args[0])
 		return 2
 	}
+}
+
+// serveHint says what to do about a failure to start that carries no hint
+// of its own (a configuration error prints its hint in its message).
+func serveHint(err error) string {
+	var ce *config.Error
+	switch {
+	case errors.As(err, &ce):
+		return ""
+	case errors.Is(err, syscall.EADDRINUSE):
+		return "another program listens on that address: stop it, or choose another with --listen (CORTEX_LISTEN)"
+	case errors.Is(err, store.ErrSchemaTooNew):
+		return "a newer cortex has used this state folder: run that version, or point --state (CORTEX_STATE) at another folder"
+	case errors.Is(err, fs.ErrPermission):
+		return "cortex may not use that file, folder or port: check the owner and mode of --vault and --state, and use a port above 1023 unless allowed"
+	}
+	return ""
 }

@@ -136,6 +136,9 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 				printUsage(env.Stdout, c)
 				return nil
 			}
+			if len(args) == 2 && printGroup(env.Stdout, args[1]) {
+				return nil
+			}
 			return usage("run `cortex admin help` to see the commands", "unknown command %q", strings.Join(args[1:], " "))
 		}
 		printHelp(env.Stdout)

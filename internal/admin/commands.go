@@ -156,30 +156,52 @@ func (f flagSpec) synopsis() string {
 
 func printHelp(w io.Writer) {
 	fmt.Fprintf(w, "usage: cortex admin COMMAND [ARGS] [--state DIR]\n\ncommands:\n")
-	type line struct{ synopsis, summary string }
-	var lines []line
+	var lines [][2]string
 	for _, c := range commands() {
-		lines = append(lines, line{c.synopsis(), c.summary})
+		lines = append(lines, [2]string{c.synopsis(), c.summary})
 	}
-	lines = append(lines, line{"help [COMMAND]", "show this help, or the help of one command"})
-	// A long synopsis gets its summary on the next line, so that one
-	// command does not push every summary to the right.
+	lines = append(lines, [2]string{"help [COMMAND]", "show this help, or the help of one command"})
+	printTable(w, lines)
+	fmt.Fprintf(w, "\n--state DIR defaults to $CORTEX_STATE, else %s.\n", config.DefaultState)
+	fmt.Fprintf(w, "`cortex admin help COMMAND` shows a command's flags.\n")
+}
+
+// printGroup lists the commands of a group such as "token" and reports
+// whether there are any.
+func printGroup(w io.Writer, group string) bool {
+	var lines [][2]string
+	for _, c := range commands() {
+		if strings.Fields(c.name)[0] == group {
+			lines = append(lines, [2]string{c.synopsis(), c.summary})
+		}
+	}
+	if len(lines) == 0 {
+		return false
+	}
+	fmt.Fprintf(w, "usage: cortex admin %s ... [--state DIR]\n\ncommands:\n", group)
+	printTable(w, lines)
+	fmt.Fprintf(w, "\n`cortex admin help COMMAND` shows a command's flags.\n")
+	return true
+}
+
+// printTable writes synopsis and summary pairs in two columns. A long
+// synopsis gets its summary on the next line, so that one command does not
+// push every summary to the right.
+func printTable(w io.Writer, lines [][2]string) {
 	const most = 36
 	width := 0
 	for _, l := range lines {
-		if n := len(l.synopsis); n <= most {
+		if n := len(l[0]); n <= most {
 			width = max(width, n)
 		}
 	}
 	for _, l := range lines {
-		if len(l.synopsis) > width {
-			fmt.Fprintf(w, "  %s\n  %*s   %s\n", l.synopsis, width, "", l.summary)
+		if len(l[0]) > width {
+			fmt.Fprintf(w, "  %s\n  %*s   %s\n", l[0], width, "", l[1])
 			continue
 		}
-		fmt.Fprintf(w, "  %-*s   %s\n", width, l.synopsis, l.summary)
+		fmt.Fprintf(w, "  %-*s   %s\n", width, l[0], l[1])
 	}
-	fmt.Fprintf(w, "\n--state DIR defaults to $CORTEX_STATE, else %s.\n", config.DefaultState)
-	fmt.Fprintf(w, "`cortex admin help COMMAND` shows a command's flags.\n")
 }
 
 func printUsage(w io.Writer, c *command) {

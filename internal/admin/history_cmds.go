@@ -5,7 +5,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -316,4 +319,25 @@ func parseSince(v string, now time.Time) (time.Time, error) {
 		}
 	}
 	return time.Time{}, usage("write it like 2026-12-01T14:00:00Z, \"2026-12-01 14:00\" (UTC) or 2h", "--since: %q is not a time", v)
+}
+
+// historyStatus adds the note history's size to status, when the server
+// has started one (status never creates it).
+func historyStatus(ctx context.Context, s *session, w io.Writer) {
+	if _, err := os.Stat(filepath.Join(s.state, store.HistoryFileName)); err != nil {
+		fmt.Fprintln(w, "history\tnone yet")
+		return
+	}
+	h, err := store.OpenHistory(ctx, s.state, store.HistoryOptions{Now: s.Now})
+	if err != nil {
+		fmt.Fprintln(w, "history\tunavailable")
+		return
+	}
+	defer h.Close()
+	st, err := h.Stats(ctx)
+	if err != nil {
+		fmt.Fprintln(w, "history\tunavailable")
+		return
+	}
+	fmt.Fprintf(w, "history\t%d versions, %s stored (%s of text)\n", st.Versions, formatBytes(uint64(max(st.Stored, 0))), formatBytes(uint64(max(st.Size, 0))))
 }

@@ -76,6 +76,9 @@ func status(ctx context.Context, s *session, _ []string) error {
 	} else {
 		fmt.Fprintf(tw, "tokens\t%d\n", n)
 	}
+	if stateErr == nil {
+		historyStatus(ctx, s, tw)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}

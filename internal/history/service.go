@@ -113,7 +113,7 @@ func (s *Service) Version(ctx context.Context, path, ref string) (store.NoteVers
 	}
 	if errors.Is(err, store.ErrNoHistory) {
 		return store.NoteVersion{}, nil, &Error{Code: CodeUnknownVersion, Err: err,
-			Message: "This note has no stored version " + strconv.Quote(ref) + "; list its versions with `cortex admin history PATH`."}
+			Message: "This note has no stored version " + strconv.Quote(ref) + "; list its versions to pick one."}
 	}
 	return nv, data, err
 }

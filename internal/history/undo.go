@@ -88,7 +88,7 @@ func (s *Service) Undo(ctx context.Context, r UndoRequest) (*Plan, error) {
 	case r.Entry != 0 && r.App == "":
 		e, err := s.j.JournalEntry(ctx, r.Entry)
 		if errors.Is(err, store.ErrJournalEntryNotFound) {
-			return nil, &Error{Code: CodeUnknownChange, Err: err, Message: "No journaled change has this number; list recent changes with `cortex admin status` or the console."}
+			return nil, &Error{Code: CodeUnknownChange, Err: err, Message: "No journaled change has this number; list the changes to find the right one."}
 		}
 		if err != nil {
 			return nil, err
