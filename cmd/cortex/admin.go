@@ -35,7 +35,6 @@ func healthcheck(ctx context.Context, getenv func(string) string) error {
 	set := config.FromEnv(getenv)
 	u, err := certs.HealthURL(certs.Options{
 		Mode:       set.TLS,
-		PublicURL:  set.PublicURL,
 		ListenAddr: set.Listen,
 		HTTPAddr:   set.HTTPAddr,
 		HTTPSAddr:  set.HTTPSAddr,

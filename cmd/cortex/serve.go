@@ -40,7 +40,7 @@ func newLogger(w io.Writer, format, level string) *slog.Logger {
 func certOptions(cfg config.Config, log *slog.Logger) certs.Options {
 	return certs.Options{
 		Mode:           cfg.TLS,
-		PublicURL:      cfg.PublicURL.String(),
+		PublicURL:      cfg.PublicURL,
 		CacheDir:       filepath.Join(cfg.State, "acme"),
 		DirectoryURL:   cfg.ACMEDirectory,
 		Email:          cfg.ACMEEmail,
@@ -131,11 +131,11 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	if err := st.RecordServed(ctx, store.Served{Vault: cfg.Vault, PublicURL: publicURL}); err != nil {
 		log.Warn("could not record the vault and public URL in the state", "err", err)
 	}
-	own, err := owner.New(owner.Options{Store: st, PublicURL: publicURL, Logger: log})
+	own, err := owner.New(owner.Options{Store: st, PublicURL: cfg.PublicURL, Logger: log})
 	if err != nil {
 		return err
 	}
-	as, err := oauth.New(oauth.Options{Store: st, Owner: own, PublicURL: publicURL, Logger: log.With("component", "oauth"),
+	as, err := oauth.New(oauth.Options{Store: st, Owner: own, PublicURL: cfg.PublicURL, Logger: log.With("component", "oauth"),
 		RedirectAllowlist: redirects})
 	if err != nil {
 		return err
@@ -144,7 +144,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: publicURL, Logger: log, Version: version}
 	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
-		PublicURL: publicURL,
+		PublicURL: cfg.PublicURL,
 		Verify:    verifier(st, as),
 		NewMCPServer: func(r *http.Request) *mcp.Server {
 			instructions, err := v.Instructions(r.Context())

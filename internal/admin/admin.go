@@ -7,8 +7,8 @@
 // It works on the same state database as a running server, through
 // internal/store. Notes are reached only through internal/vault: status
 // counts them, and the history commands (history, restore, undo) read and
-// write them through internal/history, as the owner's own changes. It never reads the process environment: cmd
-// passes the CORTEX_* defaults in Env.
+// write them through internal/history, as the owner's own changes. It never
+// reads the process environment: cmd passes the CORTEX_* defaults in Env.
 //
 // Output rule: what a script wants (a token, a table) goes to stdout, every
 // explanation to stderr. Failures print a lowercase message and a "hint:"

@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/pquerna/otp/totp"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/testkit"
@@ -64,13 +65,13 @@ func TestOwnerInRealBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	o, err := owner.New(owner.Options{Store: st, PublicURL: publicURL, Now: clk.Now})
+	o, err := owner.New(owner.Options{Store: st, PublicURL: config.MustParsePublicURL(publicURL), Now: clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The owner's pages behind the real route table and edge checks.
 	site, err := web.New(web.Options{
-		PublicURL:    publicURL,
+		PublicURL:    config.MustParsePublicURL(publicURL),
 		Owner:        o,
 		Verify:       func(context.Context, string) (web.Identity, error) { return web.Identity{}, web.ErrUnknownToken },
 		NewMCPServer: func(*http.Request) *mcp.Server { return mcp.NewServer(&mcp.Implementation{Name: "test"}, nil) },

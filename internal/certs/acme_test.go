@@ -1,7 +1,6 @@
 package certs
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -16,7 +15,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -28,27 +26,12 @@ import (
 	"github.com/miekg/dns"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 const testHost = "cortex.test"
-
-// syncBuffer collects log output written from several goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // pebble is an in-process ACME server: Pebble's WFE, CA and VA, with
 // challtestsrv answering its DNS questions on loopback.
@@ -57,7 +40,7 @@ type pebble struct {
 	dirRoots  *x509.CertPool // trusts the directory's own HTTPS certificate
 	issuer    *x509.CertPool // trusts the certificates Pebble issues
 	chall     *challtestsrv.ChallSrv
-	log       *syncBuffer
+	log       *testkit.Buffer
 }
 
 // startPebble runs an ACME server whose validation authority reaches
@@ -65,7 +48,7 @@ type pebble struct {
 func startPebble(t *testing.T, httpPort, tlsPort int) *pebble {
 	t.Helper()
 	t.Setenv("PEBBLE_VA_NOSLEEP", "1") // validate at once instead of after a random pause
-	logBuf := &syncBuffer{}
+	logBuf := &testkit.Buffer{}
 	logger := log.New(logBuf, "pebble ", log.Lmicroseconds)
 
 	// challtestsrv registers its DNS handler on dns.DefaultServeMux; serving
@@ -187,7 +170,7 @@ type acmeSetup struct {
 	pebble          *pebble
 	httpsLn, httpLn net.Listener
 	opts            Options
-	logs            *syncBuffer
+	logs            *testkit.Buffer
 	done            chan error
 	cancel          context.CancelFunc
 }
@@ -197,10 +180,10 @@ func startACME(t *testing.T) *acmeSetup {
 	httpsLn, httpsPort := listenLoopback(t)
 	httpLn, httpPort := listenLoopback(t)
 	p := startPebble(t, httpPort, httpsPort)
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	o := Options{
 		Mode:         ModeACME,
-		PublicURL:    "https://" + testHost,
+		PublicURL:    config.MustParsePublicURL("https://" + testHost),
 		CacheDir:     filepath.Join(t.TempDir(), "state", "acme"),
 		DirectoryURL: p.directory,
 		Email:        "owner@example.org",

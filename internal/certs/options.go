@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/acme/autocert"
+
+	"github.com/cortex-mcp/cortex/internal/config"
 )
 
 // The TLS modes.
@@ -35,7 +37,7 @@ type Options struct {
 	// PublicURL is the https URL people and assistants use, for example
 	// https://notes.example.org. In acme mode its host is the only name a
 	// certificate is requested for.
-	PublicURL string
+	PublicURL config.PublicURL
 	// CacheDir holds the ACME account key and certificates (the state folder
 	// plus "/acme"). It is created with mode 0700.
 	CacheDir string
@@ -152,29 +154,22 @@ func (o Options) validateACME() error {
 	return nil
 }
 
-// acmeHost checks that public is an https URL naming a DNS host on the
-// default port and returns that host.
-func acmeHost(public string) (string, error) {
-	if public == "" {
+// acmeHost checks that u is an https URL naming a DNS host on the default
+// port and returns that host.
+func acmeHost(u config.PublicURL) (string, error) {
+	if u.IsZero() {
 		return "", invalid("tls_public_url_missing", "acme mode needs the public URL, for example https://notes.example.org; set --public-url")
 	}
-	u, err := url.Parse(public)
-	if err != nil || u.Host == "" {
-		return "", invalid("tls_public_url_invalid", "public URL %q is not a URL like https://notes.example.org", public)
+	if !u.HTTPS() {
+		return "", invalid("tls_public_url_not_https", "public URL %q must start with https:// in acme mode", u)
 	}
-	if u.Scheme != "https" {
-		return "", invalid("tls_public_url_not_https", "public URL %q must start with https:// in acme mode", public)
+	if p := u.ExplicitPort(); p != "" {
+		return "", invalid("tls_public_url_port", "public URL %q names port %s, but ACME validates on 443; drop the port or use proxy mode", u, p)
 	}
-	if p := u.Port(); p != "" && p != "443" {
-		return "", invalid("tls_public_url_port", "public URL %q names port %s, but ACME validates on 443; drop the port or use proxy mode", public, p)
+	if u.IsIP() {
+		return "", invalid("tls_public_url_ip", "public URL %q uses an IP address; ACME needs a DNS name pointing at this machine", u)
 	}
-	if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return "", invalid("tls_public_url_invalid", "public URL %q must be just scheme and host, like https://notes.example.org", public)
-	}
-	host := strings.ToLower(u.Hostname())
-	if _, err := netip.ParseAddr(host); err == nil {
-		return "", invalid("tls_public_url_ip", "public URL %q uses an IP address; ACME needs a DNS name pointing at this machine", public)
-	}
+	host := u.Hostname()
 	if !strings.Contains(host, ".") || host == "localhost" || strings.HasSuffix(host, ".localhost") || strings.HasSuffix(host, ".") {
 		return "", invalid("tls_public_url_host", "public URL host %q is not a public DNS name; use a name such as notes.example.org", host)
 	}
@@ -228,7 +223,7 @@ func (o Options) Warnings() []string {
 			w = append(w, fmt.Sprintf("proxy mode listens on %s beyond loopback without trusted proxies: X-Forwarded-* headers are believed only from loopback, so a proxy on another machine hides the client addresses; set the trusted proxy networks", o.ListenAddr))
 		}
 	}
-	if o.Mode == ModeProxy && o.PublicURL != "" && !strings.HasPrefix(o.PublicURL, "https://") {
+	if o.Mode == ModeProxy && !o.PublicURL.IsZero() && !o.PublicURL.HTTPS() {
 		w = append(w, fmt.Sprintf("public URL %q is not https: assistants require https in front of cortex", o.PublicURL))
 	}
 	return w

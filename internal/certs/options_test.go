@@ -5,11 +5,13 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/config"
 )
 
 func TestValidate(t *testing.T) {
 	acme := func(f func(*Options)) Options {
-		o := Options{Mode: ModeACME, PublicURL: "https://notes.example.org", CacheDir: "/state/acme"}
+		o := Options{Mode: ModeACME, PublicURL: config.MustParsePublicURL("https://notes.example.org"), CacheDir: "/state/acme"}
 		f(&o)
 		return o.WithDefaults()
 	}
@@ -19,21 +21,18 @@ func TestValidate(t *testing.T) {
 		code string // "" means valid
 	}{
 		{"acme ok", acme(func(*Options) {}), ""},
-		{"acme trailing slash ok", acme(func(o *Options) { o.PublicURL = "https://Notes.Example.org/" }), ""},
-		{"acme explicit 443 ok", acme(func(o *Options) { o.PublicURL = "https://notes.example.org:443" }), ""},
+		{"acme trailing slash ok", acme(func(o *Options) { o.PublicURL = config.MustParsePublicURL("https://Notes.Example.org/") }), ""},
+		{"acme explicit 443 ok", acme(func(o *Options) { o.PublicURL = config.MustParsePublicURL("https://notes.example.org:443") }), ""},
 		{"acme staging ok", acme(func(o *Options) { o.DirectoryURL = "https://acme-staging-v02.api.letsencrypt.org/directory" }), ""},
 		{"acme email ok", acme(func(o *Options) { o.Email = "me@example.org" }), ""},
-		{"acme no url", acme(func(o *Options) { o.PublicURL = "" }), "tls_public_url_missing"},
-		{"acme http url", acme(func(o *Options) { o.PublicURL = "http://notes.example.org" }), "tls_public_url_not_https"},
-		{"acme ip", acme(func(o *Options) { o.PublicURL = "https://203.0.113.7" }), "tls_public_url_ip"},
-		{"acme ipv6", acme(func(o *Options) { o.PublicURL = "https://[2001:db8::1]" }), "tls_public_url_ip"},
-		{"acme localhost", acme(func(o *Options) { o.PublicURL = "https://localhost" }), "tls_public_url_host"},
-		{"acme single label", acme(func(o *Options) { o.PublicURL = "https://cortex" }), "tls_public_url_host"},
-		{"acme underscore", acme(func(o *Options) { o.PublicURL = "https://my_notes.example.org" }), "tls_public_url_host"},
-		{"acme other port", acme(func(o *Options) { o.PublicURL = "https://notes.example.org:8443" }), "tls_public_url_port"},
-		{"acme path", acme(func(o *Options) { o.PublicURL = "https://notes.example.org/cortex" }), "tls_public_url_invalid"},
-		{"acme userinfo", acme(func(o *Options) { o.PublicURL = "https://u:p@notes.example.org" }), "tls_public_url_invalid"},
-		{"acme garbage", acme(func(o *Options) { o.PublicURL = "::::" }), "tls_public_url_invalid"},
+		{"acme no url", acme(func(o *Options) { o.PublicURL = config.PublicURL{} }), "tls_public_url_missing"},
+		{"acme http url", acme(func(o *Options) { o.PublicURL = config.MustParsePublicURL("http://notes.example.org") }), "tls_public_url_not_https"},
+		{"acme ip", acme(func(o *Options) { o.PublicURL = config.MustParsePublicURL("https://203.0.113.7") }), "tls_public_url_ip"},
+		{"acme ipv6", acme(func(o *Options) { o.PublicURL = config.MustParsePublicURL("https://[2001:db8::1]") }), "tls_public_url_ip"},
+		{"acme localhost", acme(func(o *Options) { o.PublicURL = config.MustParsePublicURL("https://localhost") }), "tls_public_url_host"},
+		{"acme single label", acme(func(o *Options) { o.PublicURL = config.MustParsePublicURL("https://cortex") }), "tls_public_url_host"},
+		{"acme underscore", acme(func(o *Options) { o.PublicURL = config.MustParsePublicURL("https://my_notes.example.org") }), "tls_public_url_host"},
+		{"acme other port", acme(func(o *Options) { o.PublicURL = config.MustParsePublicURL("https://notes.example.org:8443") }), "tls_public_url_port"},
 		{"acme no cache", acme(func(o *Options) { o.CacheDir = "" }), "tls_cache_missing"},
 		{"acme http directory", acme(func(o *Options) { o.DirectoryURL = "http://ca.example.org/dir" }), "tls_acme_directory_invalid"},
 		{"acme bad email", acme(func(o *Options) { o.Email = "not-an-address" }), "tls_acme_email_invalid"},
@@ -76,6 +75,16 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+// A public URL with a path, user info or no shape at all never reaches the
+// TLS options: config refuses it when it is parsed, once.
+func TestMalformedPublicURLsNeverReachTheOptions(t *testing.T) {
+	for _, raw := range []string{"https://notes.example.org/cortex", "https://u:p@notes.example.org", "::::"} {
+		if u, err := config.ParsePublicURL(raw); err == nil {
+			t.Errorf("ParsePublicURL(%q) = %s, want an error", raw, u)
+		}
+	}
+}
+
 func TestWarnings(t *testing.T) {
 	lan := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}
 	tests := []struct {
@@ -86,7 +95,7 @@ func TestWarnings(t *testing.T) {
 		{"proxy beyond loopback without trusted", Options{Mode: ModeProxy, ListenAddr: ":8080"}, "without trusted proxies"},
 		{"proxy beyond loopback with trusted", Options{Mode: ModeProxy, ListenAddr: ":8080", TrustedProxies: lan}, ""},
 		{"proxy on loopback", Options{Mode: ModeProxy, ListenAddr: "127.0.0.1:8080"}, ""},
-		{"proxy http public url", Options{Mode: ModeProxy, ListenAddr: "127.0.0.1:8080", PublicURL: "http://notes.example.org"}, "not https"},
+		{"proxy http public url", Options{Mode: ModeProxy, ListenAddr: "127.0.0.1:8080", PublicURL: config.MustParsePublicURL("http://notes.example.org")}, "not https"},
 		{"off", Options{Mode: ModeOff, ListenAddr: "127.0.0.1:8080"}, ""},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 func TestServePlainModes(t *testing.T) {
@@ -94,9 +97,9 @@ func TestServeReportsBusyPort(t *testing.T) {
 // requests with an injected clock and a directory that refuses connections.
 func TestRetryWaitsAfterFailure(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	var logs syncBuffer
+	var logs testkit.Buffer
 	o := Options{
-		Mode: ModeACME, PublicURL: "https://" + testHost, CacheDir: t.TempDir(),
+		Mode: ModeACME, PublicURL: config.MustParsePublicURL("https://" + testHost), CacheDir: t.TempDir(),
 		DirectoryURL: "https://127.0.0.1:1/dir",
 		Logger:       slog.New(slog.NewTextHandler(&logs, nil)),
 	}.WithDefaults()

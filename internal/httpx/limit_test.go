@@ -5,20 +5,16 @@ import (
 	"net/netip"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
-// fakeNow is a clock the test moves by hand.
-type fakeNow struct{ t time.Time }
-
-func newFakeNow() *fakeNow                 { return &fakeNow{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)} }
-func (c *fakeNow) now() time.Time          { return c.t }
-func (c *fakeNow) advance(d time.Duration) { c.t = c.t.Add(d) }
-func key(s string) netip.Prefix            { return AddrKey(netip.MustParseAddr(s)) }
+func key(s string) netip.Prefix { return AddrKey(netip.MustParseAddr(s)) }
 
 // Waits are exact: a client told to wait 750ms may come back then.
 func TestLimiterWaitsAreExact(t *testing.T) {
-	clk := newFakeNow()
-	l := NewLimiter[string](Rate{Burst: 2, PerMinute: 60}, 3, clk.now)
+	clk := testkit.NewClock(time.Time{})
+	l := NewLimiter[string](Rate{Burst: 2, PerMinute: 60}, 3, clk.Now)
 	steps := []struct {
 		at    time.Duration
 		key   string
@@ -33,9 +29,9 @@ func TestLimiterWaitsAreExact(t *testing.T) {
 		{time.Second, "a", false, time.Second},
 		{time.Second, "b", true, 0},
 	}
-	start := clk.t
+	start := clk.Now()
 	for i, s := range steps {
-		clk.t = start.Add(s.at)
+		clk.Set(start.Add(s.at))
 		ok, retry := l.Take(s.key)
 		if ok != s.ok || retry != s.retry {
 			t.Errorf("step %d (take %s at %v): got %v %v, want %v %v", i, s.key, s.at, ok, retry, s.ok, s.retry)
@@ -44,8 +40,8 @@ func TestLimiterWaitsAreExact(t *testing.T) {
 }
 
 func TestLimiterNumbers(t *testing.T) {
-	clk := newFakeNow()
-	l := NewLimiter[netip.Prefix](Rate{Burst: 5, PerMinute: 2}, 100, clk.now)
+	clk := testkit.NewClock(time.Time{})
+	l := NewLimiter[netip.Prefix](Rate{Burst: 5, PerMinute: 2}, 100, clk.Now)
 	k := key("198.51.100.1")
 	for i := range 5 {
 		if ok, _ := l.Take(k); !ok {
@@ -56,11 +52,11 @@ func TestLimiterNumbers(t *testing.T) {
 	if ok || wait != 30*time.Second {
 		t.Fatalf("6th attempt: ok=%v wait=%v, want refused for 30s (2 a minute)", ok, wait)
 	}
-	clk.advance(29 * time.Second)
+	clk.Advance(29 * time.Second)
 	if ok, wait := l.Take(k); ok || wait != time.Second {
 		t.Fatalf("after 29s: ok=%v wait=%v", ok, wait)
 	}
-	clk.advance(time.Second)
+	clk.Advance(time.Second)
 	if ok, _ := l.Take(k); !ok {
 		t.Fatal("after 30s: refused")
 	}
@@ -73,7 +69,7 @@ func TestLimiterNumbers(t *testing.T) {
 	if ok, _ := l.Take(k); !ok {
 		t.Fatal("refunded token missing")
 	}
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	for range 10 {
 		l.Refund(k)
 	}
@@ -91,12 +87,12 @@ func TestLimiterNumbers(t *testing.T) {
 
 // A long pause refills up to the burst, no more.
 func TestLimiterRefillsToBurst(t *testing.T) {
-	clk := newFakeNow()
-	l := NewLimiter[string](Rate{Burst: 3, PerMinute: 30}, 10, clk.now)
+	clk := testkit.NewClock(time.Time{})
+	l := NewLimiter[string](Rate{Burst: 3, PerMinute: 30}, 10, clk.Now)
 	for range 3 {
 		l.Take("a")
 	}
-	clk.advance(time.Hour)
+	clk.Advance(time.Hour)
 	for i := range 3 {
 		if ok, _ := l.Take("a"); !ok {
 			t.Fatalf("after an hour, take %d refused", i)
@@ -108,8 +104,8 @@ func TestLimiterRefillsToBurst(t *testing.T) {
 }
 
 func TestLimiterIsBounded(t *testing.T) {
-	clk := newFakeNow()
-	l := NewLimiter[string](Rate{Burst: 1, PerMinute: 60}, 100, clk.now)
+	clk := testkit.NewClock(time.Time{})
+	l := NewLimiter[string](Rate{Burst: 1, PerMinute: 60}, 100, clk.Now)
 	for i := range 1000 {
 		l.Take(fmt.Sprint("k", i))
 	}
@@ -126,8 +122,8 @@ func TestLimiterIsBounded(t *testing.T) {
 }
 
 func TestBudgetPerSourceThenGlobal(t *testing.T) {
-	clk := newFakeNow()
-	b := NewBudget(Rate{Burst: 2, PerMinute: 2}, Rate{Burst: 3, PerMinute: 10}, 100, clk.now)
+	clk := testkit.NewClock(time.Time{})
+	b := NewBudget(Rate{Burst: 2, PerMinute: 2}, Rate{Burst: 3, PerMinute: 10}, 100, clk.Now)
 	a, c := key("198.51.100.1"), key("198.51.100.2")
 	for i := range 2 {
 		if ok, _ := b.Take(a); !ok {
@@ -145,14 +141,14 @@ func TestBudgetPerSourceThenGlobal(t *testing.T) {
 	if ok, wait := b.Take(c); ok || wait != 6*time.Second {
 		t.Fatalf("global empty: ok=%v wait=%v, want refused for 6s", ok, wait)
 	}
-	clk.advance(6 * time.Second)
+	clk.Advance(6 * time.Second)
 	if ok, _ := b.Take(c); !ok {
 		t.Fatal("c's refunded token was not there after the global refill")
 	}
 	if b.Sources() != 2 {
 		t.Fatalf("remembers %d sources, want 2", b.Sources())
 	}
-	perSource := NewBudget(Rate{Burst: 1, PerMinute: 1}, Rate{}, 10, clk.now)
+	perSource := NewBudget(Rate{Burst: 1, PerMinute: 1}, Rate{}, 10, clk.Now)
 	for _, k := range []netip.Prefix{a, c, key("198.51.100.3")} {
 		if ok, _ := perSource.Take(k); !ok {
 			t.Fatalf("per-source budget without a global one refused %s", k)

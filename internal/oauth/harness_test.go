@@ -12,42 +12,27 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/pquerna/otp/totp"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 const testPublicURL = "https://cortex.example"
 
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2025, 6, 2, 10, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+// newClock is the tests' clock, moved by hand.
+func newClock() *testkit.Clock { return testkit.NewClock(time.Date(2025, 6, 2, 10, 0, 0, 0, time.UTC)) }
 
 // harness is cortex's owner and authorization server on one mux over a real
 // SQLite file, driven without sockets so requests can come from any address.
 type harness struct {
 	t    testing.TB
-	clk  *clock
+	clk  *testkit.Clock
 	st   *store.Store
 	own  *owner.Owner
 	srv  *Server
@@ -77,11 +62,11 @@ func newHarnessAt(t testing.TB, pub string, mod func(*Options)) *harness {
 		t.Fatal(err)
 	}
 	h.totp = res.TOTPSecret
-	h.own, err = owner.New(owner.Options{Store: h.st, PublicURL: pub, Now: h.clk.Now})
+	h.own, err = owner.New(owner.Options{Store: h.st, PublicURL: config.MustParsePublicURL(pub), Now: h.clk.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Store: h.st, Owner: h.own, PublicURL: pub, Now: h.clk.Now}
+	opts := Options{Store: h.st, Owner: h.own, PublicURL: config.MustParsePublicURL(pub), Now: h.clk.Now}
 	if mod != nil {
 		mod(&opts)
 	}
@@ -310,10 +295,10 @@ func (h *harness) moveTo(pub string) {
 	h.t.Helper()
 	var err error
 	h.pub = pub
-	if h.own, err = owner.New(owner.Options{Store: h.st, PublicURL: pub, Now: h.clk.Now}); err != nil {
+	if h.own, err = owner.New(owner.Options{Store: h.st, PublicURL: config.MustParsePublicURL(pub), Now: h.clk.Now}); err != nil {
 		h.t.Fatal(err)
 	}
-	if h.srv, err = New(Options{Store: h.st, Owner: h.own, PublicURL: pub, Now: h.clk.Now}); err != nil {
+	if h.srv, err = New(Options{Store: h.st, Owner: h.own, PublicURL: config.MustParsePublicURL(pub), Now: h.clk.Now}); err != nil {
 		h.t.Fatal(err)
 	}
 	h.mux = routes(h.own, h.srv)

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/config"
 )
 
 func TestRedirectAllowlist(t *testing.T) {
@@ -154,8 +156,17 @@ func TestMetadataAndChallenge(t *testing.T) {
 	if got := h.srv.Challenge(true); !strings.Contains(got, `error="invalid_token"`) {
 		t.Errorf("Challenge(true) = %s", got)
 	}
-	if _, err := New(Options{Store: h.st, Owner: h.own, PublicURL: "https://Cortex.example/"}); err == nil {
-		t.Error("a non-canonical public URL was accepted")
+	// The issuer is always the canonical form, however the URL was written:
+	// clients compare it as a string.
+	s, err := New(Options{Store: h.st, Owner: h.own, PublicURL: config.MustParsePublicURL("HTTPS://Cortex.example:443/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.issuer != "https://cortex.example" || s.resource != "https://cortex.example/mcp" {
+		t.Errorf("issuer %q resource %q, want the canonical https://cortex.example", s.issuer, s.resource)
+	}
+	if _, err := New(Options{Store: h.st, Owner: h.own}); err == nil {
+		t.Error("a server without a public URL was built")
 	}
 }
 

@@ -10,11 +10,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
-	"strings"
 	"sync"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -25,10 +24,10 @@ import (
 type Options struct {
 	Store *store.Store
 	Owner *owner.Owner
-	// PublicURL is cortex's canonical external URL (lowercase scheme and
-	// host, no default port, no path, no trailing slash). It is the issuer;
-	// PublicURL + "/mcp" is the one resource tokens are issued for.
-	PublicURL string
+	// PublicURL is cortex's external URL. Its canonical form is the issuer
+	// (clients compare it as a string); PublicURL + "/mcp" is the one
+	// resource tokens are issued for.
+	PublicURL config.PublicURL
 	Logger    *slog.Logger
 	Now       func() time.Time
 	// RedirectAllowlist lists the redirect URIs clients may use; nil means
@@ -86,8 +85,8 @@ func New(opts Options) (*Server, error) {
 	if opts.Store == nil || opts.Owner == nil {
 		return nil, fmt.Errorf("%w: a store and an owner are required", ErrBadConfig)
 	}
-	if err := checkIssuer(opts.PublicURL); err != nil {
-		return nil, err
+	if opts.PublicURL.IsZero() {
+		return nil, fmt.Errorf("%w: a public URL is required", ErrBadConfig)
 	}
 	list := opts.RedirectAllowlist
 	if list == nil {
@@ -100,8 +99,8 @@ func New(opts Options) (*Server, error) {
 	s := &Server{
 		st:       opts.Store,
 		own:      opts.Owner,
-		issuer:   opts.PublicURL,
-		resource: opts.PublicURL + "/mcp",
+		issuer:   opts.PublicURL.String(),
+		resource: opts.PublicURL.JoinPath("/mcp"),
 		log:      opts.Logger,
 		now:      opts.Now,
 		allow:    allow,
@@ -132,20 +131,6 @@ func New(opts Options) (*Server, error) {
 	s.cimd = httpx.NewLRU[string, store.OAuthClient](l.DocCacheSize)
 	s.jti = newJTICache(l.MaxAssertions)
 	return s, nil
-}
-
-// checkIssuer insists on the canonical form, so that the exact string
-// comparisons of issuer and resource that clients make hold.
-func checkIssuer(pub string) error {
-	u, err := url.Parse(pub)
-	bad := err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Path != "" ||
-		u.RawQuery != "" || u.Fragment != "" || u.User != nil || strings.HasSuffix(pub, "/") ||
-		u.Scheme+"://"+strings.ToLower(u.Host) != pub ||
-		(u.Scheme == "https" && u.Port() == "443") || (u.Scheme == "http" && u.Port() == "80")
-	if bad {
-		return fmt.Errorf("%w: public URL %q is not canonical (want scheme://host[:port], lowercase, no default port, no path)", ErrBadConfig, pub)
-	}
-	return nil
 }
 
 // Handlers are the authorization server's endpoints, each with its guards

@@ -5,13 +5,12 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"net/netip"
-	"net/url"
-	"strings"
 	"time"
 
-	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/pquerna/otp/totp"
+
+	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/store"
 )
 
 // EnrolLinkTTL is how long a console-issued passkey enrolment link works.
@@ -44,7 +43,7 @@ func Setup(ctx context.Context, st *store.Store, publicURL string, force bool, n
 	}
 	key, err := totp.Generate(totp.GenerateOpts{
 		Issuer:      "cortex",
-		AccountName: "owner@" + u.Host,
+		AccountName: "owner@" + u.Host(),
 		Period:      uint(totpPeriod / time.Second),
 		SecretSize:  20,
 		Digits:      totpDigits,
@@ -60,7 +59,7 @@ func Setup(ctx context.Context, st *store.Store, publicURL string, force bool, n
 		return SetupResult{}, err
 	}
 	res := SetupResult{TOTPURI: key.URL(), TOTPSecret: key.Secret(), RecoveryCodes: codes}
-	if PasskeysEnabled(publicURL) {
+	if PasskeysEnabled(u) {
 		res.EnrolLink, res.EnrolExpires, err = IssueEnrolLink(ctx, st, publicURL, now)
 		if err != nil {
 			return SetupResult{}, err
@@ -77,10 +76,11 @@ func IssueEnrolLink(ctx context.Context, st *store.Store, publicURL string, now 
 	if now == nil {
 		now = time.Now
 	}
-	if _, err := parsePublicURL(publicURL); err != nil {
+	u, err := parsePublicURL(publicURL)
+	if err != nil {
 		return "", time.Time{}, err
 	}
-	if !PasskeysEnabled(publicURL) {
+	if !PasskeysEnabled(u) {
 		return "", time.Time{}, fmt.Errorf("%w: passkeys need a DNS name in the public URL, not an IP address", ErrBadPublicURL)
 	}
 	secret := randomToken()
@@ -88,7 +88,7 @@ func IssueEnrolLink(ctx context.Context, st *store.Store, publicURL string, now 
 	if err := st.CreateEnrolLink(ctx, hashToken("enrol:"+secret), expires); err != nil {
 		return "", time.Time{}, err
 	}
-	return strings.TrimSuffix(publicURL, "/") + "/enrol#" + secret, expires, nil
+	return u.JoinPath("/enrol#" + secret), expires, nil
 }
 
 // RegenerateRecoveryCodes voids every recovery code and returns ten new ones.
@@ -112,22 +112,14 @@ func newRecoverySet() (codes, hashes []string) {
 
 // PasskeysEnabled reports whether the public URL's host is a DNS name:
 // WebAuthn relying-party ids cannot be IP addresses.
-func PasskeysEnabled(publicURL string) bool {
-	u, err := parsePublicURL(publicURL)
-	if err != nil {
-		return false
-	}
-	_, err = netip.ParseAddr(strings.Trim(u.Hostname(), "[]"))
-	return err != nil
-}
+func PasskeysEnabled(u config.PublicURL) bool { return !u.IsZero() && !u.IsIP() }
 
-func parsePublicURL(s string) (*url.URL, error) {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.User != nil {
-		return nil, fmt.Errorf("%w %q: want http(s)://host[:port]", ErrBadPublicURL, s)
-	}
-	if u.Path != "" && u.Path != "/" {
-		return nil, fmt.Errorf("%w %q: cortex must be served at the root of its host", ErrBadPublicURL, s)
+// parsePublicURL parses the public URL the console is given, as config
+// does for the server.
+func parsePublicURL(s string) (config.PublicURL, error) {
+	u, err := config.ParsePublicURL(s)
+	if err != nil {
+		return config.PublicURL{}, fmt.Errorf("%w: %v", ErrBadPublicURL, err)
 	}
 	return u, nil
 }

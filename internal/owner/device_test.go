@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/config"
 )
 
 // wrongCode is a code that matches no step within the skew window now.
@@ -46,7 +48,7 @@ func deviceCookieOf(resp *http.Response) *http.Cookie {
 // device cookie, still signs in with a correct TOTP code, from any source;
 // a browser without the cookie is refused.
 func TestDeviceCookieOutlivesCodeFlood(t *testing.T) {
-	h := newHarness(t, func(o *Options) { o.PublicURL = "http://192.0.2.1:8080" })
+	h := newHarness(t, func(o *Options) { o.PublicURL = config.MustParsePublicURL("http://192.0.2.1:8080") })
 	ctx := context.Background()
 	owner := h.browser("192.0.2.10:1")
 	resp := owner.loginTOTP(h.code())
@@ -120,7 +122,7 @@ func TestDeviceCookieOutlivesCodeFlood(t *testing.T) {
 // TestDeviceLane: the numbers of a device's own budget, that nobody else
 // spends it, that consecutive wrong codes close it, and which cookies count.
 func TestDeviceLane(t *testing.T) {
-	h := newHarness(t, func(o *Options) { o.PublicURL = "http://192.0.2.1:8080" })
+	h := newHarness(t, func(o *Options) { o.PublicURL = config.MustParsePublicURL("http://192.0.2.1:8080") })
 	ctx := context.Background()
 	owner := h.browser("192.0.2.10:1")
 	resp := owner.loginRecovery(h.setup.RecoveryCodes[0])

@@ -11,44 +11,28 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/pquerna/otp/totp"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 const testPublicURL = "https://cortex.example"
 
-// clock is an injected clock the tests move by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func newClock() *clock { return &clock{t: time.Date(2025, 6, 2, 10, 0, 0, 0, time.UTC)} }
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
+// newClock is the tests' clock, moved by hand.
+func newClock() *testkit.Clock { return testkit.NewClock(time.Date(2025, 6, 2, 10, 0, 0, 0, time.UTC)) }
 
 // harness is one owner (set up as `cortex admin setup` would) served by a
 // real mux on a real SQLite file, driven without sockets so that every
 // request can come from any address.
 type harness struct {
 	t   testing.TB
-	clk *clock
+	clk *testkit.Clock
 	st  *store.Store
 	o   *Owner
 	mux *http.ServeMux
@@ -71,7 +55,7 @@ func newHarness(t testing.TB, mod func(*Options)) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opts := Options{Store: h.st, PublicURL: testPublicURL, Now: h.clk.Now}
+	opts := Options{Store: h.st, PublicURL: config.MustParsePublicURL(testPublicURL), Now: h.clk.Now}
 	if mod != nil {
 		mod(&opts)
 	}

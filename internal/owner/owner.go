@@ -12,9 +12,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
+
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
-	"github.com/go-webauthn/webauthn/webauthn"
 )
 
 // Default login session lifetimes.
@@ -32,7 +34,7 @@ type Options struct {
 	// PublicURL is cortex's canonical external URL, e.g. https://notes.example.org.
 	// Its host is the WebAuthn relying-party id; with an IP address passkeys
 	// are off and TOTP and recovery codes remain.
-	PublicURL   string
+	PublicURL   config.PublicURL
 	Logger      *slog.Logger
 	Now         func() time.Time
 	Budgets     Budgets
@@ -68,16 +70,16 @@ func New(opts Options) (*Owner, error) {
 	if opts.Store == nil {
 		return nil, errors.New("owner: no store")
 	}
-	u, err := parsePublicURL(opts.PublicURL)
-	if err != nil {
-		return nil, fmt.Errorf("owner: %w", err)
+	u := opts.PublicURL
+	if u.IsZero() {
+		return nil, fmt.Errorf("owner: %w: none given", ErrBadPublicURL)
 	}
 	o := &Owner{
 		st:        opts.Store,
 		log:       opts.Logger,
 		now:       opts.Now,
-		publicURL: strings.TrimSuffix(opts.PublicURL, "/"),
-		origin:    u.Scheme + "://" + u.Host,
+		publicURL: u.String(),
+		origin:    u.String(),
 		budgets:   opts.Budgets.withDefaults(),
 		idle:      opts.SessionIdle,
 		max:       opts.SessionMax,
@@ -108,6 +110,7 @@ func New(opts Options) (*Owner, error) {
 	ceremonyKey := make([]byte, 32)
 	rand.Read(ceremonyKey)
 	o.ceremony = newCeremonies(ceremonyKey)
+	var err error
 	if o.pages, err = httpx.NewPages(assets, "assets/*.html"); err != nil {
 		return nil, fmt.Errorf("owner: %w", err)
 	}
@@ -115,7 +118,7 @@ func New(opts Options) (*Owner, error) {
 		return nil, fmt.Errorf("owner: %w", err)
 	}
 	o.problem = o.pages.ProblemPage(describeProblem)
-	if PasskeysEnabled(opts.PublicURL) {
+	if PasskeysEnabled(u) {
 		o.wa, err = webauthn.New(&webauthn.Config{
 			RPID:          u.Hostname(),
 			RPDisplayName: "cortex",

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-webauthn/webauthn/webauthn"
+
+	"github.com/cortex-mcp/cortex/internal/config"
 )
 
 func enrolled(t *testing.T) (*harness, *browser, *softKey) {
@@ -189,7 +191,7 @@ func TestEnrolNeedsLinkAndTOTP(t *testing.T) {
 }
 
 func TestPasskeysOffWithIPAddress(t *testing.T) {
-	h := newHarness(t, func(o *Options) { o.PublicURL = "http://192.0.2.1:8080" })
+	h := newHarness(t, func(o *Options) { o.PublicURL = config.MustParsePublicURL("http://192.0.2.1:8080") })
 	b := h.browser("192.0.2.10:1")
 	body := bodyOf(b.get("/login"))
 	if want := "Passkeys are off"; !strings.Contains(body, want) {
@@ -197,7 +199,7 @@ func TestPasskeysOffWithIPAddress(t *testing.T) {
 	}
 	wantStatus(t, b.postJSON("/login/passkey/begin", map[string]string{}), http.StatusNotFound)
 	wantStatus(t, b.loginTOTP(h.code()), http.StatusSeeOther)
-	if PasskeysEnabled("http://[2001:db8::1]:8080") || !PasskeysEnabled("https://notes.example.org") {
+	if PasskeysEnabled(config.MustParsePublicURL("http://[2001:db8::1]:8080")) || !PasskeysEnabled(config.MustParsePublicURL("https://notes.example.org")) {
 		t.Fatal("PasskeysEnabled")
 	}
 }

@@ -138,7 +138,7 @@ func TestAuthFailureBudgetPerSource(t *testing.T) {
 		t.Errorf("fresh address via proxy: status %d, want 401", w.Code)
 	}
 	// A second later one more try is allowed (60 per minute).
-	h.clock.advance(1e9)
+	h.clock.Advance(1e9)
 	if w := h.do(bad("192.0.2.7:1003", "")); w.Code != http.StatusUnauthorized {
 		t.Errorf("after refill: status %d, want 401", w.Code)
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/tools"
 	"github.com/cortex-mcp/cortex/internal/vault"
@@ -64,7 +65,7 @@ func newStack(tb testing.TB, notes int, version string) *stack {
 	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: url}
 	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
-		PublicURL:     url,
+		PublicURL:     config.MustParsePublicURL(url),
 		Tokens:        st,
 		RatePerMinute: 1 << 30, RateBurst: 1 << 30,
 		NewMCPServer: func(r *http.Request) *mcp.Server {

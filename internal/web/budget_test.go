@@ -34,11 +34,11 @@ func TestTokenRateLimit(t *testing.T) {
 	if w := req(secretB); w.Code != http.StatusMethodNotAllowed {
 		t.Errorf("other token: status %d, want 405", w.Code)
 	}
-	h.clock.advance(1500 * time.Millisecond)
+	h.clock.Advance(1500 * time.Millisecond)
 	if w := req(secretA); w.Code != http.StatusTooManyRequests || w.Header().Get("Retry-After") != "1" {
 		t.Errorf("after 1.5 s: status %d Retry-After %q, want 429 and 1", w.Code, w.Header().Get("Retry-After"))
 	}
-	h.clock.advance(500 * time.Millisecond)
+	h.clock.Advance(500 * time.Millisecond)
 	if w := req(secretA); w.Code != http.StatusMethodNotAllowed {
 		t.Errorf("after 2 s: status %d, want 405", w.Code)
 	}
@@ -46,7 +46,7 @@ func TestTokenRateLimit(t *testing.T) {
 		t.Errorf("right after: status %d, want 429", w.Code)
 	}
 	// A long pause refills up to the burst, no more.
-	h.clock.advance(time.Hour)
+	h.clock.Advance(time.Hour)
 	for i := range 3 {
 		if w := req(secretA); w.Code != http.StatusMethodNotAllowed {
 			t.Fatalf("after an hour, request %d: status %d", i, w.Code)

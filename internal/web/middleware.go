@@ -115,9 +115,9 @@ func (s *Server) hostAllowed(hostport string) bool {
 	if port == "" {
 		// Only the scheme's default port goes unsaid; which scheme the
 		// client used is the public one, or a proxy in front speaks it.
-		port = defaultPort(s.publicScheme)
+		port = defaultPort(s.public.Scheme())
 	}
-	return host == s.publicHost && port == s.publicPort
+	return host == s.public.Hostname() && port == s.public.Port()
 }
 
 func (s *Server) originAllowed(origin string) bool {
@@ -137,7 +137,7 @@ func (s *Server) originAllowed(origin string) bool {
 	if port == "" {
 		port = def
 	}
-	return u.Scheme+"://"+joinHost(host, port, def) == s.publicOrigin
+	return u.Scheme+"://"+joinHost(host, port, def) == s.public.String()
 }
 
 // splitHost splits "host", "host:port", "[v6]" or "[v6]:port", and reports

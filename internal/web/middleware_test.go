@@ -7,6 +7,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/config"
 )
 
 func TestRoutesWithoutAuth(t *testing.T) {
@@ -55,7 +57,7 @@ func TestRoutesWithoutAuth(t *testing.T) {
 
 func TestHostAllowlist(t *testing.T) {
 	for _, public := range []string{"https://notes.example.com", "https://notes.example.com:443/", "http://[2001:db8::1]:8080"} {
-		h := newHarness(t, func(o *Options) { o.PublicURL = public })
+		h := newHarness(t, func(o *Options) { o.PublicURL = config.MustParsePublicURL(public) })
 		allowed := []string{"127.0.0.1", "127.0.0.1:8080", "localhost", "LOCALHOST:1", "[::1]", "[::1]:9999"}
 		refused := []string{"", "evil.example", "evil.example:443", "127.0.0.2", "127.0.0.1:", "127.0.0.1:x",
 			"localhost.evil.example", "[::1", "::1", "notes.example.com.evil.example", "notes.example.com:8443",

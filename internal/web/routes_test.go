@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -24,11 +25,11 @@ func withSite(t *testing.T) func(*Options) {
 	if _, err := owner.Setup(context.Background(), st, testPublicURL, false, nil); err != nil {
 		t.Fatal(err)
 	}
-	own, err := owner.New(owner.Options{Store: st, PublicURL: testPublicURL})
+	own, err := owner.New(owner.Options{Store: st, PublicURL: config.MustParsePublicURL(testPublicURL)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	as, err := oauth.New(oauth.Options{Store: st, Owner: own, PublicURL: testPublicURL})
+	as, err := oauth.New(oauth.Options{Store: st, Owner: own, PublicURL: config.MustParsePublicURL(testPublicURL)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/certs"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // serveOn serves h on ln through the one serve path, in mode off.
@@ -43,7 +44,7 @@ func TestServeFinishesMCPCalls(t *testing.T) {
 
 	c := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "0"}, nil)
 	cs, err := c.Connect(t.Context(), &mcp.StreamableClientTransport{
-		Endpoint: "http://" + ln.Addr().String() + "/mcp", HTTPClient: &http.Client{Transport: bearer{secretA, http.DefaultTransport}},
+		Endpoint: "http://" + ln.Addr().String() + "/mcp", HTTPClient: &http.Client{Transport: testkit.Bearer{Token: secretA, Base: http.DefaultTransport}},
 		MaxRetries: -1,
 	}, nil)
 	if err != nil {

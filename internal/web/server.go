@@ -20,12 +20,12 @@ import (
 	"log/slog"
 	"net/http"
 	"net/netip"
-	"net/url"
 	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/owner"
@@ -54,7 +54,7 @@ type Options struct {
 	// or "https://notes.example.com". Its host (and loopback hosts) are the
 	// only Host headers answered; its origin (and loopback origins) the only
 	// Origin headers accepted. Required.
-	PublicURL string
+	PublicURL config.PublicURL
 	// Tokens verifies cortex's own bearer tokens (created with `cortex
 	// admin token create`). Required unless Verify is set.
 	Tokens TokenVerifier
@@ -108,10 +108,7 @@ type Server struct {
 	verify       Verifier
 	newMCPServer func(r *http.Request) *mcp.Server
 
-	publicScheme string
-	publicHost   string // lower-case host name or IP, without brackets
-	publicPort   string // always set, the scheme's default if the URL has none
-	publicOrigin string // scheme://host[:port], default port left out
+	public config.PublicURL // the Host and Origin checks compare against it
 
 	problem   httpx.Renderer // the page of refusals a person sees
 	tokenRate *httpx.Limiter[string]
@@ -152,14 +149,15 @@ func New(o Options) (*Server, error) {
 		now:          o.Now,
 		verify:       o.Verify,
 		newMCPServer: o.NewMCPServer,
+		public:       o.PublicURL,
 		tokenRate: httpx.NewLimiter[string](httpx.Rate{Burst: o.RateBurst, PerMinute: float64(o.RatePerMinute)},
 			maxTokenBuckets, o.Now),
 		authFails: httpx.NewLimiter[netip.Prefix](httpx.Rate{Burst: authFailBurst, PerMinute: authFailPerMinute},
 			maxSources, o.Now),
 		versions: mcp.SupportedProtocolVersions(),
 	}
-	if err := s.setPublicURL(o.PublicURL); err != nil {
-		return nil, err
+	if o.PublicURL.IsZero() {
+		return nil, errors.New("web: Options.PublicURL is required")
 	}
 	s.mcp = bindTokenInfo(mcp.NewStreamableHTTPHandler(s.getServer, &mcp.StreamableHTTPOptions{
 		// No sessions, for every protocol version: see mcp.go.
@@ -191,29 +189,6 @@ func setDefault[T comparable](v *T, def T) {
 	if *v == zero {
 		*v = def
 	}
-}
-
-// setPublicURL parses the canonical URL into what the Host and Origin checks
-// compare against.
-func (s *Server) setPublicURL(raw string) error {
-	u, err := url.Parse(raw)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("web: public URL %q must look like https://notes.example.com or http://127.0.0.1:8080", raw)
-	}
-	if u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
-		return fmt.Errorf("web: public URL %q must be a bare origin, without user, path, query or fragment", raw)
-	}
-	host, port, ok := splitHost(strings.ToLower(u.Host))
-	if !ok || host == "" {
-		return fmt.Errorf("web: public URL %q has a bad host or port", raw)
-	}
-	def := defaultPort(u.Scheme)
-	if port == "" {
-		port = def
-	}
-	s.publicScheme, s.publicHost, s.publicPort = u.Scheme, host, port
-	s.publicOrigin = u.Scheme + "://" + joinHost(host, port, def)
-	return nil
 }
 
 func defaultPort(scheme string) string {

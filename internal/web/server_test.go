@@ -6,11 +6,19 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/config"
 )
 
 func TestNewChecksOptions(t *testing.T) {
+	var errURL error
+	withURL := func(raw string) func(*Options) {
+		return func(o *Options) {
+			o.PublicURL, errURL = config.ParsePublicURL(raw)
+		}
+	}
 	ok := Options{
-		PublicURL:    "https://notes.example.com",
+		PublicURL:    config.MustParsePublicURL("https://notes.example.com"),
 		Tokens:       &fakeTokens{},
 		NewMCPServer: func(*http.Request) *mcp.Server { return nil },
 	}
@@ -20,17 +28,18 @@ func TestNewChecksOptions(t *testing.T) {
 		wantErr string
 	}{
 		{"ok", func(*Options) {}, ""},
-		{"loopback http", func(o *Options) { o.PublicURL = "http://127.0.0.1:8080" }, ""},
-		{"trailing slash", func(o *Options) { o.PublicURL = "https://notes.example.com/" }, ""},
+		{"loopback http", withURL("http://127.0.0.1:8080"), ""},
+		{"trailing slash", withURL("https://notes.example.com/"), ""},
 		{"no tokens", func(o *Options) { o.Tokens = nil }, "Tokens"},
 		{"no server", func(o *Options) { o.NewMCPServer = nil }, "NewMCPServer"},
-		{"empty URL", func(o *Options) { o.PublicURL = "" }, "must look like"},
-		{"no scheme", func(o *Options) { o.PublicURL = "notes.example.com" }, "must look like"},
-		{"ftp", func(o *Options) { o.PublicURL = "ftp://notes.example.com" }, "must look like"},
-		{"path", func(o *Options) { o.PublicURL = "https://example.com/notes" }, "bare origin"},
-		{"query", func(o *Options) { o.PublicURL = "https://example.com?x=1" }, "bare origin"},
-		{"user", func(o *Options) { o.PublicURL = "https://me@example.com" }, "bare origin"},
-		{"bad port", func(o *Options) { o.PublicURL = "https://example.com:http" }, "must look like"},
+		{"empty URL", withURL(""), "must start with"},
+		{"no scheme", withURL("notes.example.com"), "must start with"},
+		{"ftp", withURL("ftp://notes.example.com"), "must start with"},
+		{"path", withURL("https://example.com/notes"), "only scheme and host"},
+		{"query", withURL("https://example.com?x=1"), "only scheme and host"},
+		{"user", withURL("https://me@example.com"), "only scheme and host"},
+		{"bad port", withURL("https://example.com:http"), "not a URL"},
+		{"no URL", func(o *Options) { o.PublicURL = config.PublicURL{} }, "PublicURL is required"},
 		{"negative rate", func(o *Options) { o.RatePerMinute = -1 }, "negative"},
 		{"negative body", func(o *Options) { o.MaxBody = -1 }, "negative"},
 	}
@@ -39,6 +48,11 @@ func TestNewChecksOptions(t *testing.T) {
 			o := ok
 			tt.edit(&o)
 			s, err := New(o)
+			if errURL != nil {
+				// The public URL is parsed once, by config; what it
+				// refuses never reaches New.
+				err, errURL = errURL, nil
+			}
 			if tt.wantErr == "" {
 				if err != nil {
 					t.Fatalf("New: %v", err)
@@ -64,7 +78,7 @@ func FuzzHostAndOrigin(f *testing.F) {
 		"localhost", "https://notes.example.com", "http://[::1]:3000", "null", "[", "]:", "a:b:c", "%00", ""} {
 		f.Add(seed)
 	}
-	s, err := New(Options{PublicURL: testPublicURL, Tokens: &fakeTokens{},
+	s, err := New(Options{PublicURL: config.MustParsePublicURL(testPublicURL), Tokens: &fakeTokens{},
 		NewMCPServer: func(*http.Request) *mcp.Server { return nil }})
 	if err != nil {
 		f.Fatal(err)

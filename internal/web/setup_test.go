@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -16,8 +15,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // fakeTokens is a TokenVerifier over an in-memory table; revoke removes a
@@ -48,42 +49,6 @@ const (
 	secretB = "ctx_secret-of-app-b-0123456789"
 )
 
-// clock is a settable clock for Options.Now.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
-// syncBuffer is a log sink safe for concurrent handlers.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // harness is a Server under test with what tests poke at.
 type harness struct {
 	// proxies, when set, are trusted by the serve path in front (see
@@ -91,8 +56,8 @@ type harness struct {
 	proxies []netip.Prefix
 	srv     *Server
 	tokens  *fakeTokens
-	clock   *clock
-	log     *syncBuffer
+	clock   *testkit.Clock
+	log     *testkit.Buffer
 	// release unblocks calls of the "block" tool; entered receives one value
 	// per call that reached it.
 	release chan struct{}
@@ -111,17 +76,17 @@ func newHarness(t *testing.T, edit func(*Options)) *harness {
 			secretA: {ID: 1, Name: "app-a"},
 			secretB: {ID: 2, Name: "app-b"},
 		}},
-		clock:   &clock{t: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)},
-		log:     new(syncBuffer),
+		clock:   testkit.NewClock(time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)),
+		log:     new(testkit.Buffer),
 		release: make(chan struct{}),
 		entered: make(chan struct{}, 16),
 	}
 	o := Options{
-		PublicURL:    testPublicURL,
+		PublicURL:    config.MustParsePublicURL(testPublicURL),
 		Tokens:       h.tokens,
 		NewMCPServer: func(*http.Request) *mcp.Server { return h.newMCPServer() },
 		Logger:       slog.New(slog.NewTextHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
-		Now:          h.clock.now,
+		Now:          h.clock.Now,
 	}
 	if edit != nil {
 		edit(&o)
@@ -165,21 +130,9 @@ func (h *harness) start(t *testing.T) *httptest.Server {
 	return ts
 }
 
-// bearer adds an Authorization header to every request.
-type bearer struct {
-	secret string
-	base   http.RoundTripper
-}
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.secret)
-	return b.base.RoundTrip(r)
-}
-
 // connect opens an MCP session to ts with secret, through the SDK client.
 func connect(t *testing.T, ts *httptest.Server, secret string) (*mcp.ClientSession, error) {
-	return connectRT(t, ts, bearer{secret, ts.Client().Transport})
+	return connectRT(t, ts, testkit.Bearer{Token: secret, Base: ts.Client().Transport})
 }
 
 func connectRT(t *testing.T, ts *httptest.Server, rt http.RoundTripper) (*mcp.ClientSession, error) {
