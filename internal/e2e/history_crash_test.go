@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // TestHistorySurvivesSIGKILL kills the real server with SIGKILL while
@@ -151,4 +152,39 @@ func TestHistorySurvivesSIGKILL(t *testing.T) {
 func versionOf(s string) string {
 	sum := sha256.Sum256([]byte(s))
 	return hex.EncodeToString(sum[:6])
+}
+
+// A crash after the history is written and before the note is replaced
+// leaves the note as it was and both texts in the history: the old one is
+// never lost, and the new one can be restored.
+func TestCrashBetweenHistoryAndWrite(t *testing.T) {
+	in := newInstance(t)
+	in.bin = testkit.CortexWithFaults(t)
+	token := in.token("laptop")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := os.MkdirAll(in.Vault, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const before = "# Plan\nthe old text\n"
+	if err := os.WriteFile(filepath.Join(in.Vault, "plan.md"), []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("CORTEX_FAULT", "write-after-history")
+	in.start()
+	cs := in.connect(ctx, token)
+	crashOn(t, ctx, in, cs, "edit_note", map[string]any{"id": "plan.md", "version": versionOf(before), "old_text": "old", "new_text": "new"})
+	if b, err := os.ReadFile(filepath.Join(in.Vault, "plan.md")); err != nil || string(b) != before {
+		t.Fatalf("plan.md after the crash: %q, %v", b, err)
+	}
+	h, err := store.OpenHistory(ctx, in.State, store.HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	for _, text := range []string{before, "# Plan\nthe new text\n"} {
+		if _, got, err := h.Find(ctx, "plan.md", versionOf(text)); err != nil || string(got) != text {
+			t.Errorf("history of %q: %q, %v", text, got, err)
+		}
+	}
 }

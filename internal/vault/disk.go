@@ -360,6 +360,7 @@ func (v *Vault) writeAtomic(w writeSpec) *Error {
 			v.removeTemp(tmp)
 			return e
 		}
+		fault("write-after-history")
 	}
 	if e := v.commitTemp(tmp, w); e != nil {
 		v.removeTemp(tmp)
