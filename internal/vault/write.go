@@ -148,6 +148,9 @@ func (v *Vault) UpdateFrontmatter(ctx context.Context, p, version string, set ma
 				return "", newErr(CodeInvalidArgument, fmt.Sprintf("The frontmatter would be past what cortex reads (%d KiB, %d keys); keep it smaller, or shorten it with an edit first.",
 					markdown.MaxFrontmatterBytes>>10, markdown.MaxFrontmatterKeys), err)
 			}
+			if errors.Is(err, markdown.ErrDanglingAlias) {
+				return "", newErr(CodeInvalidArgument, "The change would remove a value that an alias (*name) elsewhere in the frontmatter still uses; change the frontmatter with edit_note instead.", err)
+			}
 			if errors.As(err, &fe) {
 				return "", newErr(CodeBadFrontmatter, "The note's frontmatter is not valid YAML; fix it with an edit first.", err)
 			}

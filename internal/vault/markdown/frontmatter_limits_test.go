@@ -73,3 +73,16 @@ func TestFrontmatterAliasesAndMerges(t *testing.T) {
 		t.Errorf("decoded %#v", fm.Map)
 	}
 }
+
+// Replacing a value that carries an anchor still named by an alias would
+// write YAML that does not read back: refused.
+func TestUpdateKeepsAliasesValid(t *testing.T) {
+	_, err := UpdateFrontmatter("---\nk: &x 1\nb: *x\n---\n", map[string]any{"k": 2}, nil)
+	if !errors.Is(err, ErrDanglingAlias) {
+		t.Fatalf("err = %v, want ErrDanglingAlias", err)
+	}
+	out, err := UpdateFrontmatter("---\nk: &x 1\nb: *x\n---\n", map[string]any{"c": 3}, nil)
+	if err != nil || !strings.Contains(out, "b: *x") {
+		t.Fatalf("an unrelated update: %q, %v", out, err)
+	}
+}

@@ -10,6 +10,10 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+// ErrDanglingAlias refuses an update that would replace or remove a value
+// carrying an anchor (&name) that an alias (*name) elsewhere still names.
+var ErrDanglingAlias = errors.New("the change would leave an alias pointing at a removed anchor")
+
 // UpdateFrontmatter sets and removes top-level frontmatter keys. Values are
 // what encoding/json decodes into any (string, float64, bool, nil, []any,
 // map[string]any). Other keys keep their order and comments; new keys are
@@ -103,6 +107,11 @@ func UpdateFrontmatter(content string, set map[string]any, remove []string) (str
 	}
 	if measure(root).keys > MaxFrontmatterKeys {
 		return "", errTooManyKeys
+	}
+	if _, _, err := parseYAML(yml); err != nil {
+		// A value that carried an anchor was replaced or removed while an
+		// alias elsewhere still names it.
+		return "", ErrDanglingAlias
 	}
 
 	nl, closing := "\n", "---"
