@@ -38,7 +38,7 @@ func historyCommands() []command {
 		field: func(s *session) any { return &s.hist.since }}
 	return []command{
 		{name: "history", args: []string{"PATH"}, flags: []flagSpec{flagVault()}, run: historyList,
-			summary: "list the stored versions of a note, newest first"},
+			summary: "list the stored versions of a note, newest first (back through its moves)"},
 		{name: "history show", args: []string{"PATH"}, flags: []flagSpec{version, flagVault()}, run: historyShow,
 			summary: "print one stored version of a note"},
 		{name: "history purge", args: []string{"PATH"}, flags: []flagSpec{flagYes(), flagVault()}, run: historyPurge,
@@ -129,13 +129,13 @@ func historyList(ctx context.Context, s *session, args []string) error {
 		return historyErr(err)
 	}
 	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "#\tTIME\tBY\tCHANGE\tVERSION\tSIZE")
+	fmt.Fprintln(tw, "#\tTIME\tBY\tCHANGE\tVERSION\tSIZE\tPATH")
 	for _, v := range vs {
 		kind := v.Kind
 		if v.Gone {
 			kind += " (left this path)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\n", v.ID, formatTime(v.Time), v.Writer, kind, v.Version, formatBytes(uint64(max(v.Size, 0))))
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, formatTime(v.Time), v.Writer, kind, v.Version, formatBytes(uint64(max(v.Size, 0))), v.Path)
 	}
 	return tw.Flush()
 }

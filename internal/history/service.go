@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -75,19 +76,47 @@ func New(o Options) *Service {
 	return s
 }
 
-// Versions lists the stored versions of the note at path, newest first.
+// maxMoves bounds how many moves Versions follows back.
+const maxMoves = 32
+
+// Versions lists the stored versions of the note at path, newest first,
+// and, when it got there by a move, those it had at its earlier paths
+// (each NoteVersion names its path).
 func (s *Service) Versions(ctx context.Context, path string) ([]store.NoteVersion, error) {
 	if err := s.v.CheckNotePath(path); err != nil {
 		return nil, err
 	}
-	vs, err := s.h.Versions(ctx, path, 0)
-	if err != nil {
-		return nil, err
+	var out []store.NoteVersion
+	below := int64(math.MaxInt64)
+	for range maxMoves {
+		vs, err := s.h.Versions(ctx, path, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, v := range vs {
+			if v.ID < below {
+				out = append(out, v)
+			}
+		}
+		if len(out) == 0 {
+			break
+		}
+		// A move stores the note's leaving its old path and its arrival
+		// at the new one as two rows in a row, the leaving first.
+		last := out[len(out)-1]
+		if last.Path != path || last.Kind != store.KindMove || last.Gone {
+			break
+		}
+		prev, _, err := s.h.Version(ctx, last.ID-1)
+		if err != nil || prev.Kind != store.KindMove || !prev.Gone || prev.Version != last.Version {
+			break
+		}
+		path, below = prev.Path, last.ID
 	}
-	if len(vs) == 0 {
+	if len(out) == 0 {
 		return nil, &Error{Code: CodeNoHistory, Message: "No version of this note is stored; check the path (history keeps notes cortex has written or seen change)."}
 	}
-	return vs, nil
+	return out, nil
 }
 
 // Version returns one stored version of the note at path and its content.
@@ -105,17 +134,43 @@ func (s *Service) Version(ctx context.Context, path, ref string) (store.NoteVers
 	)
 	if id, perr := strconv.ParseInt(strings.TrimPrefix(ref, "#"), 10, 64); perr == nil && len(ref) != 12 {
 		nv, data, err = s.h.Version(ctx, id)
-		if err == nil && nv.Path != path {
+		if err == nil && nv.Path != path && !s.inChain(ctx, path, func(v store.NoteVersion) bool { return v.ID == id }) {
 			err = store.ErrNoHistory
 		}
 	} else {
 		nv, data, err = s.h.Find(ctx, path, ref)
+		if errors.Is(err, store.ErrNoHistory) {
+			// A version from before the note was moved here.
+			if vs, verr := s.Versions(ctx, path); verr == nil {
+				for _, v := range vs {
+					if v.Version == ref {
+						nv, data, err = s.h.Version(ctx, v.ID)
+						break
+					}
+				}
+			}
+		}
 	}
 	if errors.Is(err, store.ErrNoHistory) {
 		return store.NoteVersion{}, nil, &Error{Code: CodeUnknownVersion, Err: err,
 			Message: "This note has no stored version " + strconv.Quote(ref) + "; list its versions to pick one."}
 	}
 	return nv, data, err
+}
+
+// inChain reports whether one of the versions Versions lists for path
+// satisfies ok.
+func (s *Service) inChain(ctx context.Context, path string, ok func(store.NoteVersion) bool) bool {
+	vs, err := s.Versions(ctx, path)
+	if err != nil {
+		return false
+	}
+	for _, v := range vs {
+		if ok(v) {
+			return true
+		}
+	}
+	return false
 }
 
 // Purge forgets every stored version of the note at path and says how

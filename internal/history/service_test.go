@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -333,5 +334,41 @@ func TestUndoEverythingAnAppDid(t *testing.T) {
 	}
 	if got := w.read("y.md"); got != "y\n" {
 		t.Fatalf("the chosen conflict: %q", got)
+	}
+}
+
+// The history of a moved note goes on at its new path and reaches back to
+// the versions it had before the move.
+func TestVersionsFollowMoves(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, map[string]string{"a.md": "one\n"})
+	w.call("claude", "edit_note", map[string]any{"id": "a.md", "version": w.version("a.md"), "old_text": "one", "new_text": "two"})
+	w.call("claude", "move_note", map[string]any{"id": "a.md", "to": "b/b.md", "version": w.version("a.md")})
+	w.call("claude", "move_note", map[string]any{"id": "b/b.md", "to": "c.md", "version": w.version("b/b.md")})
+	w.call("claude", "append", map[string]any{"id": "c.md", "text": "three\n"})
+	vs, err := w.svc.Versions(ctx, "c.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range vs {
+		got = append(got, v.Path+" "+v.Kind)
+	}
+	want := []string{"c.md append", "c.md move", "b/b.md move", "b/b.md move", "a.md move", "a.md edit", "a.md external"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Fatalf("versions of c.md:\n got %v\nwant %v", got, want)
+	}
+	// The first text is reachable from the new path, by number or version.
+	first := vs[len(vs)-1]
+	for _, ref := range []string{itoa(first.ID), first.Version} {
+		if _, data, err := w.svc.Version(ctx, "c.md", ref); err != nil || string(data) != "one\n" {
+			t.Fatalf("version %s of c.md: %q, %v", ref, data, err)
+		}
+	}
+	if _, err := w.svc.Restore(ctx, RestoreRequest{Path: "c.md", Version: first.Version, Writer: OwnerCLI}); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.read("c.md"); got != "one\n" {
+		t.Fatalf("restored %q", got)
 	}
 }
