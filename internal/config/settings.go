@@ -2,6 +2,8 @@ package config
 
 import (
 	"flag"
+
+	"golang.org/x/crypto/acme/autocert"
 )
 
 // Defaults used by `make run` on a fresh machine. Every default of a
@@ -11,7 +13,7 @@ const (
 	DefaultVault  = "./data/vault"
 	DefaultState  = "./data/state"
 	DefaultListen = "127.0.0.1:8080"
-	LetsEncrypt   = "https://acme-v02.api.letsencrypt.org/directory"
+	LetsEncrypt   = autocert.DefaultACMEDirectory
 )
 
 // Settings are the raw text of every setting, after defaults and CORTEX_*
