@@ -111,7 +111,7 @@ func commands() []command {
 			summary: "list OAuth apps and bearer tokens with their last use and live grants"},
 		{name: "clients revoke", args: []string{"ID"}, run: clientsRevoke,
 			summary: "remove an OAuth app (or bearer token): all its tokens stop at once"},
-	}, historyCommands()...)
+	}, append(historyCommands(), backupCommands()...)...)
 }
 
 // allFlags are c's own flags followed by --state.
