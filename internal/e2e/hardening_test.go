@@ -207,3 +207,43 @@ func TestInterruptedMovesAreFinishedAtStart(t *testing.T) {
 		}
 	}
 }
+
+// The running server sweeps temp files that a crash left, once they are a
+// minute old: a quick restart spares the young ones, so the sweep comes
+// back for them. "fast-ticks" runs the sweep every 100 ms instead of
+// every minute; the age that makes a temp file stray stays a minute.
+func TestRunningServerSweepsStrayTemps(t *testing.T) {
+	in := newInstance(t)
+	in.bin = testkit.CortexWithFaults(t)
+	t.Setenv("CORTEX_FAULT", "fast-ticks")
+	in.start()
+	old := time.Now().Add(-2 * time.Minute)
+	for _, p := range []string{".cortex-tmp-old", "a/.cortex-tmp-old", ".trash/.cortex-tmp-old", ".cortex-tmp-young"} {
+		full := filepath.Join(in.Vault, p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("half a note"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if strings.HasSuffix(p, "-old") {
+			if err := os.Chtimes(full, old, old); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The log tells of each removal; wait for three.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if !in.logs.WaitFor(ctx, "removed a temp file left by an interrupted write", 3) {
+		t.Fatalf("the sweep did not remove the stray temp files:\n%s", in.logs.String())
+	}
+	for _, p := range []string{".cortex-tmp-old", "a/.cortex-tmp-old", ".trash/.cortex-tmp-old"} {
+		if _, err := os.Lstat(filepath.Join(in.Vault, p)); err == nil {
+			t.Errorf("%s survived the sweep", p)
+		}
+	}
+	if _, err := os.Lstat(filepath.Join(in.Vault, ".cortex-tmp-young")); err != nil {
+		t.Errorf("the sweep removed a temp file younger than a minute: %v", err)
+	}
+}

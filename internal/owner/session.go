@@ -165,7 +165,7 @@ func (o *Owner) CSRFToken(w http.ResponseWriter, r *http.Request) string {
 
 // CheckCSRF reports whether r carries a CSRF token made by CSRFToken for
 // this browser. Call it on every state-changing request, together with
-// http.CrossOriginProtection (Routes does both for its own routes).
+// http.CrossOriginProtection (the owner's own handlers do both).
 func (o *Owner) CheckCSRF(r *http.Request) bool {
 	got := r.Header.Get(csrfHeader)
 	if got == "" {

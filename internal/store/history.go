@@ -14,6 +14,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -81,6 +82,10 @@ type HistoryOptions struct {
 // History is the open note history. It is safe for concurrent use.
 type History struct {
 	db        *sql.DB
+	file      string // history.db's path
+	// sync makes committed versions durable (syncCommitted; tests count
+	// its calls).
+	sync func() error
 	now       func() time.Time
 	log       *slog.Logger
 	days      int
@@ -115,6 +120,7 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 	db.SetMaxIdleConns(4)
 	h := &History{
 		db:        db,
+		file:      filepath.Join(abs, HistoryFileName),
 		now:       opts.Now,
 		log:       opts.Logger,
 		days:      opts.Days,
@@ -146,22 +152,56 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 		db.Close()
 		return nil, fmt.Errorf("open note history: %w", err)
 	}
+	// The files exist now; their names must survive a power cut too.
+	if err := syncPath(abs); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open note history: %w", err)
+	}
+	h.sync = h.syncCommitted
 	go h.commitLoop()
 	return h, nil
 }
 
-// historyDSN is the state database's DSN with synchronous=FULL: a version
-// must be on disk before the note it preserves is replaced, even across a
-// power cut.
+// historyDSN is the state database's DSN with synchronous=NORMAL: a commit
+// writes its WAL frames without waiting for the disk, and Keep then syncs
+// the WAL itself, outside SQLite's write lock, so that concurrent writers'
+// syncs overlap instead of queueing behind one another. Until that sync
+// returns, Keep has not returned, and the note is not replaced.
 func historyDSN(path string) string {
 	u, err := url.Parse(dsn(path))
 	if err != nil {
 		return dsn(path)
 	}
 	q := u.Query()
-	q.Set("_synchronous", "FULL")
+	q.Set("_synchronous", "NORMAL")
 	u.RawQuery = q.Encode()
 	return u.String()
+}
+
+// syncCommitted makes the committed versions durable: it syncs the WAL,
+// which holds every frame not yet checkpointed (SQLite syncs the WAL
+// before a checkpoint and the database after one, so checkpointed frames
+// are durable already). Without a WAL (all checkpointed and removed) it
+// syncs the database file.
+func (h *History) syncCommitted() error {
+	err := syncPath(h.file + "-wal")
+	if errors.Is(err, os.ErrNotExist) {
+		err = syncPath(h.file)
+	}
+	return err
+}
+
+// syncPath fsyncs the file or folder at p.
+func syncPath(p string) error {
+	f, err := os.Open(p) // #nosec G304 -- the state folder's own history files
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // Close stops the committer and releases the database. Keep calls made
@@ -272,7 +312,18 @@ func (h *History) Keep(ctx context.Context, items []Keep) ([]int64, error) {
 		return nil, errors.New("keep note version: the history is closed")
 	}
 	<-req.done
-	return req.ids, req.err
+	if req.err != nil {
+		return nil, req.err
+	}
+	for _, id := range req.ids {
+		if id != 0 {
+			if err := h.sync(); err != nil {
+				return nil, fmt.Errorf("keep note version: sync: %w", err)
+			}
+			break
+		}
+	}
+	return req.ids, nil
 }
 
 // commitLoop is the committer: it takes a Keep call, gathers the others

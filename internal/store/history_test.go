@@ -269,3 +269,31 @@ func TestHistoryDrop(t *testing.T) {
 		t.Errorf("the dropped content is still stored: %+v", st)
 	}
 }
+
+// Keep returns only after syncing what it committed, and a failing sync
+// fails the Keep; a Keep that stored nothing new has nothing to sync.
+func TestHistoryKeepSyncs(t *testing.T) {
+	ctx := context.Background()
+	h := openHistory(t, t.TempDir(), testkit.NewClock(time.Time{}), HistoryOptions{})
+	syncs := 0
+	var fail error
+	h.sync = func() error {
+		syncs++
+		if fail != nil {
+			return fail
+		}
+		return h.syncCommitted()
+	}
+	keep(t, h, Keep{Path: "a.md", Content: []byte("v1"), Writer: "app", Kind: KindEdit})
+	if syncs != 1 {
+		t.Fatalf("%d syncs after a new version", syncs)
+	}
+	keep(t, h, Keep{Path: "a.md", Content: []byte("v1"), Writer: "external", Kind: KindExternal, Observed: true})
+	if syncs != 1 {
+		t.Fatalf("%d syncs after a Keep that stored nothing", syncs)
+	}
+	fail = errors.New("EIO")
+	if _, err := h.Keep(ctx, []Keep{{Path: "a.md", Content: []byte("v2"), Writer: "app", Kind: KindEdit}}); err == nil {
+		t.Fatal("Keep succeeded although the sync failed")
+	}
+}

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"context"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -54,5 +55,22 @@ func TestBearer(t *testing.T) {
 	resp.Body.Close()
 	if got != "Bearer ctx_x" || req.Header.Get("Authorization") != "" {
 		t.Errorf("server saw %q; the caller's request got %q", got, req.Header.Get("Authorization"))
+	}
+}
+
+func TestBufferWaitFor(t *testing.T) {
+	var b Buffer
+	done := make(chan bool)
+	go func() { done <- b.WaitFor(context.Background(), "line", 2) }()
+	b.Write([]byte("line 1\n"))
+	b.Write([]byte("other\n"))
+	b.Write([]byte("line 2\n"))
+	if !<-done {
+		t.Fatal("WaitFor did not see two lines")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if b.WaitFor(ctx, "line", 3) {
+		t.Fatal("WaitFor saw a third line that was never written")
 	}
 }

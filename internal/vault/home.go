@@ -48,3 +48,15 @@ func (v *Vault) Check() error {
 	}
 	return nil
 }
+
+// orReplaced turns a read's not_found into vault_replaced when the folder
+// is gone from the vault path: then the note is not missing, the vault is.
+// Only failing reads pay for the look.
+func (v *Vault) orReplaced(e *Error) *Error {
+	if e.Code == CodeNotFound {
+		if h := v.checkHome(); h != nil {
+			return h
+		}
+	}
+	return e
+}

@@ -53,6 +53,9 @@ func TestReplacedVaultRefusesWrites(t *testing.T) {
 	}
 	_, err = v.Create(ctx, "new.md", "x\n")
 	wantCode(t, err, CodeVaultReplaced)
+	// A read that finds nothing says why, rather than not_found.
+	_, err = v.Read(ctx, "missing.md")
+	wantCode(t, err, CodeVaultReplaced)
 
 	// The opened folder back at its path: writes resume.
 	if err := os.Rename(old, dir); err != nil {

@@ -33,8 +33,8 @@ type indexer struct {
 	ready   chan struct{} // closed when the first build is done
 	stop    chan struct{}
 	done    chan struct{}
-	kick    chan struct{} // a path was queued
-	changed chan struct{} // closed and replaced whenever the index changes
+	kick    chan struct{}  // a path was queued
+	changed chan struct{}  // closed and replaced whenever the index changes
 	found   sync.WaitGroup // keepFound, which stopIndex waits for
 
 	pmu      sync.Mutex      // guards the fields below but w
@@ -158,10 +158,10 @@ func (ix *indexer) run() {
 	ix.found.Go(ix.keepFound)
 	ix.drain()
 
-	every := reconcileEvery
+	every := faultScale(reconcileEvery)
 	ix.pmu.Lock()
 	if ix.degraded {
-		every = degradedEvery
+		every = faultScale(degradedEvery)
 	}
 	ix.pmu.Unlock()
 	tick := time.NewTicker(every)
@@ -186,7 +186,7 @@ func (ix *indexer) run() {
 			}
 			ix.reconcile(context.Background())
 			ix.drain()
-			if time.Since(swept) >= sweepEvery {
+			if time.Since(swept) >= faultScale(sweepEvery) {
 				// A crash leaves temp files that the next start removes;
 				// a quick restart spares them as too young, so look again.
 				ix.v.sweepTemps()
@@ -195,8 +195,8 @@ func (ix *indexer) run() {
 			ix.pmu.Lock()
 			degraded := ix.degraded
 			ix.pmu.Unlock()
-			if degraded && every != degradedEvery {
-				every = degradedEvery
+			if degraded && every != faultScale(degradedEvery) {
+				every = faultScale(degradedEvery)
 				tick.Reset(every)
 			}
 		}

@@ -21,7 +21,7 @@ func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 	}
 	p, data, fi, parent, e := v.readNamed(p)
 	if e != nil {
-		return nil, e
+		return nil, v.orReplaced(e)
 	}
 	n := v.newNote(p, data, fi)
 	n.Conflicts = v.conflictsOf(p, parent)

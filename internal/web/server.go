@@ -2,9 +2,10 @@
 // function (routes.go: /mcp, /healthz, and the handlers the owner and oauth
 // packages expose), the middleware stack and each route kind's guards
 // (Host and Origin checks, body cap, the format of refusals), bearer-token
-// authentication of /mcp, the per-token and per-address request
-// budgets, and graceful shutdown. It serves every MCP protocol version the
-// SDK knows, without sessions, through the SDK's streamable HTTP handler.
+// authentication of /mcp, and the per-token and per-address request
+// budgets. It serves every MCP protocol version the SDK knows, without
+// sessions, through the SDK's streamable HTTP handler; internal/certs
+// serves it on the network.
 //
 // It must never log a token, an Authorization header or a request or
 // response body, and never let a request reach an MCP server without a
