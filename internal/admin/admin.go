@@ -201,7 +201,7 @@ func parse(env Env, c *command, args []string) (*session, []string, error) {
 	}
 	s.given = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { s.given[f.Name] = true })
-	if s.state == "" {
+	if s.state == "" && !c.stateless {
 		return nil, nil, usage("pass --state DIR or set CORTEX_STATE", "no state directory given")
 	}
 	for _, f := range c.allFlags() {

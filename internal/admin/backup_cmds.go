@@ -22,7 +22,7 @@ func backupCommands() []command {
 				field: func(s *session) any { return &s.backupTo }},
 			flagVault()}, run: backupCreate,
 			summary: "write one dated backup (.tar.gz) of the state, the note history and the vault, while the server runs"},
-		{name: "backup verify", args: []string{"FILE"}, run: backupVerify,
+		{name: "backup verify", args: []string{"FILE"}, stateless: true, run: backupVerify,
 			summary: "check every file of a backup against its manifest and the databases' integrity, and say what it holds"},
 	}
 }
