@@ -15,6 +15,7 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/certs"
 	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/console"
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/oauth"
@@ -141,6 +142,12 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 
+	con, err := console.New(console.Options{Owner: own, Vault: v, Store: st, Logger: log, Version: version,
+		History: history.New(history.Options{Vault: v, History: hist, Journal: st})})
+	if err != nil {
+		return err
+	}
+
 	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: publicURL, Logger: log, Version: version}
 	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
@@ -155,6 +162,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		},
 		Owner:               own,
 		OAuth:               as,
+		Console:             con,
 		Health:              v.Check,
 		ResourceMetadataURL: as.ResourceMetadataURL(),
 		ChallengeScope:      oauth.DefaultScope,

@@ -81,7 +81,7 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 	_, rss, _ := s.procStat()
 	rows["RSS steady with index (MB)"] = append(rows["RSS steady with index (MB)"], float64(rss)/1e6)
 
-	c := newClient(s.url, s.token, 1)
+	c := newClient(s.url, s.token, 1, version2025)
 	if err := c.initialize(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -99,17 +99,28 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 	}
 	all := ops(paths, folderList(paths))
 	all["edit_note"] = nil
+	// Every operation at 2025-11-25; fetch and search also at 2026-07-28
+	// (stateless, with _meta and the Mcp-* headers), to compare.
+	type job struct{ name, version, label string }
+	var jobs []job
 	for _, name := range []string{"fetch", "search", "list", "edit_note", "create_note"} {
+		jobs = append(jobs, job{name, version2025, name})
+		if name == "fetch" || name == "search" {
+			jobs = append(jobs, job{name, version2026, name + "@" + version2026})
+		}
+	}
+	for _, j := range jobs {
+		name := j.name
 		for _, inflight := range []int{1, 8} {
 			op := all[name]
 			if name == "edit_note" {
 				op = editOp(versions)
 			}
-			r, err := s.run(ctx, inflight, d, op)
+			r, err := s.run(ctx, j.version, inflight, d, op)
 			if err != nil {
-				t.Fatalf("%s x%d: %v", name, inflight, err)
+				t.Fatalf("%s x%d: %v", j.label, inflight, err)
 			}
-			key := fmt.Sprintf("%s x%d", name, inflight)
+			key := fmt.Sprintf("%s x%d", j.label, inflight)
 			rows[key+" p50 (ms)"] = append(rows[key+" p50 (ms)"], ms(r.p50))
 			rows[key+" p99 (ms)"] = append(rows[key+" p99 (ms)"], ms(r.p99))
 			rows[key+" calls/s"] = append(rows[key+" calls/s"], r.perSec)

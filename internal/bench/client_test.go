@@ -14,21 +14,35 @@ import (
 	"time"
 )
 
-// client is a lean MCP client: one keep-alive HTTP/1.1 connection pool, one
-// session, hand-written JSON-RPC. The SDK's client spends more CPU per call
-// than the server should, which would hide what we measure.
+// client is a lean MCP client: one keep-alive HTTP/1.1 connection pool,
+// hand-written JSON-RPC, speaking one protocol version. The SDK's client
+// spends more CPU per call than the server should, which would hide what we
+// measure.
 type client struct {
 	url     string
 	token   string
+	version string // the MCP protocol version, e.g. "2025-11-25" or "2026-07-28"
 	session string
 	http    *http.Client
 	id      atomic.Int64
 }
 
-func newClient(url, token string, conns int) *client {
+// Protocol versions the harness measures: the stateless 2026-07-28 beside
+// the 2025-11-25 of the session era.
+const (
+	version2025 = "2025-11-25"
+	version2026 = "2026-07-28"
+)
+
+func newClient(url, token string, conns int, version string) *client {
 	tr := &http.Transport{MaxIdleConns: conns * 2, MaxIdleConnsPerHost: conns * 2, IdleConnTimeout: time.Minute}
-	return &client{url: url + "/mcp", token: token, http: &http.Client{Transport: tr, Timeout: time.Minute}}
+	return &client{url: url + "/mcp", token: token, version: version, http: &http.Client{Transport: tr, Timeout: time.Minute}}
 }
+
+// stateless reports whether the client speaks 2026-07-28 or later: no
+// initialize, the version and capabilities in every request's _meta, and
+// Mcp-Method / Mcp-Name headers.
+func (c *client) stateless() bool { return c.version >= version2026 }
 
 type rpcResponse struct {
 	Result json.RawMessage `json:"result"`
@@ -38,7 +52,7 @@ type rpcResponse struct {
 	} `json:"error"`
 }
 
-func (c *client) post(ctx context.Context, body []byte) (*http.Response, error) {
+func (c *client) post(ctx context.Context, method, name string, body []byte) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
@@ -46,7 +60,13 @@ func (c *client) post(ctx context.Context, body []byte) (*http.Response, error) 
 	req.Header.Set("Authorization", "Bearer "+c.token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	req.Header.Set("Mcp-Protocol-Version", c.version)
+	if c.stateless() {
+		req.Header.Set("Mcp-Method", method)
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
+	}
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
 	}
@@ -55,9 +75,15 @@ func (c *client) post(ctx context.Context, body []byte) (*http.Response, error) 
 
 // rpc sends one request and returns its result, reading either a JSON body
 // or the first data event of an SSE stream.
-func (c *client) rpc(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (c *client) rpc(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+	if c.stateless() {
+		params["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": c.version,
+			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
+			"io.modelcontextprotocol/clientInfo":         map[string]any{"name": "cortex-bench", "version": "1"}}
+	}
+	name, _ := params["name"].(string)
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id.Add(1), "method": method, "params": params})
-	resp, err := c.post(ctx, body)
+	resp, err := c.post(ctx, method, name, body)
 	if err != nil {
 		return nil, err
 	}
@@ -96,15 +122,21 @@ func (c *client) rpc(ctx context.Context, method string, params any) (json.RawMe
 	return r.Result, nil
 }
 
+// initialize opens the conversation: the handshake before 2026-07-28,
+// server/discover from it on.
 func (c *client) initialize(ctx context.Context) error {
+	if c.stateless() {
+		_, err := c.rpc(ctx, "server/discover", map[string]any{})
+		return err
+	}
 	_, err := c.rpc(ctx, "initialize", map[string]any{
-		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"protocolVersion": c.version, "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "cortex-bench", "version": "1"}})
 	if err != nil {
 		return err
 	}
 	body := []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-	resp, err := c.post(ctx, body)
+	resp, err := c.post(ctx, "notifications/initialized", "", body)
 	if err != nil {
 		return err
 	}

@@ -127,11 +127,12 @@ type opResult struct {
 	errors   int
 }
 
-// run drives op with `inflight` workers for d and measures it.
-func (s *server) run(ctx context.Context, inflight int, d time.Duration, op func(ctx context.Context, c *client, worker, i int) error) (opResult, error) {
+// run drives op with `inflight` workers speaking protocol version for d
+// and measures it.
+func (s *server) run(ctx context.Context, version string, inflight int, d time.Duration, op func(ctx context.Context, c *client, worker, i int) error) (opResult, error) {
 	clients := make([]*client, inflight)
 	for w := range clients {
-		clients[w] = newClient(s.url, s.token, 1)
+		clients[w] = newClient(s.url, s.token, 1, version)
 		if err := clients[w].initialize(ctx); err != nil {
 			return opResult{}, err
 		}

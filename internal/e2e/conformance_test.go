@@ -409,13 +409,14 @@ func judgeConformance(t *testing.T, checks []conformanceCheck, base map[string]s
 var conformanceCheckID = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
 
 // conformanceResultDir is the folder the suite writes a scenario's
-// checks.json to: server-<scenario>-<timestamp>.
-var conformanceResultDir = regexp.MustCompile(`^server-([a-z0-9][a-z0-9-]*?)-\d{4}-\d{2}-\d{2}T`)
+// checks.json to: server-<scenario>-<timestamp>, or
+// authorization-server-<scenario>-<timestamp>.
+var conformanceResultDir = regexp.MustCompile(`^(?:authorization-server|server)-([a-z0-9][a-z0-9-]*?)-\d{4}-\d{2}-\d{2}T`)
 
 // readConformanceResults reads every scenario's checks from a run's output
 // folder.
 func readConformanceResults(outDir string) (map[string][]conformanceCheck, error) {
-	files, err := filepath.Glob(filepath.Join(outDir, "server-*", "checks.json"))
+	files, err := filepath.Glob(filepath.Join(outDir, "*", "checks.json"))
 	if err != nil {
 		return nil, err
 	}

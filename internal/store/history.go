@@ -81,11 +81,13 @@ type HistoryOptions struct {
 
 // History is the open note history. It is safe for concurrent use.
 type History struct {
-	db        *sql.DB
-	file      string // history.db's path
+	db   *sql.DB
+	file string // history.db's path
+	// Statements of every Keep, prepared once.
+	blobByHash, lastVersion, insertBlob, insertVersion, storedTotal *sql.Stmt
 	// sync makes committed versions durable (syncCommitted; tests count
 	// its calls).
-	sync func() error
+	sync      func() error
 	now       func() time.Time
 	log       *slog.Logger
 	days      int
@@ -157,6 +159,21 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 		db.Close()
 		return nil, fmt.Errorf("open note history: %w", err)
 	}
+	for _, s := range []struct {
+		dst   **sql.Stmt
+		query string
+	}{
+		{&h.blobByHash, `SELECT id FROM blobs WHERE hash = ?`},
+		{&h.lastVersion, `SELECT blob, gone FROM versions WHERE path = ? ORDER BY id DESC LIMIT 1`},
+		{&h.insertBlob, `INSERT INTO blobs (hash, size, stored, data) VALUES (?, ?, ?, ?) RETURNING id`},
+		{&h.insertVersion, `INSERT INTO versions (path, version, blob, time, writer, kind, gone) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`},
+		{&h.storedTotal, `SELECT stored FROM totals WHERE one = 1`},
+	} {
+		if *s.dst, err = db.PrepareContext(ctx, s.query); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open note history: %w", err)
+		}
+	}
 	h.sync = h.syncCommitted
 	go h.commitLoop()
 	return h, nil
@@ -209,6 +226,9 @@ func syncPath(p string) error {
 func (h *History) Close() error {
 	close(h.quit)
 	<-h.stopped
+	for _, s := range []*sql.Stmt{h.blobByHash, h.lastVersion, h.insertBlob, h.insertVersion, h.storedTotal} {
+		s.Close()
+	}
 	return h.db.Close()
 }
 
@@ -284,7 +304,7 @@ func (h *History) Keep(ctx context.Context, items []Keep) ([]int64, error) {
 		}
 		sum := sha256.Sum256(it.Content)
 		p.hash, p.size = sum[:], len(it.Content)
-		err := h.db.QueryRowContext(ctx, `SELECT id FROM blobs WHERE hash = ?`, p.hash).Scan(&p.blobID)
+		err := h.blobByHash.QueryRowContext(ctx, p.hash).Scan(&p.blobID)
 		switch {
 		case err == nil:
 		case errors.Is(err, sql.ErrNoRows):
@@ -413,7 +433,7 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 			gone bool
 			ok   bool
 		}
-		err := tx.QueryRowContext(ctx, `SELECT blob, gone FROM versions WHERE path = ? ORDER BY id DESC LIMIT 1`, it.Path).
+		err := tx.StmtContext(ctx, h.lastVersion).QueryRowContext(ctx, it.Path).
 			Scan(&last.blob, &last.gone)
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return nil, fmt.Errorf("keep note version: %w", err)
@@ -428,12 +448,12 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 		// The blob may be new, added by an earlier item or call, or gone
 		// since the caller looked (purged, pruned): look again.
 		if !p.reuse {
-			err := tx.QueryRowContext(ctx, `SELECT id FROM blobs WHERE hash = ?`, p.hash).Scan(&p.blobID)
+			err := tx.StmtContext(ctx, h.blobByHash).QueryRowContext(ctx, p.hash).Scan(&p.blobID)
 			if errors.Is(err, sql.ErrNoRows) {
 				if p.data == nil {
 					return nil, errors.New("keep note version: stored content vanished; try again")
 				}
-				err = tx.QueryRowContext(ctx, `INSERT INTO blobs (hash, size, stored, data) VALUES (?, ?, ?, ?) RETURNING id`,
+				err = tx.StmtContext(ctx, h.insertBlob).QueryRowContext(ctx,
 					p.hash, p.size, len(p.data), p.data).Scan(&p.blobID)
 			}
 			if err != nil {
@@ -455,7 +475,7 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 		} else {
 			version = hex.EncodeToString(p.hash[:6])
 		}
-		err = tx.QueryRowContext(ctx, `INSERT INTO versions (path, version, blob, time, writer, kind, gone) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+		err = tx.StmtContext(ctx, h.insertVersion).QueryRowContext(ctx,
 			it.Path, version, p.blobID, nanos(at), it.Writer, it.Kind, it.Gone).Scan(&ids[i])
 		if err != nil {
 			return nil, fmt.Errorf("keep note version: %w", err)
@@ -479,7 +499,7 @@ func (h *History) versionOf(ctx context.Context, tx *sql.Tx, blob int64) (string
 func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64) error {
 	total := func() (int64, error) {
 		var n int64
-		err := tx.QueryRowContext(ctx, `SELECT stored FROM totals WHERE one = 1`).Scan(&n)
+		err := tx.StmtContext(ctx, h.storedTotal).QueryRowContext(ctx).Scan(&n)
 		return n, err
 	}
 	n, err := total()

@@ -41,6 +41,16 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("POST /enrol/passkey/finish", api(h.EnrolFinish))
 	}
 
+	if c := s.opts.Console; c != nil {
+		h := c.Handlers()
+		mux.Handle("GET /notes/{path...}", page(h.Note))
+		mux.Handle("GET /console", page(h.Home))
+		mux.Handle("GET /console/assets/{name}", page(h.Asset))
+		mux.Handle("GET /console/activity", page(h.Activity))
+		mux.Handle("POST /console/undo", page(h.Undo))
+		mux.Handle("POST /console/restore", page(h.Restore))
+	}
+
 	if a := s.opts.OAuth; a != nil {
 		h := a.Handlers()
 		for _, p := range []string{"/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"} {

@@ -27,6 +27,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/console"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/owner"
@@ -78,6 +79,9 @@ type Options struct {
 	// the rest.
 	Owner *owner.Owner
 	OAuth *oauth.Server
+	// Console, when set, is the owner's console: the note pages and the
+	// owner's pages under /console.
+	Console *console.Console
 	// Health, when set, is asked by /healthz, which fails while it
 	// returns an error (cmd passes the vault's Check).
 	Health func() error

@@ -1,0 +1,199 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/history"
+	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+const (
+	// entriesShown is how many journal entries one activity page shows,
+	// each with its diff.
+	entriesShown = 50
+	// entriesScanned bounds the journal read for one page before the
+	// filters apply.
+	entriesScanned = 5000
+)
+
+type activityData struct {
+	Nav, Title, CSRF string
+	App, Note, Since string // the filters as given
+	Apps             []string
+	Entries          []entry
+	More             bool
+}
+
+type entry struct {
+	store.JournalEntry
+	OK       bool
+	URL      string
+	Diff     []history.Line
+	DiffNote string // why no diff is shown
+}
+
+// sinceFormats are the times the activity filter takes.
+var sinceFormats = []string{"2006-01-02T15:04", "2006-01-02", time.RFC3339}
+
+// activityPage is the journal as a timeline, newest first, filtered by
+// app, note and time, each entry with its diff.
+func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
+	ctx := r.Context()
+	q := r.URL.Query()
+	d := activityData{Nav: "activity", Title: "Activity", CSRF: c.o.Owner.CSRFToken(w, r),
+		App: q.Get("app"), Note: strings.TrimSpace(q.Get("note")), Since: q.Get("since")}
+	var since time.Time
+	if d.Since != "" {
+		var err error
+		for _, f := range sinceFormats {
+			if since, err = time.ParseInLocation(f, d.Since, time.UTC); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			return &httpx.Error{Status: http.StatusBadRequest, Code: "bad_time",
+				Message: "Give the time as 2026-01-31 or 2026-01-31T14:30 (UTC)."}
+		}
+	}
+	all, err := c.o.Store.Journal(ctx, since, entriesScanned)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, e := range all {
+		if !seen[e.App] {
+			seen[e.App] = true
+			d.Apps = append(d.Apps, e.App)
+		}
+		if (d.App != "" && e.App != d.App) || (d.Note != "" && !strings.Contains(e.Path, d.Note)) {
+			continue
+		}
+		if len(d.Entries) == entriesShown {
+			d.More = true
+			continue
+		}
+		d.Entries = append(d.Entries, c.entry(r, e))
+	}
+	c.pages.Render(w, http.StatusOK, "activity.html", d)
+	return nil
+}
+
+// entry adds what the page shows of a journal entry: its diff, from the
+// texts the history keeps.
+func (c *Console) entry(r *http.Request, e store.JournalEntry) entry {
+	en := entry{JournalEntry: e, OK: e.Result == store.ResultOK, URL: NoteURL(e.Path)}
+	if !en.OK {
+		en.DiffNote = "Refused (" + e.Result + "); nothing changed."
+		return en
+	}
+	if e.OldVersion == e.NewVersion {
+		en.DiffNote = "The text did not change."
+		return en
+	}
+	old, err1 := c.text(r, e.Path, e.OldVersion)
+	nw, err2 := c.text(r, e.Path, e.NewVersion)
+	if err := errors.Join(err1, err2); err != nil {
+		en.DiffNote = "The text of this change is no longer in the history."
+		return en
+	}
+	en.Diff = changedOnly(history.Diff(old, nw), 3)
+	return en
+}
+
+// text is the stored text of version of the note at p; "" for none.
+func (c *Console) text(r *http.Request, p, version string) (string, error) {
+	if version == "" {
+		return "", nil
+	}
+	_, data, err := c.o.History.Version(r.Context(), p, version)
+	return string(data), err
+}
+
+// changedOnly keeps the changed lines of d and context lines around them,
+// so a one-line edit to a long note shows as a few lines.
+func changedOnly(d []history.Line, context int) []history.Line {
+	keep := make([]bool, len(d))
+	for i, l := range d {
+		if l.Op != history.Equal {
+			for j := max(0, i-context); j <= min(len(d)-1, i+context); j++ {
+				keep[j] = true
+			}
+		}
+	}
+	var out []history.Line
+	for i, l := range d {
+		if keep[i] {
+			out = append(out, l)
+		} else if i > 0 && keep[i-1] {
+			out = append(out, history.Line{Op: history.Equal, Text: "…"})
+		}
+	}
+	return out
+}
+
+type resultData struct {
+	Nav, Title, CSRF string
+	What             string // "undo" or "restore"
+	Plan             *history.Plan
+	Message          string
+	// Force is the form that repeats the action over the conflicts.
+	Force url.Values
+}
+
+// undo undoes one journaled change; conflicts (the note changed later)
+// are shown and skipped unless the owner chose all.
+func (c *Console) undo(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
+	id, err := strconv.ParseInt(r.PostFormValue("entry"), 10, 64)
+	if err != nil || id <= 0 {
+		return errBadRequest.With(err)
+	}
+	plan, err := c.o.History.Undo(r.Context(), history.UndoRequest{Entry: id, Writer: history.OwnerConsole,
+		All: r.PostFormValue("force") == "1"})
+	if err != nil {
+		return refusal(err)
+	}
+	d := resultData{Nav: "activity", Title: "Undone", CSRF: c.o.Owner.CSRFToken(w, r), What: "undo", Plan: plan}
+	for _, ch := range plan.Changes {
+		if ch.Conflict && !ch.Done {
+			d.Title = "Partly undone"
+			d.Force = url.Values{"entry": {strconv.FormatInt(id, 10)}}
+		}
+	}
+	c.log.Info("owner undid a change from the console", "entry", id)
+	c.pages.Render(w, http.StatusOK, "result.html", d)
+	return nil
+}
+
+// restore writes a stored version of a note back as a new version,
+// guarded by the version the owner saw.
+func (c *Console) restore(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
+	p, ref := r.PostFormValue("path"), strings.TrimSpace(r.PostFormValue("version"))
+	if p == "" || ref == "" {
+		return errBadRequest
+	}
+	if _, _, err := c.version(r, p, ref); err != nil {
+		return err
+	}
+	_, err := c.o.History.Restore(r.Context(), history.RestoreRequest{Path: p, Version: ref,
+		Writer: history.OwnerConsole, Expect: r.PostFormValue("expect"), Force: r.PostFormValue("force") == "1"})
+	var he *history.Error
+	if errors.As(err, &he) && he.Code == history.CodeConflict && he.Plan != nil {
+		d := resultData{Nav: "notes", Title: "The note changed", CSRF: c.o.Owner.CSRFToken(w, r), What: "restore",
+			Plan: he.Plan, Message: he.Message, Force: url.Values{"path": {p}, "version": {ref}}}
+		c.pages.Render(w, http.StatusConflict, "result.html", d)
+		return nil
+	}
+	if err != nil {
+		return refusal(err)
+	}
+	c.log.Info("owner restored a note version from the console", "version", ref)
+	http.Redirect(w, r, NoteURL(p), http.StatusSeeOther)
+	return nil
+}

@@ -1,0 +1,130 @@
+package console
+
+import (
+	"net/http"
+	"net/url"
+	"strconv"
+	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/history"
+)
+
+const before = "# Plan\n\n## Goals\n\nship it\n\n## Risks\n\nnone\n"
+
+// appEdit has an app edit the note; it returns the journal entry's id.
+func appEdit(h *harness) int64 {
+	h.call("claude", "edit_note", map[string]any{"id": "Plan.md", "version": h.version("Plan.md"), "old_text": "ship it", "new_text": "ship it later"})
+	return h.journal()[0].ID
+}
+
+func TestActivityShowsDiffAndUndoes(t *testing.T) {
+	h := newHarness(t, map[string]string{"Plan.md": before})
+	id := appEdit(h)
+	b := h.browser()
+	b.signIn()
+	resp, body := b.get("/console/activity?app=claude")
+	want(t, resp, body, http.StatusOK, `id="e`+strconv.FormatInt(id, 10)+`"`, "edit_note", "<mark> later</mark>", `class="undo"`)
+	resp, body = b.get("/console/activity?app=someone-else")
+	want(t, resp, body, http.StatusOK, `id="no-entries"`)
+	resp, body = b.get("/console/activity?note=Plan&since=2000-01-01")
+	want(t, resp, body, http.StatusOK, "<mark> later</mark>")
+
+	resp, body = b.post("/console/undo", url.Values{"entry": {strconv.FormatInt(id, 10)}})
+	want(t, resp, body, http.StatusOK, `id="result-title">Undone`)
+	if got := h.read("Plan.md"); got != before {
+		t.Fatalf("after undo the note is %q, want %q", got, before)
+	}
+	if e := h.journal()[0]; e.App != history.OwnerConsole || e.Tool != "undo" {
+		t.Fatalf("undo journaled as %+v", e)
+	}
+}
+
+func TestRestoreVersionAndConflict(t *testing.T) {
+	h := newHarness(t, map[string]string{"Plan.md": before})
+	appEdit(h)
+	seen := h.version("Plan.md")
+	h.call("chatgpt", "append", map[string]any{"id": "Plan.md", "text": "more\n"})
+	after := h.read("Plan.md")
+	b := h.browser()
+	b.signIn()
+	_, body := b.get("/notes/Plan.md")
+	ids := versionIDRE.FindAllStringSubmatch(body, -1)
+	oldest := ids[len(ids)-1][1]
+	// The owner looked at the note before chatgpt's append: refused, shown.
+	resp, body := b.post("/console/restore", url.Values{"path": {"Plan.md"}, "version": {oldest}, "expect": {seen}})
+	want(t, resp, body, http.StatusConflict, "The note changed", `id="force"`)
+	if got := h.read("Plan.md"); got != after {
+		t.Fatalf("a refused restore changed the note: %q", got)
+	}
+	resp, body = b.post("/console/restore", url.Values{"path": {"Plan.md"}, "version": {oldest}, "expect": {seen}, "force": {"1"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("forced restore: %d %s", resp.StatusCode, body)
+	}
+	if got := h.read("Plan.md"); got != before {
+		t.Fatalf("restored note is %q, want %q", got, before)
+	}
+	if e := h.journal()[0]; e.App != history.OwnerConsole || e.Tool != "restore" {
+		t.Fatalf("restore journaled as %+v", e)
+	}
+}
+
+func TestConsolePostsRefused(t *testing.T) {
+	h := newHarness(t, map[string]string{"Plan.md": before})
+	id := appEdit(h)
+	edited := h.read("Plan.md")
+	entry := strconv.FormatInt(id, 10)
+	signedIn := h.browser()
+	signedIn.signIn()
+	signedIn.get("/console/activity")
+	other := h.browser()
+	other.signIn()
+	other.get("/console/activity")
+	stranger := h.browser()
+	stranger.get("/login")
+
+	for _, c := range []struct {
+		name   string
+		b      *browser
+		path   string
+		form   url.Values
+		status int
+		code   string
+	}{
+		{"missing csrf", signedIn, "/console/undo", url.Values{"entry": {entry}, "csrf": {""}}, http.StatusForbidden, "bad_csrf"},
+		{"forged csrf", signedIn, "/console/undo", url.Values{"entry": {entry}, "csrf": {"forged"}}, http.StatusForbidden, "bad_csrf"},
+		{"another browser's csrf", signedIn, "/console/undo", url.Values{"entry": {entry}, "csrf": {other.csrf}}, http.StatusForbidden, "bad_csrf"},
+		{"no session", stranger, "/console/undo", url.Values{"entry": {entry}}, http.StatusUnauthorized, "signed_out"},
+		{"no session restore", stranger, "/console/restore", url.Values{"path": {"Plan.md"}, "version": {"1"}}, http.StatusUnauthorized, "signed_out"},
+		{"unknown change", signedIn, "/console/undo", url.Values{"entry": {"999999"}}, http.StatusNotFound, history.CodeUnknownChange},
+		{"bad change", signedIn, "/console/undo", url.Values{"entry": {"x"}}, http.StatusBadRequest, "bad_request"},
+		{"unknown version", signedIn, "/console/restore", url.Values{"path": {"Plan.md"}, "version": {"999999"}}, http.StatusNotFound, history.CodeUnknownVersion},
+		{"outside the vault", signedIn, "/console/restore", url.Values{"path": {"../etc/passwd"}, "version": {"1"}}, http.StatusBadRequest, "invalid_path"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp, body := c.b.post(c.path, c.form)
+			want(t, resp, body, c.status, `data-code="`+c.code+`"`)
+			if got := h.read("Plan.md"); got != edited {
+				t.Fatalf("the note changed: %q", got)
+			}
+		})
+	}
+	if n := len(h.journal()); n != 1 {
+		t.Fatalf("journal has %d entries, want only the app's", n)
+	}
+}
+
+func TestCrossOriginPostRefused(t *testing.T) {
+	h := newHarness(t, map[string]string{"Plan.md": before})
+	id := appEdit(h)
+	edited := h.read("Plan.md")
+	b := h.browser()
+	b.signIn()
+	b.get("/console/activity")
+	r := newPost(b, "/console/undo", url.Values{"entry": {strconv.FormatInt(id, 10)}, "csrf": {b.csrf}})
+	r.Header.Set("Sec-Fetch-Site", "cross-site")
+	resp, body := b.do(r)
+	want(t, resp, body, http.StatusForbidden, `data-code="cross_origin"`)
+	if h.read("Plan.md") != edited {
+		t.Fatal("the note changed")
+	}
+}

@@ -1,0 +1,161 @@
+package console
+
+import (
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"net/http"
+	"path"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/history"
+	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// RecentSignIn is how recent the owner's sign-in must be for the console's
+// destructive actions.
+const RecentSignIn = 5 * time.Minute
+
+// Options are the console's parts; all but Logger, Now and Version are
+// required.
+type Options struct {
+	Owner   *owner.Owner
+	Vault   *vault.Vault
+	History *history.Service
+	Store   *store.Store
+	Logger  *slog.Logger
+	Now     func() time.Time
+	Version string
+}
+
+// Console serves the owner's pages. It is safe for concurrent use.
+type Console struct {
+	o       Options
+	log     *slog.Logger
+	now     func() time.Time
+	pages   *httpx.Pages
+	static  fs.FS
+	problem httpx.Renderer
+	cop     *http.CrossOriginProtection
+}
+
+// New builds the console.
+func New(o Options) (*Console, error) {
+	if o.Owner == nil || o.Vault == nil || o.History == nil || o.Store == nil {
+		return nil, errors.New("console: Owner, Vault, History and Store are required")
+	}
+	c := &Console{o: o, log: o.Logger, now: o.Now, cop: http.NewCrossOriginProtection()}
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	if c.now == nil {
+		c.now = time.Now
+	}
+	var err error
+	if c.pages, err = httpx.NewPages(assets, "assets/*.html"); err != nil {
+		return nil, fmt.Errorf("console: %w", err)
+	}
+	if c.static, err = fs.Sub(assets, "assets"); err != nil {
+		return nil, fmt.Errorf("console: %w", err)
+	}
+	c.problem = c.pages.ProblemPage(describeProblem)
+	return c, nil
+}
+
+// Handlers are the console's pages and forms; internal/web routes them
+// (the patterns are noted here).
+type Handlers struct {
+	Note     http.Handler // GET /notes/{path...}
+	Asset    http.Handler // GET /console/assets/{name}
+	Home     http.Handler // GET /console
+	Activity http.Handler // GET /console/activity
+	Undo     http.Handler // POST /console/undo
+	Restore  http.Handler // POST /console/restore
+}
+
+// Handlers returns the console's handlers.
+func (c *Console) Handlers() Handlers {
+	return Handlers{
+		Note:     c.page(c.notePage),
+		Asset:    http.HandlerFunc(c.asset),
+		Home:     c.page(c.home),
+		Activity: c.page(c.activityPage),
+		Undo:     c.post(c.undo),
+		Restore:  c.post(c.restore),
+	}
+}
+
+// page guards a page: the owner must be signed in; a signed-out visitor
+// is sent to sign in and comes back here afterwards.
+func (c *Console) page(h func(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error) http.Handler {
+	return httpx.Handle(c.problem, func(w http.ResponseWriter, r *http.Request) error {
+		httpx.PageHeaders(w, httpx.PagePolicy{})
+		s, ok := c.o.Owner.RequireOwner(w, r)
+		if !ok {
+			return nil
+		}
+		return h(w, r, s)
+	})
+}
+
+// post guards a form: same origin, the owner signed in, the page's CSRF
+// token, a bounded body.
+func (c *Console) post(h func(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error) http.Handler {
+	return httpx.Handle(c.problem, func(w http.ResponseWriter, r *http.Request) error {
+		httpx.PageHeaders(w, httpx.PagePolicy{})
+		if err := c.cop.Check(r); err != nil {
+			return errCrossOrigin.With(err)
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		s, ok := c.o.Owner.Session(r)
+		if !ok {
+			return errSignedOut
+		}
+		if !c.o.Owner.CheckCSRF(r) {
+			return errCSRF
+		}
+		return h(w, r, s)
+	})
+}
+
+// maxBody bounds a console form.
+const maxBody = 64 << 10
+
+// recent reports whether the owner signed in within RecentSignIn.
+func (c *Console) recent(s owner.SessionInfo) bool {
+	return c.now().Sub(s.Created) < RecentSignIn
+}
+
+func (c *Console) home(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
+	http.Redirect(w, r, "/console/activity", http.StatusSeeOther)
+	return nil
+}
+
+var assetTypes = map[string]string{".css": "text/css; charset=utf-8"}
+
+// asset serves the console's style sheet; templates are not served.
+func (c *Console) asset(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	ctype, ok := assetTypes[path.Ext(name)]
+	if !ok {
+		http.NotFound(w, r)
+		return
+	}
+	b, err := fs.ReadFile(c.static, name)
+	if err != nil {
+		http.NotFound(w, r)
+		return
+	}
+	httpx.PageHeaders(w, httpx.PagePolicy{})
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Header().Set("Content-Type", ctype)
+	w.Write(b) // #nosec G705 -- b is a .css file embedded in the binary, sent as that type with nosniff
+}

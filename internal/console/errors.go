@@ -1,0 +1,65 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/cortex-mcp/cortex/internal/history"
+	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+// What the owner is told when a request fails: a stable code and one
+// sentence; the detail goes to the request's log line.
+var (
+	errCrossOrigin = &httpx.Error{Status: http.StatusForbidden, Code: "cross_origin",
+		Message: "This form was sent from another site. Open the console on this server and try again."}
+	errCSRF = &httpx.Error{Status: http.StatusForbidden, Code: "bad_csrf",
+		Message: "The page had expired. Reload it and try again."}
+	errSignedOut = &httpx.Error{Status: http.StatusUnauthorized, Code: "signed_out",
+		Message: "You are not signed in any more. Sign in again and repeat what you were doing."}
+	errBadRequest = &httpx.Error{Status: http.StatusBadRequest, Code: "bad_request",
+		Message: "The request was not understood. Reload the page and try again."}
+	errNotRecent = &httpx.Error{Status: http.StatusForbidden, Code: "sign_in_again",
+		Message: "This action needs a sign-in within the last 5 minutes. Sign out, sign in again and repeat it."}
+)
+
+// describeProblem titles the console's problem page and offers the way
+// back.
+func describeProblem(_ *http.Request, e *httpx.Error) httpx.Problem {
+	switch e.Code {
+	case "signed_out", "sign_in_again":
+		return httpx.Problem{Title: "Sign in", Link: "/login", LinkText: "Sign in"}
+	}
+	return httpx.Problem{Title: "Not done", Link: "/console/activity", LinkText: "Back to the activity"}
+}
+
+// refusal turns the history service's and the vault's refusals into what
+// the owner sees; anything else is internal.
+func refusal(err error) error {
+	var he *history.Error
+	if errors.As(err, &he) {
+		status := http.StatusConflict
+		switch he.Code {
+		case history.CodeUnknownVersion, history.CodeNoHistory, history.CodeUnknownChange:
+			status = http.StatusNotFound
+		case history.CodeInvalid:
+			status = http.StatusBadRequest
+		}
+		return &httpx.Error{Status: status, Code: he.Code, Message: he.Message, Err: err}
+	}
+	var ve *vault.Error
+	if errors.As(err, &ve) {
+		status := http.StatusBadRequest
+		switch ve.Code {
+		case vault.CodeNotFound:
+			status = http.StatusNotFound
+		case vault.CodeNoteChanged:
+			status = http.StatusConflict
+		case vault.CodeInternal:
+			return httpx.Internal(err)
+		}
+		return &httpx.Error{Status: status, Code: ve.Code, Message: ve.Message, Err: err}
+	}
+	return err
+}

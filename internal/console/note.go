@@ -1,0 +1,134 @@
+package console
+
+import (
+	"errors"
+	"html/template"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/history"
+	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+// maxVersionsShown bounds the history column of a note page.
+const maxVersionsShown = 200
+
+type noteData struct {
+	Nav      string
+	CSRF     string
+	Path     string
+	URL      string // the note page's own path
+	Title    string
+	Present  bool   // the note exists now
+	Version  string // its version now
+	Modified time.Time
+	Raw      bool
+	HTML     template.HTML
+	Text     string // the raw view's text
+	// Viewing is the stored version shown instead of the note now.
+	Viewing *store.NoteVersion
+	// Diff, when asked for, compares From with To (nil To: the note now).
+	Diff     []history.Line
+	DiffFrom *store.NoteVersion
+	DiffTo   *store.NoteVersion
+	Diffing  bool
+	Versions []store.NoteVersion
+	More     int
+}
+
+// notePage shows a note: rendered or raw, now or as a stored version, with
+// its history beside it and, when asked, the difference between two of
+// its versions (?from=ID&to=ID; no to: the note now).
+func (c *Console) notePage(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
+	ctx := r.Context()
+	p := r.PathValue("path")
+	q := r.URL.Query()
+	if err := c.o.Vault.CheckNotePath(p); err != nil {
+		// A wikilink names a note the way people do: find the note it means.
+		if named, lerr := c.o.Vault.Lookup(ctx, p); lerr == nil && named.Path != p {
+			http.Redirect(w, r, NoteURL(named.Path), http.StatusSeeOther)
+			return nil
+		}
+		return refusal(err)
+	}
+	d := noteData{Nav: "notes", CSRF: c.o.Owner.CSRFToken(w, r), Path: p, URL: NoteURL(p), Raw: q.Get("raw") == "1"}
+	n, err := c.o.Vault.Read(ctx, p)
+	var ve *vault.Error
+	switch {
+	case err == nil:
+		d.Present, d.Title, d.Version, d.Modified, d.Text = true, n.Title, n.Version, n.Modified, n.Content
+	case errors.As(err, &ve) && ve.Code == vault.CodeNotFound:
+		if named, lerr := c.o.Vault.Lookup(ctx, p); lerr == nil && named.Path != p {
+			http.Redirect(w, r, NoteURL(named.Path), http.StatusSeeOther)
+			return nil
+		}
+	default:
+		return refusal(err)
+	}
+	versions, err := c.o.History.Versions(ctx, p)
+	var he *history.Error
+	if err != nil && !(errors.As(err, &he) && he.Code == history.CodeNoHistory) {
+		return refusal(err)
+	}
+	if !d.Present && len(versions) == 0 {
+		return &httpx.Error{Status: http.StatusNotFound, Code: vault.CodeNotFound,
+			Message: "No note exists at this path and none was ever stored here; search for it or check the link."}
+	}
+	if len(versions) > maxVersionsShown {
+		d.More = len(versions) - maxVersionsShown
+		versions = versions[:maxVersionsShown]
+	}
+	d.Versions = versions
+
+	if ref := q.Get("v"); ref != "" {
+		nv, data, err := c.version(r, p, ref)
+		if err != nil {
+			return err
+		}
+		d.Viewing, d.Text = &nv, string(data)
+	}
+	if from := q.Get("from"); from != "" {
+		a, adata, err := c.version(r, p, from)
+		if err != nil {
+			return err
+		}
+		bdata := []byte(d.Text)
+		if to := q.Get("to"); to != "" {
+			b, data, err := c.version(r, p, to)
+			if err != nil {
+				return err
+			}
+			d.DiffTo, bdata = &b, data
+		} else if !d.Present {
+			bdata = nil
+		}
+		d.DiffFrom, d.Diffing = &a, true
+		d.Diff = history.Diff(string(adata), string(bdata))
+	}
+	if d.Title == "" {
+		d.Title = p
+	}
+	if !d.Raw && !d.Diffing && (d.Present || d.Viewing != nil) {
+		d.HTML = Render(d.Text)
+	}
+	c.pages.Render(w, http.StatusOK, "note.html", d)
+	return nil
+}
+
+// version reads one stored version of the note at p; ref is a history id
+// or a 12-digit version.
+func (c *Console) version(r *http.Request, p, ref string) (store.NoteVersion, []byte, error) {
+	if _, err := strconv.ParseInt(ref, 10, 64); err != nil && len(ref) != 12 {
+		return store.NoteVersion{}, nil, &httpx.Error{Status: http.StatusBadRequest, Code: history.CodeUnknownVersion,
+			Message: "That is not a version of this note; pick one from the note's history."}
+	}
+	nv, data, err := c.o.History.Version(r.Context(), p, ref)
+	if err != nil {
+		return nv, nil, refusal(err)
+	}
+	return nv, data, nil
+}

@@ -1,0 +1,74 @@
+package console
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestRender(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"# Title", "<h1>Title</h1>\n"},
+		{"###### six ##", "<h6>six</h6>\n"},
+		{"####### seven", "<p>####### seven</p>\n"},
+		{"a\nb\n\nc", "<p>a<br>\nb</p>\n<p>c</p>\n"},
+		{"- [ ] todo\n- [x] done", "<ul>\n<li>☐ todo</li>\n<li>☑ done</li>\n</ul>\n"},
+		{"1. one\n2) two", "<ol>\n<li>one</li>\n<li>two</li>\n</ol>\n"},
+		{"> quoted\n> more", "<blockquote><p>quoted<br>\nmore</p></blockquote>\n"},
+		{"```go\n<b>x</b>\n```", "<pre><code>&lt;b&gt;x&lt;/b&gt;\n</code></pre>\n"},
+		{"---", "<hr>\n"},
+		{"**bold** and *em* and `co<de>`", "<p><strong>bold</strong> and <em>em</em> and <code>co&lt;de&gt;</code></p>\n"},
+		{"[[Projects/Plan#Goals|the plan]]", `<p><a class="wikilink" href="/notes/Projects/Plan">the plan</a></p>` + "\n"},
+		{"![[image.png]]", `<p><a class="wikilink" href="/notes/image.png">image.png</a></p>` + "\n"},
+		{"[site](https://example.org/a?b=1&c=2)", `<p><a href="https://example.org/a?b=1&amp;c=2" rel="noopener noreferrer nofollow">site</a></p>` + "\n"},
+		{"[x](javascript:alert(1))", "<p>x</p>\n"},
+		{"[other](Other%20Note.md)", `<p><a href="/notes/Other%20Note.md">other</a></p>` + "\n"},
+		{"see https://example.org.", `<p>see <a href="https://example.org" rel="noopener noreferrer nofollow">https://example.org</a>.</p>` + "\n"},
+		{"<img src=x onerror=alert(1)>", "<p>&lt;img src=x onerror=alert(1)&gt;</p>\n"},
+		{"---\ntitle: T\n---\nbody", "<pre class=\"frontmatter\">title: T</pre>\n<p>body</p>\n"},
+		{"snake_case_name", "<p>snake_case_name</p>\n"},
+	} {
+		if got := string(Render(c.in)); got != c.want {
+			t.Errorf("Render(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
+// tagRE finds every tag the renderer wrote; allowed lists the only ones
+// it may write, with the only attributes it may give them.
+var (
+	tagRE   = regexp.MustCompile(`<[^>]*>`)
+	allowed = regexp.MustCompile(`^</?(h[1-6]|p|br|ul|ol|li|blockquote|pre|code|hr|strong|em|a)( class="(wikilink|frontmatter)")?( href="(/notes/[^"<>]*|https?://[^"<>]*|mailto:[^"<>]*)")?( rel="noopener noreferrer nofollow")?>$`)
+)
+
+func FuzzRender(f *testing.F) {
+	for _, s := range []string{planNote, "[a](b)", "**_x_**", "`", "[[", "<script>alert(1)</script>", "[x](javascript:1)", "[x](\" onmouseover=\"a)", "---\na: <b>\n---\n"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		out := string(Render(in))
+		for _, tag := range tagRE.FindAllString(out, -1) {
+			if !allowed.MatchString(tag) {
+				t.Fatalf("Render(%q) wrote the tag %q", in, tag)
+			}
+		}
+		if strings.Contains(strings.ToLower(out), "javascript:") && strings.Contains(out, `href="javascript`) {
+			t.Fatalf("Render(%q) linked a script URL", in)
+		}
+	})
+}
+
+func TestRenderPathologicalLineIsQuick(t *testing.T) {
+	for _, c := range []string{"[", "[[", "**", "`", "*a", "[a]("} {
+		in := strings.Repeat(c, 1<<18/len(c))
+		start := time.Now()
+		if out := Render(in); len(out) == 0 {
+			t.Fatalf("%q: nothing rendered", c)
+		}
+		// Quadratic work would take minutes; linear takes milliseconds.
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("%q: took %v", c, d)
+		}
+	}
+}
