@@ -18,7 +18,24 @@ func (r Rate) interval() time.Duration {
 	if r.PerMinute <= 0 {
 		return time.Hour
 	}
-	return time.Duration(float64(time.Minute) / r.PerMinute)
+	d := float64(time.Minute) / r.PerMinute
+	if d >= 1<<62 {
+		return 1 << 62
+	}
+	return max(time.Duration(d), 1)
+}
+
+// full is how long an empty bucket takes to fill, saturating rather than
+// overflowing for absurd rates.
+func (r Rate) full() time.Duration {
+	iv := r.interval()
+	if r.Burst <= 0 {
+		return 0
+	}
+	if time.Duration(r.Burst) > (1<<62)/iv {
+		return 1 << 62
+	}
+	return time.Duration(r.Burst) * iv
 }
 
 // Bucket is one token bucket. It keeps the moment it was last empty rather
@@ -31,14 +48,14 @@ type Bucket struct {
 
 // FullBucket returns a bucket holding r.Burst tokens at now.
 func FullBucket(r Rate, now time.Time) Bucket {
-	return Bucket{empty: now.Add(-time.Duration(r.Burst) * r.interval())}
+	return Bucket{empty: now.Add(-r.full())}
 }
 
 // Take spends one token at now. When none is left it spends nothing and
 // returns false and how long until one is there.
 func (b *Bucket) Take(r Rate, now time.Time) (bool, time.Duration) {
 	iv := r.interval()
-	if full := now.Add(-time.Duration(r.Burst) * iv); b.empty.Before(full) {
+	if full := now.Add(-r.full()); b.empty.Before(full) {
 		b.empty = full
 	}
 	if have := now.Sub(b.empty); have < iv {

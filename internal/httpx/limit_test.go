@@ -182,3 +182,14 @@ func TestLRU(t *testing.T) {
 		t.Fatalf("d still there after Remove (len %d)", c.Len())
 	}
 }
+
+// Absurd rates neither overflow nor refuse a full bucket.
+func TestLimiterAbsurdRates(t *testing.T) {
+	clk := testkit.NewClock(time.Time{})
+	for _, r := range []Rate{{Burst: 1 << 40, PerMinute: 0}, {Burst: 1 << 30, PerMinute: 1 << 30}, {Burst: 1, PerMinute: 1e-9}} {
+		l := NewLimiter[string](r, 1, clk.Now)
+		if ok, _ := l.Take("a"); !ok {
+			t.Errorf("%+v: the first take was refused", r)
+		}
+	}
+}

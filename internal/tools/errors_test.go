@@ -52,7 +52,8 @@ func TestVaultErrorsReachTheModel(t *testing.T) {
 		{"invalid_frontmatter", "update_frontmatter", map[string]any{"id": "bad.md", "version": e.version("bad.md"), "set": map[string]any{"k": "v"}}},
 		{"invalid_argument", "update_frontmatter", map[string]any{"id": "a.md", "version": v}},
 		{"invalid_argument", "move_note", map[string]any{"id": "a.md", "to": "", "version": v}},
-		{"not_a_note", "fetch", map[string]any{"id": "file.txt"}},
+		{"not_a_note", "edit_note", map[string]any{"id": "file.txt", "version": v, "old_text": "plain", "new_text": "x"}},
+		{"not_a_note", "delete_note", map[string]any{"id": "file.txt", "version": v}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code+"/"+tt.tool, func(t *testing.T) {

@@ -3,8 +3,11 @@ package tools
 import (
 	"context"
 	"fmt"
+	"path"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
@@ -34,6 +37,7 @@ type fetchMeta struct {
 	Offset           int            `json:"offset" jsonschema:"character at which text starts"`
 	NextOffset       *int           `json:"next_offset,omitempty" jsonschema:"present when more text follows; pass it as offset"`
 	Truncated        bool           `json:"truncated" jsonschema:"true when text is not the whole rest of the note"`
+	MediaType        string         `json:"media_type,omitempty" jsonschema:"for an attachment: its type; size is then in bytes"`
 }
 
 type fetchOut struct {
@@ -42,6 +46,49 @@ type fetchOut struct {
 	Text     string    `json:"text"`
 	URL      string    `json:"url"`
 	Metadata fetchMeta `json:"metadata"`
+
+	media []mcp.Content // an attachment as image content or a link
+}
+
+func (o fetchOut) content() []mcp.Content { return o.media }
+
+// maxImageBytes is the largest image fetch shows as image content.
+const maxImageBytes = 5 << 20
+
+// fetchAttachment answers a fetch of a file that is not a note: an image
+// a model can see as image content, anything else as its metadata and a
+// link.
+func (s *server) fetchAttachment(ctx context.Context, p string) (fetchOut, error) {
+	a, err := s.vault.ReadAttachment(ctx, p, true, maxImageBytes)
+	if err != nil {
+		return fetchOut{}, err
+	}
+	out := fetchOut{
+		ID:    a.Path,
+		Title: path.Base(a.Path),
+		URL:   s.noteURL(a.Path),
+		Metadata: fetchMeta{
+			Version:    a.Version,
+			Modified:   timestamp(a.Modified),
+			Tags:       []string{},
+			LastWriter: externalWriter,
+			Size:       int(a.Size),
+			MediaType:  a.MediaType,
+		},
+	}
+	switch {
+	case vault.ViewableImage(a.MediaType) && a.Data != nil:
+		out.Text = fmt.Sprintf("%s image, shown as image content", a.MediaType)
+		out.media = []mcp.Content{&mcp.ImageContent{Data: a.Data, MIMEType: a.MediaType}}
+		return out, nil
+	case vault.ViewableImage(a.MediaType):
+		out.Text = fmt.Sprintf("%s image of %d bytes, too large to show here (at most %d bytes)", a.MediaType, a.Size, maxImageBytes)
+	default:
+		out.Text = fmt.Sprintf("%s file of %d bytes; only PNG, JPEG, GIF and WebP images can be shown here", a.MediaType, a.Size)
+	}
+	size := a.Size
+	out.media = []mcp.Content{&mcp.ResourceLink{URI: out.URL, Name: out.Title, MIMEType: a.MediaType, Size: &size}}
+	return out, nil
 }
 
 func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error) {
@@ -61,6 +108,9 @@ func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error
 		named.Path = d.Path
 	} else if named, err = s.target(ctx, in.ID); err != nil {
 		return fetchOut{}, err
+	}
+	if ext := path.Ext(named.Path); ext != "" && !strings.EqualFold(ext, ".md") {
+		return s.fetchAttachment(ctx, named.Path)
 	}
 	n, err := s.vault.Read(ctx, named.Path)
 	if err != nil {

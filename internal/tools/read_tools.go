@@ -53,8 +53,9 @@ type listIn struct {
 }
 
 type listEntry struct {
-	Path     string `json:"path"`
-	Type     string `json:"type" jsonschema:"note or folder"`
+	Path      string `json:"path"`
+	Type      string `json:"type" jsonschema:"note, folder or attachment (fetch shows images)"`
+	MediaType string `json:"media_type,omitempty" jsonschema:"an attachment's type"`
 	Size     int64  `json:"size" jsonschema:"bytes (0 for folders)"`
 	Modified string `json:"modified" jsonschema:"RFC 3339"`
 }
@@ -84,11 +85,18 @@ type unresolvedLink struct {
 	Line int    `json:"line"`
 }
 
+type embed struct {
+	Path string `json:"path,omitempty" jsonschema:"the note or attachment shown; absent when there is none"`
+	Raw  string `json:"raw" jsonschema:"the target as written"`
+	Line int    `json:"line"`
+}
+
 type linksOut struct {
 	ID         string           `json:"id"`
 	Outgoing   []outgoingLink   `json:"outgoing"`
 	Backlinks  []backlink       `json:"backlinks"`
 	Unresolved []unresolvedLink `json:"unresolved"`
+	Embeds     []embed          `json:"embeds" jsonschema:"notes and attachments (images, PDFs) shown in the note; fetch one to see it"`
 }
 
 type recentIn struct {
@@ -125,14 +133,14 @@ func (s *server) addReadTools(srv *mcp.Server) {
 	}, s.fetch)
 	addTool(s, srv, &mcp.Tool{
 		Name: "list",
-		Description: "List the notes and folders in a folder (the top of the vault by default). " +
+		Description: "List the notes, attachments (images, PDFs) and folders in a folder (the top of the vault by default). " +
 			"Up to 500 entries a page; pass next_cursor as cursor for more.",
 		Annotations: readOnly("List folder"),
 	}, s.list)
 	addTool(s, srv, &mcp.Tool{
 		Name: "links",
 		Description: "Show a note's links: notes it links to, notes that link to it (backlinks), " +
-			"and links that point to no existing note.",
+			"links that point to no existing note, and what it embeds (notes, images, files).",
 		Annotations: readOnly("Note links"),
 	}, s.links)
 	addTool(s, srv, &mcp.Tool{
@@ -210,8 +218,11 @@ func (s *server) list(ctx context.Context, _ call, in listIn) (listOut, error) {
 	}
 	for _, e := range page {
 		le := listEntry{Path: e.Path, Type: "note", Size: e.Size, Modified: timestamp(e.Modified)}
-		if e.IsDir {
+		switch {
+		case e.IsDir:
 			le.Type, le.Size = "folder", 0
+		case e.Attachment:
+			le.Type, le.MediaType = "attachment", vault.MediaType(e.Path)
 		}
 		out.Entries = append(out.Entries, le)
 	}
@@ -242,6 +253,14 @@ func (s *server) links(ctx context.Context, _ call, in linksIn) (linksOut, error
 	}
 	for _, k := range l.Unresolved {
 		out.Unresolved = append(out.Unresolved, unresolvedLink{Raw: k.Raw, Line: k.Line})
+	}
+	embeds, err := s.vault.Embeds(ctx, id)
+	if err != nil {
+		return linksOut{}, err
+	}
+	out.Embeds = make([]embed, 0, len(embeds))
+	for _, e := range embeds {
+		out.Embeds = append(out.Embeds, embed{Path: e.Target, Raw: e.Raw, Line: e.Line})
 	}
 	return out, nil
 }

@@ -223,11 +223,21 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 		if err != nil {
 			return nil, fmt.Errorf("marshal %s output: %w", t.Name, err)
 		}
-		return &mcp.CallToolResult{
+		res := &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
 			StructuredContent: json.RawMessage(b),
-		}, nil
+		}
+		if x, ok := any(out).(withContent); ok {
+			res.Content = append(res.Content, x.content()...)
+		}
+		return res, nil
 	})
+}
+
+// withContent is an output that brings content beyond its JSON text: an
+// image to show, a link to a file.
+type withContent interface {
+	content() []mcp.Content
 }
 
 // errorResult is the result of a failed call.

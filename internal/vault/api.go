@@ -113,10 +113,12 @@ type Note struct {
 
 // Entry is one item of a listing.
 type Entry struct {
-	Path     string
-	IsDir    bool
-	Size     int64
-	Modified time.Time
+	Path  string
+	IsDir bool
+	// Attachment marks a file that is not a note (an image, a PDF...).
+	Attachment bool
+	Size       int64
+	Modified   time.Time
 }
 
 // WriteResult describes a completed write.

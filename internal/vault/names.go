@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"slices"
 	"strings"
 
@@ -30,8 +31,8 @@ type Named struct {
 // its vault path ("Projects/Garden Redesign.md", in any Unicode normal
 // form), or by its name as written in a wiki link ("Garden Redesign",
 // "Projects/Garden Redesign", "[[Garden Redesign#Budget|text]]"), resolved
-// exactly as a link in a note at the top of the vault resolves, or last
-// by one of its aliases. A name that fits several notes answers
+// exactly as a link in a note at the top of the vault resolves, then by
+// one of its aliases, last as an attachment's file name ("diagram.png"). A name that fits several notes answers
 // ambiguous_name with their paths; none, not_found.
 //
 // A path that exists is returned as it is, whatever it names (a folder
@@ -67,6 +68,12 @@ func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 	}
 	if len(paths) == 0 {
 		if paths, e = v.aliased(ctx, target); e != nil {
+			return Named{}, e
+		}
+	}
+	if len(paths) == 0 && path.Ext(target) != "" {
+		// An attachment by name, as an embed names it: ![[diagram.png]].
+		if paths, e = v.findAttachment(ctx, target, ""); e != nil {
 			return Named{}, e
 		}
 	}

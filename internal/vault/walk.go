@@ -32,6 +32,16 @@ var errStop = &Error{Code: "stop"}
 // and files that are not notes are skipped. Every lookup goes through a root
 // opened on the folder itself.
 func (v *Vault) walk(ctx context.Context, dir string, recursive bool, fn func(walkEntry) *Error) *Error {
+	return v.walkKinds(ctx, dir, recursive, false, fn)
+}
+
+// walkFiles is walk that also visits attachments: regular files that are
+// not notes (nor temporary files or conflict copies).
+func (v *Vault) walkFiles(ctx context.Context, dir string, recursive bool, fn func(walkEntry) *Error) *Error {
+	return v.walkKinds(ctx, dir, recursive, true, fn)
+}
+
+func (v *Vault) walkKinds(ctx context.Context, dir string, recursive, files bool, fn func(walkEntry) *Error) *Error {
 	r := v.root
 	if dir != "" {
 		sub, err := v.root.OpenRoot(dir)
@@ -41,14 +51,14 @@ func (v *Vault) walk(ctx context.Context, dir string, recursive bool, fn func(wa
 		defer sub.Close()
 		r = sub
 	}
-	e := v.walkRoot(ctx, r, dir, recursive, fn, 0)
+	e := v.walkRoot(ctx, r, dir, recursive, files, fn, 0)
 	if e == errStop {
 		return nil
 	}
 	return e
 }
 
-func (v *Vault) walkRoot(ctx context.Context, r *os.Root, dir string, recursive bool, fn func(walkEntry) *Error, depth int) *Error {
+func (v *Vault) walkRoot(ctx context.Context, r *os.Root, dir string, recursive, files bool, fn func(walkEntry) *Error, depth int) *Error {
 	if e := ctxErr(ctx); e != nil {
 		return e
 	}
@@ -83,12 +93,12 @@ func (v *Vault) walkRoot(ctx context.Context, r *os.Root, dir string, recursive 
 			if err != nil {
 				continue
 			}
-			e := v.walkRoot(ctx, sub, rel, true, fn, depth+1)
+			e := v.walkRoot(ctx, sub, rel, true, files, fn, depth+1)
 			sub.Close()
 			if e != nil {
 				return e
 			}
-		case fi.Mode().IsRegular() && isNoteName(name):
+		case fi.Mode().IsRegular() && (isNoteName(name) || files && isAttachmentName(name)):
 			if e := fn(walkEntry{path: rel, name: name, info: fi, dir: r}); e != nil {
 				return e
 			}
@@ -109,8 +119,8 @@ func readNames(r *os.Root) ([]string, error) {
 	return names, err
 }
 
-// List returns the notes and folders in folder ("" for the root), sorted by
-// path; with recursive, everything below it. A root listing shows the
+// List returns the notes, attachments and folders in folder ("" for the
+// root), sorted by path; with recursive, everything below it. A root listing shows the
 // .trash folder (when it exists) but not its contents; list ".trash" to see
 // them.
 func (v *Vault) List(ctx context.Context, folder string, recursive bool) ([]Entry, error) {
@@ -127,8 +137,10 @@ func (v *Vault) List(ctx context.Context, folder string, recursive bool) ([]Entr
 		}
 	}
 	out := []Entry{}
-	e = v.walk(ctx, folder, recursive, func(w walkEntry) *Error {
-		out = append(out, toEntry(w.path, w.info))
+	e = v.walkFiles(ctx, folder, recursive, func(w walkEntry) *Error {
+		en := toEntry(w.path, w.info)
+		en.Attachment = !en.IsDir && !isNoteName(w.name)
+		out = append(out, en)
 		return nil
 	})
 	if e != nil {

@@ -40,9 +40,9 @@ func TestList(t *testing.T) {
 		code      string
 	}{
 		{"", false, []string{".trash", "a.md", "b", "empty"}, ""},
-		{"/", true, []string{".trash", "a.md", "b", "b/c.md", "b/d", "b/d/e.md", "empty"}, ""},
-		{"b", false, []string{"b/c.md", "b/d"}, ""},
-		{"b/", true, []string{"b/c.md", "b/d", "b/d/e.md"}, ""},
+		{"/", true, []string{".trash", "a.md", "b", "b/c.md", "b/d", "b/d/e.md", "b/notes.txt", "empty"}, ""},
+		{"b", false, []string{"b/c.md", "b/d", "b/notes.txt"}, ""},
+		{"b/", true, []string{"b/c.md", "b/d", "b/d/e.md", "b/notes.txt"}, ""},
 		{".trash", false, []string{".trash/old.md"}, ""},
 		{"empty", true, []string{}, ""},
 		{"missing", false, nil, CodeNotFound},
@@ -60,7 +60,7 @@ func TestList(t *testing.T) {
 			var paths []string
 			for _, e := range got {
 				paths = append(paths, e.Path)
-				if e.Modified.IsZero() || (e.IsDir && e.Size != 0) || (!e.IsDir && e.Size == 0) {
+				if e.Modified.IsZero() || (e.IsDir && e.Size != 0) || (!e.IsDir && e.Size == 0) || e.Attachment != (e.Path == "b/notes.txt") {
 					t.Errorf("entry %+v", e)
 				}
 			}

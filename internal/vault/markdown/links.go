@@ -39,7 +39,24 @@ type rawLink struct {
 // links and "[[#heading]]" links within the same note are left out, as are
 // links in fenced code and inline code. A link never spans lines.
 func Links(content string) []Link {
-	raw := scanLinks(content)
+	return links(content, false)
+}
+
+// Embeds returns the embeds of the body ("![[diagram.png]]",
+// "![chart](img/chart.png)", "![[Other note]]"), attachments included, in
+// order.
+func Embeds(content string) []Link {
+	var out []Link
+	for _, l := range links(content, true) {
+		if l.Embed {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+func links(content string, attachments bool) []Link {
+	raw := scanLinks(content, attachments)
 	if len(raw) == 0 {
 		return nil
 	}
@@ -50,7 +67,7 @@ func Links(content string) []Link {
 	return out
 }
 
-func scanLinks(content string) []rawLink {
+func scanLinks(content string, attachments bool) []rawLink {
 	out := frontmatterLinks(content)
 	forBodyLines(content, func(l line) bool {
 		s := content[l.start:l.end]
@@ -82,7 +99,7 @@ func scanLinks(content string) []rawLink {
 						continue
 					}
 					if rl, end, ok := ls.parseMarkdownLink(s, j); ok {
-						if rl.Target != "" && (!isAttachment(rl.Target)) {
+						if rl.Target != "" && (attachments || !isAttachment(rl.Target)) {
 							out = append(out, finish(rl, l, i, end, embed))
 						}
 						i = end

@@ -19,7 +19,7 @@ import (
 // written as one; spaces and other special characters are percent-encoded
 // unless the link used <...>.
 func RewriteLinks(content, source, from, to string, r *Resolver) (string, int) {
-	links := scanLinks(content)
+	links := scanLinks(content, false)
 	var b strings.Builder
 	last, n := 0, 0
 	for _, l := range links {
