@@ -372,3 +372,34 @@ func TestVersionsFollowMoves(t *testing.T) {
 		t.Fatalf("restored %q", got)
 	}
 }
+
+func TestCompareAndChangeDiff(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, map[string]string{"a.md": "one\ntwo\n"})
+	w.call("claude", "edit_note", map[string]any{"id": "a.md", "version": w.version("a.md"), "old_text": "two", "new_text": "2"})
+	e := w.lastEntry("a.md")
+	got, d, known, err := w.svc.ChangeDiff(ctx, e.ID)
+	if err != nil || !known || got.ID != e.ID {
+		t.Fatalf("ChangeDiff: %+v %v %v", got, known, err)
+	}
+	if u := Unified(d, 0); u != "@@ line 2 @@\n-[-two-]\n+{+2+}\n" {
+		t.Fatalf("the change's diff:\n%s", u)
+	}
+	vs, _ := w.svc.Versions(ctx, "a.md")
+	d, err = w.svc.Compare(ctx, "a.md", vs[1].Version, "")
+	if err != nil || Unified(d, 0) != "@@ line 2 @@\n-[-two-]\n+{+2+}\n" {
+		t.Fatalf("Compare with now: %v\n%s", err, Unified(d, 0))
+	}
+	if d, err = w.svc.Compare(ctx, "a.md", vs[0].Version, vs[0].Version); err != nil || Changed(d) {
+		t.Fatalf("Compare of a version with itself: %v %+v", err, d)
+	}
+	_, _, _, err = w.svc.ChangeDiff(ctx, 9999)
+	wantCode(t, err, CodeUnknownChange)
+	// Once the history is purged, the change is still listed, without a diff.
+	if _, err := w.svc.Purge(ctx, "a.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, d, known, err = w.svc.ChangeDiff(ctx, e.ID); err != nil || known || d != nil {
+		t.Fatalf("ChangeDiff after purge: %v %v %+v", known, err, d)
+	}
+}

@@ -183,6 +183,7 @@ func buildOutputSchema[Out any]() *jsonschema.Schema {
 		sch.Properties = map[string]*jsonschema.Schema{}
 	}
 	sch.Properties["error"] = errSch
+	singleTypes(sch)
 	if len(sch.Required) > 0 {
 		sch.AnyOf = []*jsonschema.Schema{
 			{Required: sch.Required},
@@ -330,4 +331,36 @@ func hex4(b []byte) (rune, bool) {
 		}
 	}
 	return r, true
+}
+
+// singleTypes rewrites every nullable type the schema inference gives a
+// slice, map or pointer (type ["null", "array"]) into the one non-null type:
+// a missing value is absent, never null, in what cortex sends and accepts,
+// and single-type schema dialects (Gemini's) and strict checkers (the MCP
+// Inspector's --strict) refuse or warn about type lists.
+func singleTypes(s *jsonschema.Schema) {
+	if s == nil {
+		return
+	}
+	if len(s.Types) == 2 && slices.Contains(s.Types, "null") {
+		for _, t := range s.Types {
+			if t != "null" {
+				s.Type = t
+			}
+		}
+		s.Types = nil
+	}
+	for _, p := range s.Properties {
+		singleTypes(p)
+	}
+	for _, list := range [][]*jsonschema.Schema{s.PrefixItems, s.AllOf, s.AnyOf, s.OneOf} {
+		for _, x := range list {
+			singleTypes(x)
+		}
+	}
+	for _, d := range s.Defs {
+		singleTypes(d)
+	}
+	singleTypes(s.Items)
+	singleTypes(s.AdditionalProperties)
 }

@@ -263,6 +263,7 @@ func inputSchema[In any]() *jsonschema.Resolved {
 		// In types are fixed at compile time; every test catches this.
 		panic(fmt.Sprintf("tools: input schema: %v", err))
 	}
+	singleTypes(sch)
 	r, err := sch.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	if err != nil {
 		panic(fmt.Sprintf("tools: input schema: %v", err))

@@ -153,3 +153,53 @@ func TestIsWriteToolMatchesAnnotations(t *testing.T) {
 		}
 	}
 }
+
+// TestWhatAModelIsShown measures what every conversation carries: the
+// names, descriptions and input schemas of the twelve tools, as compact
+// JSON. It must stay under 8 KB, and every property must have one type.
+func TestWhatAModelIsShown(t *testing.T) {
+	e := newEnv(t)
+	res, err := e.cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0
+	for _, tool := range res.Tools {
+		b, err := json.Marshal(struct {
+			Name        string `json:"name"`
+			Description string `json:"description"`
+			InputSchema any    `json:"inputSchema"`
+		}{tool.Name, tool.Description, tool.InputSchema})
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += len(b)
+		var walk func(path string, v any)
+		walk = func(path string, v any) {
+			switch x := v.(type) {
+			case map[string]any:
+				if _, list := x["type"].([]any); list {
+					t.Errorf("%s has a list of types: %v", path, x["type"])
+				}
+				for k, c := range x {
+					walk(path+"/"+k, c)
+				}
+			case []any:
+				for _, c := range x {
+					walk(path, c)
+				}
+			}
+		}
+		var in, out any
+		bi, _ := json.Marshal(tool.InputSchema)
+		bo, _ := json.Marshal(tool.OutputSchema)
+		_ = json.Unmarshal(bi, &in)
+		_ = json.Unmarshal(bo, &out)
+		walk(tool.Name+" input", in)
+		walk(tool.Name+" output", out)
+	}
+	t.Logf("names, descriptions and input schemas of the %d tools: %d bytes (about %d tokens)", len(res.Tools), total, total/4)
+	if total > 8<<10 {
+		t.Errorf("the tool list a model is shown is %d bytes, over 8 KB", total)
+	}
+}
