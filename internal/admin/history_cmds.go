@@ -266,7 +266,11 @@ func undo(ctx context.Context, s *session, _ []string) error {
 		return historyErr(err)
 	}
 	if n := plan.Conflicts(); n > 0 && r.DryRun {
-		fmt.Fprintf(s.Stderr, "%d notes changed later by someone else; they are skipped unless you name them with --include PATH (or --all)\n", n)
+		what := fmt.Sprintf("%d notes were", n)
+		if n == 1 {
+			what = "1 note was"
+		}
+		fmt.Fprintf(s.Stderr, "%s changed later by someone else: skipped unless you name them with --include PATH (or --all)\n", what)
 	}
 	return nil
 }

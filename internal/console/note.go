@@ -132,3 +132,24 @@ func (c *Console) version(r *http.Request, p, ref string) (store.NoteVersion, []
 	}
 	return nv, data, nil
 }
+
+// purge forgets every stored version of a note (the note itself stays),
+// for a secret pasted by mistake. It needs a recent sign-in.
+func (c *Console) purge(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
+	if !c.recent(s) {
+		return errNotRecent
+	}
+	p := r.PostFormValue("path")
+	if r.PostFormValue("confirm") != p {
+		return &httpx.Error{Status: http.StatusBadRequest, Code: "not_confirmed",
+			Message: "Type the note's path into the box to confirm that its history should be forgotten."}
+	}
+	n, err := c.o.History.Purge(r.Context(), p)
+	if err != nil {
+		return refusal(err)
+	}
+	c.journal(r, store.JournalEntry{Tool: "purge", Path: p}, nil)
+	c.log.Info("owner purged a note's history from the console", "versions", n, "writer", history.OwnerConsole)
+	http.Redirect(w, r, NoteURL(p), http.StatusSeeOther)
+	return nil
+}

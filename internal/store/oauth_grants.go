@@ -253,21 +253,32 @@ func (s *Store) RotateOAuthRefresh(ctx context.Context, hash string, grace time.
 
 // VerifyOAuthAccess returns what a live access token stands for, or
 // ErrAccessInvalid when it is unknown, expired, or its grant or client is
-// gone. It runs on every request: one indexed lookup.
+// gone. It runs on every request: the answer is remembered until anything
+// is committed to the database (verified.go), otherwise it is one indexed
+// lookup; the expiry is checked on every call.
 func (s *Store) VerifyOAuthAccess(ctx context.Context, hash string) (OAuthAccess, error) {
+	key := "oauth:" + hash
+	version, known := s.verified.version(ctx)
 	var a OAuthAccess
-	var expires int64
-	err := s.db.QueryRowContext(ctx, `SELECT g.id, c.id, c.name, t.scope, g.resource, t.expires
+	if v, ok := s.verified.get(key, version); known && ok {
+		a = v.(OAuthAccess)
+	} else {
+		var expires int64
+		err := s.db.QueryRowContext(ctx, `SELECT g.id, c.id, c.name, t.scope, g.resource, t.expires
 		FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN oauth_clients c ON c.id = g.client_id
 		WHERE t.hash = ? AND t.kind = 'access' AND g.revoked = 0`, hash).
-		Scan(&a.GrantID, &a.ClientID, &a.ClientName, &a.Scope, &a.Resource, &expires)
-	if errors.Is(err, sql.ErrNoRows) {
-		return OAuthAccess{}, ErrAccessInvalid
+			Scan(&a.GrantID, &a.ClientID, &a.ClientName, &a.Scope, &a.Resource, &expires)
+		if errors.Is(err, sql.ErrNoRows) {
+			return OAuthAccess{}, ErrAccessInvalid
+		}
+		if err != nil {
+			return OAuthAccess{}, fmt.Errorf("verify access token: %w", err)
+		}
+		a.Expires = fromNanos(expires)
+		if known {
+			s.verified.put(key, version, a)
+		}
 	}
-	if err != nil {
-		return OAuthAccess{}, fmt.Errorf("verify access token: %w", err)
-	}
-	a.Expires = fromNanos(expires)
 	if !s.now().Before(a.Expires) {
 		return OAuthAccess{}, ErrAccessInvalid
 	}

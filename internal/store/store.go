@@ -52,6 +52,8 @@ type Store struct {
 	verify *sql.Stmt
 	// lastWrites runs on every fetch (the note's last writer): prepared once.
 	lastWrites *sql.Stmt
+	// verified remembers verified credentials until the next commit.
+	verified *verifiedCache
 
 	// touched remembers when this process last wrote last_used for a token,
 	// so that a burst of requests with a stale row writes only once.
@@ -111,6 +113,13 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open state database: %w", err)
 	}
+	s.verified, err = openVerifiedCache(ctx, filepath.Join(abs, FileName))
+	if err != nil {
+		s.lastWrites.Close()
+		s.verify.Close()
+		db.Close()
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
 	return s, nil
 }
 
@@ -143,7 +152,7 @@ const sqliteBusy = 5
 
 // Close releases the database. The Store must not be used afterwards.
 func (s *Store) Close() error {
-	return errors.Join(s.verify.Close(), s.lastWrites.Close(), s.db.Close())
+	return errors.Join(s.verify.Close(), s.lastWrites.Close(), s.verified.close(), s.db.Close())
 }
 
 // dsn builds a file: URI so that any character in the path survives, with

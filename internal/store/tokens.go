@@ -84,17 +84,28 @@ func (s *Store) CreateToken(ctx context.Context, name string) (string, Token, er
 }
 
 // VerifyToken returns the live token whose secret this is, or
-// ErrTokenNotFound. It runs on every request: the common path is one indexed
-// SELECT; last_used is rewritten at most once a minute per token.
+// ErrTokenNotFound. It runs on every request: the answer is remembered
+// until anything is committed to the database (verified.go), otherwise it
+// is one indexed SELECT; last_used is rewritten at most once a minute per
+// token.
 func (s *Store) VerifyToken(ctx context.Context, secret string) (Token, error) {
 	// Looking up a hash leaks nothing about stored secrets through timing,
 	// so no constant-time compare is needed; malformed input never hits SQL.
 	if len(secret) != secretLen || secret[:len(tokenPrefix)] != tokenPrefix {
 		return Token{}, ErrTokenNotFound
 	}
+	key := "token:" + hashSecret(secret)
+	version, known := s.verified.version(ctx)
+	if known {
+		if v, ok := s.verified.get(key, version); ok {
+			t := v.(Token)
+			s.touch(ctx, &t)
+			return t, nil
+		}
+	}
 	var t Token
 	var created, lastUsed int64
-	err := s.verify.QueryRowContext(ctx, hashSecret(secret)).Scan(&t.ID, &t.Name, &created, &lastUsed)
+	err := s.verify.QueryRowContext(ctx, key[len("token:"):]).Scan(&t.ID, &t.Name, &created, &lastUsed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Token{}, ErrTokenNotFound
 	}
@@ -102,17 +113,25 @@ func (s *Store) VerifyToken(ctx context.Context, secret string) (Token, error) {
 		return Token{}, fmt.Errorf("verify token: %w", err)
 	}
 	t.Created, t.LastUsed = fromNanos(created), fromNanos(lastUsed)
-
-	now := s.now()
-	if s.shouldTouch(t.ID, t.LastUsed, now) {
-		// A failed bookkeeping write must not turn away a valid token.
-		if _, err := s.db.ExecContext(ctx, `UPDATE tokens SET last_used = ? WHERE id = ?`, nanos(now), t.ID); err != nil {
-			s.log.Warn("record token use", "token", t.Name, "err", err)
-		} else {
-			t.LastUsed = fromNanos(nanos(now))
-		}
+	if known {
+		s.verified.put(key, version, t)
 	}
+	s.touch(ctx, &t)
 	return t, nil
+}
+
+// touch records a use of t in last_used when it is due.
+func (s *Store) touch(ctx context.Context, t *Token) {
+	now := s.now()
+	if !s.shouldTouch(t.ID, t.LastUsed, now) {
+		return
+	}
+	// A failed bookkeeping write must not turn away a valid token.
+	if _, err := s.db.ExecContext(ctx, `UPDATE tokens SET last_used = ? WHERE id = ?`, nanos(now), t.ID); err != nil {
+		s.log.Warn("record token use", "token", t.Name, "err", err)
+	} else {
+		t.LastUsed = fromNanos(nanos(now))
+	}
 }
 
 // shouldTouch decides whether last_used needs writing, and if so claims the

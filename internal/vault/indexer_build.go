@@ -25,13 +25,16 @@ func (ix *indexer) rebuild() *Error {
 		return e
 	}
 	ix.x = x
+	// Read the figures for the log line while the lock is held: once it is
+	// released, cortex's own writes update x.
+	notes, terms := x.live, len(x.terms)
 	close(ix.changed)
 	ix.changed = make(chan struct{})
 	ix.mu.Unlock()
 	// The build read every note once; hand that memory back to the
 	// system now rather than keep it as idle heap.
 	debug.FreeOSMemory()
-	ix.v.log.Info("search index ready", "notes", x.live, "terms", len(x.terms),
+	ix.v.log.Info("search index ready", "notes", notes, "terms", terms,
 		"duration", time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -1,0 +1,97 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"sync"
+)
+
+// Every request to /mcp verifies its bearer credential, and the answer is
+// nearly always the same as a moment ago. The lookup is remembered, but only
+// for as long as nothing has been committed to the database since: SQLite's
+// PRAGMA data_version, asked on a connection of its own that never writes,
+// changes whenever any other connection commits — this process's pool and
+// every other process, such as `cortex admin token revoke` — so a revocation
+// (or any other write) makes the very next request look the credential up
+// again. Asking it costs a read of the WAL header, not a query of the tokens.
+//
+// The version is read before the lookup whose answer is remembered, so an
+// answer is never tagged with a version newer than what it saw: a commit
+// that races with the lookup either shows in it or changes the version.
+
+// maxVerified bounds the remembered answers; past it they are all dropped
+// and looked up again (there are a handful of live credentials).
+const maxVerified = 256
+
+// verifiedCache remembers verified credentials by their hash, each with the
+// data version it was read at.
+type verifiedCache struct {
+	watch *sql.DB   // one connection, used only for data_version
+	ask   *sql.Stmt // PRAGMA data_version on it
+
+	mu      sync.Mutex
+	entries map[string]verified
+}
+
+type verified struct {
+	version int64
+	value   any // Token or OAuthAccess
+}
+
+func openVerifiedCache(ctx context.Context, path string) (*verifiedCache, error) {
+	db, err := sql.Open("sqlite", dsn(path))
+	if err != nil {
+		return nil, err
+	}
+	// data_version reports commits by other connections than the one asked,
+	// so it must always be asked on the same one.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	ask, err := db.PrepareContext(ctx, `PRAGMA data_version`)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("prepare data_version: %w", err)
+	}
+	return &verifiedCache{watch: db, ask: ask, entries: make(map[string]verified)}, nil
+}
+
+func (c *verifiedCache) close() error {
+	if c == nil {
+		return nil
+	}
+	c.ask.Close()
+	return c.watch.Close()
+}
+
+// version is the database's data version as the watching connection sees it
+// now; ok is false if it could not be read, and then nothing is remembered.
+func (c *verifiedCache) version(ctx context.Context) (v int64, ok bool) {
+	if err := c.ask.QueryRowContext(ctx).Scan(&v); err != nil {
+		return 0, false
+	}
+	return v, true
+}
+
+// get returns the answer remembered for key at version v.
+func (c *verifiedCache) get(key string, v int64) (any, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.entries[key]
+	if !ok || e.version != v {
+		return nil, false
+	}
+	return e.value, true
+}
+
+// put remembers value for key, read at version v.
+func (c *verifiedCache) put(key string, v int64, value any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.entries) >= maxVerified {
+		clear(c.entries)
+	}
+	c.entries[key] = verified{version: v, value: value}
+}
