@@ -65,6 +65,11 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
+	stopProfile, err := startProfile(getenv)
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	redirects, err := oauth.ParseRedirectAllowlist(cfg.RedirectAllowlist)
 	if err != nil {
 		return &config.Error{Setting: "--redirect-allowlist", Problem: err.Error(),

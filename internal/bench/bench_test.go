@@ -17,7 +17,9 @@ import (
 // TestBench is the harness behind `make bench`. It only runs when
 // CORTEX_BENCH=1; CORTEX_BENCH_SIZES (default 1000,10000,50000),
 // CORTEX_BENCH_RUNS (default 3) and CORTEX_BENCH_SECONDS (per measurement,
-// default 3) tune it. Every figure printed is the median of the runs.
+// default 3) tune it; CORTEX_BENCH_OPS (e.g. fetch,search) measures only
+// those tools, and CORTEX_BENCH_PROFILE=DIR has each server write a CPU
+// profile of its run into DIR. Every figure printed is the median of the runs.
 func TestBench(t *testing.T) {
 	if os.Getenv("CORTEX_BENCH") != "1" {
 		t.Skip("set CORTEX_BENCH=1 (make bench) to run the benchmark harness")
@@ -104,6 +106,9 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 	type job struct{ name, version, label string }
 	var jobs []job
 	for _, name := range []string{"fetch", "search", "list", "edit_note", "create_note"} {
+		if only := os.Getenv("CORTEX_BENCH_OPS"); only != "" && !slices.Contains(strings.Split(only, ","), name) {
+			continue
+		}
 		jobs = append(jobs, job{name, version2025, name})
 		if name == "fetch" || name == "search" {
 			jobs = append(jobs, job{name, version2026, name + "@" + version2026})
