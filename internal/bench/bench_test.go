@@ -163,6 +163,30 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 	_, rss, peak = s.procStat()
 	rows["RSS after the calls (MB)"] = append(rows["RSS after the calls (MB)"], float64(rss)/1e6)
 	rows["RSS peak (MB)"] = append(rows["RSS peak (MB)"], float64(peak)/1e6)
+
+	// The naive reference server on the same vault (naive_test.go), once
+	// cortex has stopped, with the same client and the same fetch calls.
+	if !slices.ContainsFunc(jobs, func(j job) bool { return j.name == "fetch" }) {
+		return
+	}
+	s.stop()
+	ref := startNaive(t, vault)
+	defer ref.stop()
+	for _, j := range jobs {
+		if j.name != "fetch" {
+			continue
+		}
+		for _, inflight := range []int{1, 8} {
+			r, err := ref.run(ctx, j.version, inflight, d, all["fetch"])
+			if err != nil {
+				t.Fatalf("naive %s x%d: %v", j.label, inflight, err)
+			}
+			key := fmt.Sprintf("naive go-sdk %s x%d", j.label, inflight)
+			rows[key+" p50 (ms)"] = append(rows[key+" p50 (ms)"], ms(r.p50))
+			rows[key+" calls/s"] = append(rows[key+" calls/s"], r.perSec)
+			rows[key+" CPU/call (ms)"] = append(rows[key+" CPU/call (ms)"], ms(r.cpuPer))
+		}
+	}
 }
 
 // resetCounters rewrites the edit notes from outside so the next measurement

@@ -36,13 +36,20 @@ func startServer(t *testing.T, bin, vault string) *server {
 	if err != nil {
 		t.Fatalf("token: %v", err)
 	}
-	s := &server{token: strings.TrimSpace(string(tok)), ready: make(chan time.Time, 1)}
-	s.cmd = exec.Command(bin, "serve", "--vault", vault, "--state", state, "--listen", "127.0.0.1:0",
+	cmd := exec.Command(bin, "serve", "--vault", vault, "--state", state, "--listen", "127.0.0.1:0",
 		"--rate-limit", "10000000", "--max-sessions", "1024", "--min-free-mb", "0", "--log-level", "info")
 	if dir := os.Getenv("CORTEX_BENCH_PROFILE"); dir != "" {
 		// A CPU profile of the whole server run, for go tool pprof.
-		s.cmd.Env = append(os.Environ(), "CORTEX_CPU_PROFILE="+filepath.Join(dir, fmt.Sprintf("cortex-%d.pprof", time.Now().UnixNano())))
+		cmd.Env = append(os.Environ(), "CORTEX_CPU_PROFILE="+filepath.Join(dir, fmt.Sprintf("cortex-%d.pprof", time.Now().UnixNano())))
 	}
+	return startProcess(t, cmd, strings.TrimSpace(string(tok)))
+}
+
+// startProcess starts a server process that prints "listening on URL" on
+// stderr and answers /healthz, and waits until it serves.
+func startProcess(t *testing.T, cmd *exec.Cmd, token string) *server {
+	t.Helper()
+	s := &server{cmd: cmd, token: token, ready: make(chan time.Time, 1)}
 	stderr, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
