@@ -65,7 +65,6 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
-	gc := gcDefaults(getenv)
 	stopProfile, err := startProfile(getenv)
 	if err != nil {
 		return err
@@ -183,7 +182,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 
 	go prune(ctx, st, as, hist, cfg.JournalDays, log)
 
-	log.Info("cortex is serving", "gogc", gc, "version", version, "vault", cfg.Vault, "public_url", publicURL, "tls", cfg.TLS)
+	log.Info("cortex is serving", "version", version, "vault", cfg.Vault, "public_url", publicURL, "tls", cfg.TLS)
 	if cfg.TLS == certs.ModeACME {
 		fmt.Fprintf(stderr, "serving %s (certificate from %s)\n", cfg.PublicURL, cfg.ACMEDirectory)
 	} else {
