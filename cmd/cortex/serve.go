@@ -148,6 +148,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	}
 
 	con, err := console.New(console.Options{Owner: own, Vault: v, Store: st, Logger: log, Version: version,
+		HistoryDB: hist, MinFree: cfg.MinFreeBytes,
 		History: history.New(history.Options{Vault: v, History: hist, Journal: st})})
 	if err != nil {
 		return err

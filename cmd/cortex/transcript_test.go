@@ -23,8 +23,8 @@ var update = flag.Bool("update", false, "rewrite testdata/*.txt with the binary'
 // followed by its stdout, its stderr and its exit code; lines starting with
 // "#" before a command are kept as comments. $WORK, $STATE and $VAULT name
 // the script's own folders (STATE and VAULT are not created). Output that
-// changes from run to run (secrets, times, sizes) is replaced by <secret>,
-// <time> and <size>. Run with -update to rewrite the transcripts.
+// changes from run to run (secrets, times, sizes, backup names, durations)
+// is replaced by <secret>, <time>, <size>, <stamp> and <duration>. Run with -update to rewrite the transcripts.
 func TestTranscripts(t *testing.T) {
 	bin := testkit.Cortex(t)
 	scripts, err := filepath.Glob("testdata/*.txt")
@@ -100,6 +100,8 @@ var (
 	secretRE = regexp.MustCompile(`\b(ctx|cxs)_[A-Za-z0-9_-]{20,}`)
 	timeRE   = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d UTC`)
 	sizeRE   = regexp.MustCompile(`\b\d+(\.\d)? [KMGTPE]?i?B\b`)
+	stampRE  = regexp.MustCompile(`\d{8}T\d{6}Z`)
+	tookRE   = regexp.MustCompile(`\bin \d+(\.\d+)?(µs|ms|s)\b`)
 )
 
 // runStep runs one command with only PATH and HOME from the environment and
@@ -140,6 +142,8 @@ func runStep(t *testing.T, bin, command string, vars map[string]string) string {
 		text = secretRE.ReplaceAllString(text, "${1}_<secret>")
 		text = timeRE.ReplaceAllString(text, "<time>")
 		text = sizeRE.ReplaceAllString(text, "<size>")
+		text = stampRE.ReplaceAllString(text, "<stamp>")
+		text = tookRE.ReplaceAllString(text, "in <duration>")
 		if !strings.HasSuffix(text, "\n") {
 			text += "\\ (no newline at the end)\n"
 		}

@@ -41,6 +41,13 @@ type Env struct {
 	// CORTEX_PUBLIC_URL, so `docker exec cortex cortex admin setup` finds it).
 	PublicURL string
 	Now       func() time.Time
+	// Version is cortex's version, written into backups.
+	Version string
+	// BackupDir is the default for backup --to ($CORTEX_BACKUP_DIR).
+	BackupDir string
+	// MinFree is the disk floor a backup never goes below
+	// ($CORTEX_MIN_FREE_MB).
+	MinFree uint64
 }
 
 // Exit codes.
@@ -116,6 +123,7 @@ type session struct {
 	name                    string
 	redirects               multiFlag
 	hist                    historyFlags
+	backupTo                string
 }
 
 // multiFlag collects a repeated flag.
@@ -166,7 +174,7 @@ func dispatch(ctx context.Context, env Env, args []string) error {
 // with the flag package, anywhere among the positional arguments, and
 // checks the number of positional arguments.
 func parse(env Env, c *command, args []string) (*session, []string, error) {
-	s := &session{Env: env, cmd: c, state: env.StateDir, vault: env.VaultDir, publicURL: env.PublicURL}
+	s := &session{Env: env, cmd: c, state: env.StateDir, vault: env.VaultDir, publicURL: env.PublicURL, backupTo: env.BackupDir}
 	fs := flag.NewFlagSet("cortex admin "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	for _, f := range c.allFlags() {
@@ -193,7 +201,7 @@ func parse(env Env, c *command, args []string) (*session, []string, error) {
 	}
 	s.given = map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { s.given[f.Name] = true })
-	if s.state == "" {
+	if s.state == "" && !c.stateless {
 		return nil, nil, usage("pass --state DIR or set CORTEX_STATE", "no state directory given")
 	}
 	for _, f := range c.allFlags() {

@@ -20,7 +20,9 @@ type command struct {
 	// creates lets the command create the state database when the state
 	// folder has none (it says so). Every other command refuses.
 	creates bool
-	run     func(ctx context.Context, s *session, args []string) error
+	// stateless commands never use the state folder (and take no --state).
+	stateless bool
+	run       func(ctx context.Context, s *session, args []string) error
 }
 
 // flagSpec is one flag a command takes, parsed by the flag package.
@@ -111,11 +113,14 @@ func commands() []command {
 			summary: "list OAuth apps and bearer tokens with their last use and live grants"},
 		{name: "clients revoke", args: []string{"ID"}, run: clientsRevoke,
 			summary: "remove an OAuth app (or bearer token): all its tokens stop at once"},
-	}, historyCommands()...)
+	}, append(historyCommands(), backupCommands()...)...)
 }
 
 // allFlags are c's own flags followed by --state.
 func (c *command) allFlags() []flagSpec {
+	if c.stateless {
+		return c.flags
+	}
 	return append(append([]flagSpec(nil), c.flags...), flagState())
 }
 
@@ -140,6 +145,9 @@ func (c *command) synopsis() string {
 }
 
 func (c *command) usageLine() string {
+	if c.stateless {
+		return c.synopsis()
+	}
 	return c.synopsis() + " " + flagState().synopsis()
 }
 

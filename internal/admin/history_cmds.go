@@ -30,6 +30,9 @@ type historyFlags struct {
 func historyCommands() []command {
 	version := flagSpec{name: "version", value: "V", usage: "the version to bring back: a version as the tools show it, or a number from `cortex admin history PATH`", required: true,
 		field: func(s *session) any { return &s.hist.version }}
+	restoreVersion := version
+	restoreVersion.required = false
+	restoreVersion.usage = "restore a note: the version to bring back, as the tools show it or a number from `cortex admin history PATH`"
 	dryRun := flagSpec{name: "dry-run", usage: "show what would change and change nothing",
 		field: func(s *session) any { return &s.hist.dryRun }}
 	app := flagSpec{name: "app", value: "NAME", usage: "the app whose changes to undo, as the journal names it",
@@ -43,11 +46,13 @@ func historyCommands() []command {
 			summary: "print one stored version of a note"},
 		{name: "history purge", args: []string{"PATH"}, flags: []flagSpec{flagYes(), flagVault()}, run: historyPurge,
 			summary: "forget every stored version of a note (the note itself stays)"},
-		{name: "restore", args: []string{"PATH"}, flags: []flagSpec{version, dryRun,
+		{name: "restore", args: []string{"PATH|BACKUP"}, flags: []flagSpec{restoreVersion, dryRun,
 			{name: "force", usage: "restore even if the note changed since --expect", field: func(s *session) any { return &s.hist.force }},
 			{name: "expect", value: "V", usage: "the note's version you looked at; a later change stops the restore", field: func(s *session) any { return &s.hist.expect }},
-			flagVault()}, run: restore,
-			summary: "write an earlier version of a note back, as a new version"},
+			{name: "vault", value: "DIR", usage: "the vault folder (for a backup: a new, empty folder to restore the notes into)",
+				field: func(s *session) any { return &s.vault }}},
+			run:     restore,
+			summary: "write an earlier version of a note back (PATH --version V), or restore a backup into new folders (BACKUP --vault DIR --state DIR)"},
 		{name: "changes", flags: []flagSpec{app, since}, run: changes,
 			summary: "list journaled changes with their numbers, newest first"},
 		{name: "undo", flags: []flagSpec{app, since,
@@ -179,8 +184,12 @@ func historyPurge(ctx context.Context, s *session, args []string) error {
 }
 
 func restore(ctx context.Context, s *session, args []string) error {
+	if s.hist.version == "" && isBackupName(args[0]) {
+		return restoreBackup(ctx, s, args[0])
+	}
 	if s.hist.version == "" {
-		return usage("pass --version V (from `cortex admin history PATH`)", "restore: --version is required")
+		return usage("to restore a note pass --version V (from `cortex admin history PATH`); to restore a backup give its .tar.gz file with --vault DIR --state DIR",
+			"restore: --version is required to restore a note")
 	}
 	svc, done, err := s.openHistory(ctx)
 	if err != nil {
@@ -266,7 +275,11 @@ func undo(ctx context.Context, s *session, _ []string) error {
 		return historyErr(err)
 	}
 	if n := plan.Conflicts(); n > 0 && r.DryRun {
-		fmt.Fprintf(s.Stderr, "%d notes changed later by someone else; they are skipped unless you name them with --include PATH (or --all)\n", n)
+		what := fmt.Sprintf("%d notes were", n)
+		if n == 1 {
+			what = "1 note was"
+		}
+		fmt.Fprintf(s.Stderr, "%s changed later by someone else: skipped unless you name them with --include PATH (or --all)\n", what)
 	}
 	return nil
 }

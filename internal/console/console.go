@@ -31,9 +31,13 @@ type Options struct {
 	Vault   *vault.Vault
 	History *history.Service
 	Store   *store.Store
-	Logger  *slog.Logger
-	Now     func() time.Time
-	Version string
+	// HistoryDB, when set, gives the status page the history's size;
+	// MinFree is the disk floor it shows.
+	HistoryDB *store.History
+	MinFree   uint64
+	Logger    *slog.Logger
+	Now       func() time.Time
+	Version   string
 }
 
 // Console serves the owner's pages. It is safe for concurrent use.
@@ -79,6 +83,15 @@ type Handlers struct {
 	Activity http.Handler // GET /console/activity
 	Undo     http.Handler // POST /console/undo
 	Restore  http.Handler // POST /console/restore
+	Purge    http.Handler // POST /console/purge
+
+	Apps         http.Handler // GET /console/apps
+	RevokeApp    http.Handler // POST /console/apps/revoke
+	CreateToken  http.Handler // POST /console/tokens
+	RevokeToken  http.Handler // POST /console/tokens/revoke
+	Trash        http.Handler // GET /console/trash
+	RestoreTrash http.Handler // POST /console/trash/restore
+	Status       http.Handler // GET /console/status
 }
 
 // Handlers returns the console's handlers.
@@ -90,6 +103,15 @@ func (c *Console) Handlers() Handlers {
 		Activity: c.page(c.activityPage),
 		Undo:     c.post(c.undo),
 		Restore:  c.post(c.restore),
+		Purge:    c.post(c.purge),
+
+		Apps:         c.page(c.appsPage),
+		RevokeApp:    c.post(c.revokeApp),
+		CreateToken:  c.post(c.createToken),
+		RevokeToken:  c.post(c.revokeToken),
+		Trash:        c.page(c.trashPage),
+		RestoreTrash: c.post(c.restoreTrash),
+		Status:       c.page(c.statusPage),
 	}
 }
 

@@ -81,7 +81,7 @@ func newHarness(t *testing.T, files map[string]string) *harness {
 	if h.own, err = owner.New(owner.Options{Store: h.st, PublicURL: config.MustParsePublicURL(testPublicURL), Now: h.clk.Now}); err != nil {
 		t.Fatal(err)
 	}
-	h.c, err = New(Options{Owner: h.own, Vault: h.v, Store: h.st, Now: h.clk.Now,
+	h.c, err = New(Options{Owner: h.own, Vault: h.v, Store: h.st, Now: h.clk.Now, HistoryDB: h.hist, MinFree: 1 << 30, Version: "v-test",
 		History: history.New(history.Options{Vault: h.v, History: h.hist, Journal: h.st, Now: h.clk.Now})})
 	if err != nil {
 		t.Fatal(err)
@@ -98,6 +98,14 @@ func newHarness(t *testing.T, files map[string]string) *harness {
 	h.mux.Handle("GET /console/activity", ch.Activity)
 	h.mux.Handle("POST /console/undo", ch.Undo)
 	h.mux.Handle("POST /console/restore", ch.Restore)
+	h.mux.Handle("POST /console/purge", ch.Purge)
+	h.mux.Handle("GET /console/apps", ch.Apps)
+	h.mux.Handle("POST /console/apps/revoke", ch.RevokeApp)
+	h.mux.Handle("POST /console/tokens", ch.CreateToken)
+	h.mux.Handle("POST /console/tokens/revoke", ch.RevokeToken)
+	h.mux.Handle("GET /console/trash", ch.Trash)
+	h.mux.Handle("POST /console/trash/restore", ch.RestoreTrash)
+	h.mux.Handle("GET /console/status", ch.Status)
 	return h
 }
 

@@ -36,6 +36,7 @@ type noteData struct {
 	DiffFrom *store.NoteVersion
 	DiffTo   *store.NoteVersion
 	Diffing  bool
+	Same     bool // the two versions are the same text
 	Versions []store.NoteVersion
 	More     int
 }
@@ -107,7 +108,9 @@ func (c *Console) notePage(w http.ResponseWriter, r *http.Request, _ owner.Sessi
 			bdata = nil
 		}
 		d.DiffFrom, d.Diffing = &a, true
-		d.Diff = history.Diff(string(adata), string(bdata))
+		diff := history.Diff(string(adata), string(bdata))
+		d.Same = !history.Changed(diff)
+		d.Diff = changedOnly(diff, 5)
 	}
 	if d.Title == "" {
 		d.Title = p
@@ -131,4 +134,25 @@ func (c *Console) version(r *http.Request, p, ref string) (store.NoteVersion, []
 		return nv, nil, refusal(err)
 	}
 	return nv, data, nil
+}
+
+// purge forgets every stored version of a note (the note itself stays),
+// for a secret pasted by mistake. It needs a recent sign-in.
+func (c *Console) purge(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
+	if !c.recent(s) {
+		return errNotRecent
+	}
+	p := r.PostFormValue("path")
+	if r.PostFormValue("confirm") != p {
+		return &httpx.Error{Status: http.StatusBadRequest, Code: "not_confirmed",
+			Message: "Type the note's path into the box to confirm that its history should be forgotten."}
+	}
+	n, err := c.o.History.Purge(r.Context(), p)
+	if err != nil {
+		return refusal(err)
+	}
+	c.journal(r, store.JournalEntry{Tool: "purge", Path: p}, nil)
+	c.log.Info("owner purged a note's history from the console", "versions", n, "writer", history.OwnerConsole)
+	http.Redirect(w, r, NoteURL(p), http.StatusSeeOther)
+	return nil
 }

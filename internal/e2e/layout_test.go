@@ -29,6 +29,7 @@ var fileUsers = map[string]string{
 	"internal/store":  "owns the state database file in the state folder",
 	"internal/config": "creates the vault and state folders at start",
 	"internal/certs":  "keeps the ACME certificate cache in the state folder",
+	"internal/backup": "writes and reads backup archives; reaches notes and the state only through vault and store",
 }
 
 type goFile struct {

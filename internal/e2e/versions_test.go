@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -108,7 +109,7 @@ func TestRawRequestsOf20260728(t *testing.T) {
 		if edit != nil {
 			edit(req)
 		}
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,6 +127,23 @@ func TestRawRequestsOf20260728(t *testing.T) {
 	res, _ := m["result"].(map[string]any)
 	if b, _ := json.Marshal(res["supportedVersions"]); st != 200 || !strings.Contains(string(b), `"2026-07-28","2025-11-25"`) {
 		t.Errorf("server/discover: %d %v", st, m)
+	}
+	// subscriptions/listen ends at once: cortex offers nothing to listen
+	// to, so no stream outlives its token.
+	req, _ := http.NewRequest(http.MethodPost, in.URL+"/mcp", strings.NewReader(
+		`{"jsonrpc":"2.0","id":9,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true,"promptsListChanged":true},`+meta+`}}`))
+	for k, v := range map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json",
+		"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "subscriptions/listen"} {
+		req.Header.Set(k, v)
+	}
+	resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	listen, err := io.ReadAll(resp.Body) // returns only when the stream ends
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || !strings.Contains(string(listen), `"id":9,"result"`) {
+		t.Errorf("subscriptions/listen: %d %v %s", resp.StatusCode, err, listen)
 	}
 	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_folders","arguments":{},` + meta + `}}`
 	if st, m := post("2026-07-28", "tools/call", "search", call, nil); st != 400 || errCode(m) != -32020 {

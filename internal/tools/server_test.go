@@ -58,6 +58,13 @@ func TestToolList(t *testing.T) {
 	if init.Instructions != "Keep notes short." || init.ServerInfo.Name != "cortex" || init.ServerInfo.Version != "test" {
 		t.Errorf("initialize = %+v", init)
 	}
+	// Nothing a client may subscribe to: without list changes or resource
+	// subscriptions, a 2026-07-28 subscriptions/listen ends at once, so no
+	// stream outlives the token it was opened with (/mcp checks the token
+	// only when a request comes in).
+	if c := init.Capabilities; c.Tools == nil || c.Tools.ListChanged || (c.Prompts != nil && c.Prompts.ListChanged) || c.Resources != nil {
+		t.Errorf("capabilities = %+v; want tools, no list changes, no resources", c)
+	}
 	// From 2025-11-25: a one-line description, the website, and an icon on
 	// every tool (a small SVG as a data URI, so no request leaves the app).
 	if si := init.ServerInfo; si.Description == "" || strings.Contains(si.Description, "\n") || si.WebsiteURL != "https://github.com/cortex-mcp/cortex" {

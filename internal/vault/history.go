@@ -183,8 +183,12 @@ func (k *pendingKeep) undo(ctx context.Context) {
 	k.v.unkeep(ctx, k.ids)
 }
 
-// foundBatch is how many notes keepFound stores in one transaction.
-const foundBatch = 64
+// keepFound stores at most foundBatch notes, and about foundBytes of
+// text, in one transaction.
+const (
+	foundBatch = 64
+	foundBytes = 4 << 20
+)
 
 // keepFound stores the notes as the index found them at start, as
 // outside versions: a change made while cortex was stopped is an outside
@@ -201,9 +205,13 @@ func (ix *indexer) keepFound() {
 	if x == nil {
 		return
 	}
-	paths := make([]string, 0, len(x.byPath))
-	for p := range x.byPath {
-		paths = append(paths, p)
+	type found struct {
+		path string
+		size int64
+	}
+	paths := make([]found, 0, len(x.byPath))
+	for p, id := range x.byPath {
+		paths = append(paths, found{p, x.docs[id].size})
 	}
 	ix.mu.RUnlock()
 	start, kept := time.Now(), 0
@@ -213,8 +221,16 @@ func (ix *indexer) keepFound() {
 			return
 		default:
 		}
-		batch := paths[:min(foundBatch, len(paths))]
-		paths = paths[len(batch):]
+		n, size := 0, int64(0)
+		for n < len(paths) && n < foundBatch && (n == 0 || size+paths[n].size <= foundBytes) {
+			size += paths[n].size
+			n++
+		}
+		batch := make([]string, n)
+		for i := range n {
+			batch[i] = paths[i].path
+		}
+		paths = paths[n:]
 		unlock, e := v.locks.lock(context.Background(), batch...)
 		if e != nil {
 			return

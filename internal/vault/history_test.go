@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
@@ -208,5 +209,49 @@ func TestHistoryKeepsOutsideChanges(t *testing.T) {
 	k = next()
 	if k.Path != "a.md" || !k.Gone || k.Content != nil {
 		t.Fatalf("kept %+v for an outside removal", k)
+	}
+}
+
+// At start every note is kept once, in batches.
+func TestHistoryKeepsEveryNoteFoundAtStart(t *testing.T) {
+	h := &fakeHistory{seen: make(chan Kept, 200)}
+	dir := t.TempDir()
+	h.dir = dir
+	files := map[string]string{}
+	for i := range 150 {
+		files[fmt.Sprintf("f%d/n%d.md", i%7, i)] = fmt.Sprintf("note %d\n", i)
+	}
+	writeFiles(t, dir, files)
+	v, err := Open(Options{Dir: dir, FreeSpace: plenty, Index: true, History: h})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer v.Close()
+	for range files {
+		select {
+		case <-h.seen:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("only %d notes kept", len(h.kept))
+		}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	seen := map[string]string{}
+	for _, k := range h.kept {
+		if _, dup := seen[k.Path]; dup {
+			t.Fatalf("%s kept twice", k.Path)
+		}
+		seen[k.Path] = string(k.Content)
+	}
+	if len(seen) != len(files) {
+		t.Fatalf("kept %d notes of %d", len(seen), len(files))
+	}
+	for p, c := range files {
+		if seen[p] != c {
+			t.Errorf("%s kept as %q", p, seen[p])
+		}
+	}
+	if len(h.onDisk) < 3 {
+		t.Errorf("%d Keep calls for 150 notes: not batched by 64", len(h.onDisk))
 	}
 }

@@ -49,6 +49,14 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET /console/activity", page(h.Activity))
 		mux.Handle("POST /console/undo", page(h.Undo))
 		mux.Handle("POST /console/restore", page(h.Restore))
+		mux.Handle("POST /console/purge", page(h.Purge))
+		mux.Handle("GET /console/apps", page(h.Apps))
+		mux.Handle("POST /console/apps/revoke", page(h.RevokeApp))
+		mux.Handle("POST /console/tokens", page(h.CreateToken))
+		mux.Handle("POST /console/tokens/revoke", page(h.RevokeToken))
+		mux.Handle("GET /console/trash", page(h.Trash))
+		mux.Handle("POST /console/trash/restore", page(h.RestoreTrash))
+		mux.Handle("GET /console/status", page(h.Status))
 	}
 
 	if a := s.opts.OAuth; a != nil {

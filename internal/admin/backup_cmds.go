@@ -1,0 +1,149 @@
+package admin
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/backup"
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+func backupCommands() []command {
+	return []command{
+		{name: "backup", flags: []flagSpec{
+			{name: "to", value: "DIR", usage: "folder for the backup (default $CORTEX_BACKUP_DIR)",
+				field: func(s *session) any { return &s.backupTo }},
+			flagVault()}, run: backupCreate,
+			summary: "write one dated backup (.tar.gz) of the state, the note history and the vault, while the server runs"},
+		{name: "backup verify", args: []string{"FILE"}, stateless: true, run: backupVerify,
+			summary: "check every file of a backup against its manifest and the databases' integrity, and say what it holds"},
+	}
+}
+
+const damagedHint = "this backup cannot be restored: use another copy of it, or take a new one with `cortex admin backup`"
+
+func backupCreate(ctx context.Context, s *session, _ []string) error {
+	if s.backupTo == "" {
+		return usage("pass --to DIR or set CORTEX_BACKUP_DIR", "backup: no backup folder given")
+	}
+	st, err := s.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	if served, err := st.LastServed(ctx); err == nil && !s.given["vault"] {
+		s.vault = served.Vault
+	}
+	st.Close()
+	if s.vault == "" {
+		return usage("pass --vault DIR or set CORTEX_VAULT", "no vault directory given")
+	}
+	if fi, err := os.Stat(s.vault); err != nil || !fi.IsDir() {
+		return fail("pass --vault DIR (or set CORTEX_VAULT) to the server's vault", "cannot open the vault %s", absPath(s.vault))
+	}
+	res, err := backup.Create(ctx, s.backupTo, backup.Options{Vault: s.vault, State: s.state, Version: s.Version, Now: s.Now,
+		MinFree: s.MinFree, FreeSpace: vault.FreeSpace})
+	if errors.Is(err, backup.ErrInside) {
+		return fail("choose a folder outside both, ideally on another disk", "backup not taken: %v", err)
+	}
+	if errors.Is(err, backup.ErrDiskLow) {
+		return fail("free space on that disk, or write the backup to another disk with --to DIR", "backup not taken: %v", err)
+	}
+	if err != nil {
+		return fail("check that --to names a folder you may write to, and --vault and --state the server's folders", "backup failed, nothing was written: %v", err)
+	}
+	fmt.Fprintln(s.Stdout, res.Path)
+	fmt.Fprintf(s.Stderr, "backed up %d notes (%d files in the vault) and %s in %s: %s\n",
+		res.Manifest.Notes, len(res.Manifest.Files)-len(dbNames(res.Manifest)), strings.Join(dbNames(res.Manifest), " and "), res.Took.Round(time.Millisecond), backup.Bytes(uint64(res.Size)))
+	fmt.Fprintf(s.Stderr, "check it with: cortex admin backup verify %s\n", res.Path)
+	return nil
+}
+
+// dbNames are the state databases a backup holds.
+func dbNames(m backup.Manifest) []string {
+	var names []string
+	for _, f := range m.Files {
+		if name, ok := strings.CutPrefix(f.Path, "state/"); ok {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+func backupVerify(ctx context.Context, s *session, args []string) error {
+	rep, err := backup.Verify(ctx, args[0], backup.VerifyOptions{})
+	if err != nil {
+		return backupErr(args[0], err)
+	}
+	printReport(s.Stdout, args[0], rep)
+	fmt.Fprintln(s.Stderr, "the backup is complete and intact")
+	return nil
+}
+
+// backupErr turns Verify's and Restore's refusals into CLI errors.
+func backupErr(file string, err error) error {
+	switch {
+	case errors.Is(err, backup.ErrDamaged):
+		return fail(damagedHint, "%s is damaged: %s", file, strings.TrimPrefix(err.Error(), backup.ErrDamaged.Error()+": "))
+	case errors.Is(err, backup.ErrTooNew):
+		return fail("install that cortex version (or a newer one) to restore this backup", "%v", err)
+	case errors.Is(err, backup.ErrNotEmpty):
+		return fail("restore into new, empty folders; a restore never writes over existing notes or state", "%v", err)
+	case errors.Is(err, os.ErrNotExist):
+		return fail("check the backup's path", "no backup at %s", absPath(file))
+	}
+	return fail("check the backup's path and that you may read it", "cannot read the backup %s: %v", file, err)
+}
+
+func printReport(w io.Writer, file string, rep backup.Report) {
+	m := rep.Manifest
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "backup\t%s\n", absPath(file))
+	fmt.Fprintf(tw, "size\t%s\n", backup.Bytes(uint64(max(rep.Size, 0))))
+	fmt.Fprintf(tw, "taken\t%s by cortex %s\n", formatTime(m.Created), m.Cortex)
+	fmt.Fprintf(tw, "from\tvault %s, state %s\n", m.Vault, m.State)
+	fmt.Fprintf(tw, "notes\t%d\n", m.Notes)
+	fmt.Fprintf(tw, "files\t%d in the vault, %d folders\n", len(m.Files)-len(dbNames(m)), len(m.Dirs))
+	for _, name := range []string{store.FileName, store.HistoryFileName} {
+		cr, ok := rep.DBs[name]
+		if !ok {
+			continue
+		}
+		var parts []string
+		for _, c := range cr.Counts {
+			parts = append(parts, fmt.Sprintf("%d %s", c.N, c.What))
+		}
+		fmt.Fprintf(tw, "%s\tschema %d, integrity ok; %s\n", name, cr.Schema, strings.Join(parts, ", "))
+	}
+	tw.Flush()
+}
+
+// restoreBackup is `cortex admin restore FILE --vault DIR --state DIR`.
+func restoreBackup(ctx context.Context, s *session, file string) error {
+	if s.hist.dryRun || s.hist.force || s.hist.expect != "" {
+		return usage("--dry-run, --force and --expect belong to restoring a note's version (with --version)", "restore: a backup takes only --vault and --state")
+	}
+	if !s.given["vault"] || !s.given["state"] {
+		return usage("name both new folders: cortex admin restore FILE --vault DIR --state DIR", "restore: a backup needs --vault DIR and --state DIR")
+	}
+	rep, err := backup.Restore(ctx, file, s.vault, s.state)
+	if err != nil {
+		return backupErr(file, err)
+	}
+	printReport(s.Stdout, file, rep)
+	fmt.Fprintf(s.Stderr, "restored %d notes into %s and the state into %s\nstart the server with --vault %s --state %s\n",
+		rep.Manifest.Notes, absPath(s.vault), absPath(s.state), absPath(s.vault), absPath(s.state))
+	return nil
+}
+
+// isBackupName reports whether a restore argument names a backup archive
+// rather than a note.
+func isBackupName(p string) bool {
+	return strings.HasSuffix(strings.ToLower(p), backup.Ext) || strings.HasSuffix(strings.ToLower(p), ".tgz")
+}

@@ -1,0 +1,261 @@
+package backup
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+// fixture makes a state folder with a token and a vault with notes, an
+// attachment, a hidden folder, the trash and what a backup leaves out.
+func fixture(t *testing.T) (vaultDir, stateDir string) {
+	t.Helper()
+	dir := t.TempDir()
+	vaultDir, stateDir = filepath.Join(dir, "vault"), filepath.Join(dir, "state")
+	st, err := store.Open(context.Background(), stateDir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := st.CreateToken(context.Background(), "laptop"); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	files := map[string]string{
+		"notes/a.md":                 "# A\n",
+		"notes/b.md":                 "# B\n",
+		"top.md":                     "top\n",
+		"img/pic.png":                "\x89PNG\x00\x01",
+		".trash/old.md":              "deleted\n",
+		".obsidian/app.json":         "{}",
+		".stversions/notes/a~1.md":   "syncthing's own copy",
+		"notes/.syncthing.a.md.tmp":  "half",
+		"notes/.cortex-tmp-123":      "half",
+		"notes/a.sync-conflict-1.md": "conflict copy",
+	}
+	for p, body := range files {
+		full := filepath.Join(vaultDir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(vaultDir, "empty"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return vaultDir, stateDir
+}
+
+func create(t *testing.T, vaultDir, stateDir string) Result {
+	t.Helper()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	res, err := Create(context.Background(), filepath.Join(t.TempDir(), "backups"), Options{Vault: vaultDir, State: stateDir, Version: "test", Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+func TestCreateVerifyRestore(t *testing.T) {
+	vaultDir, stateDir := fixture(t)
+	res := create(t, vaultDir, stateDir)
+	if got := filepath.Base(res.Path); got != "cortex-backup-20261201T120000Z.tar.gz" {
+		t.Errorf("name %s", got)
+	}
+	if fi, err := os.Stat(res.Path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("archive mode: %v %v", fi, err)
+	}
+	// Notes as `status` counts them: not the trash, not the conflict copy.
+	if res.Manifest.Notes != 3 {
+		t.Errorf("notes %d, want 3", res.Manifest.Notes)
+	}
+	var paths []string
+	for _, f := range res.Manifest.Files {
+		paths = append(paths, f.Path)
+	}
+	all := strings.Join(paths, " ")
+	for _, want := range []string{"state/cortex.db", "vault/notes/a.md", "vault/img/pic.png", "vault/.trash/old.md", "vault/.obsidian/app.json", "vault/notes/a.sync-conflict-1.md"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("backup lacks %s: %s", want, all)
+		}
+	}
+	for _, not := range []string{".stversions", ".syncthing.", ".cortex-tmp-"} {
+		if strings.Contains(all, not) {
+			t.Errorf("backup holds %s: %s", not, all)
+		}
+	}
+
+	rep, err := Verify(context.Background(), res.Path, VerifyOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.DBs[store.FileName].Counts[0] != (store.Count{What: "bearer tokens", N: 1}) {
+		t.Errorf("counts %+v", rep.DBs[store.FileName])
+	}
+
+	dst := t.TempDir()
+	rv, rs := filepath.Join(dst, "vault"), filepath.Join(dst, "state")
+	if _, err := Restore(context.Background(), res.Path, rv, rs); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"notes/a.md", "img/pic.png", ".trash/old.md", "notes/a.sync-conflict-1.md"} {
+		a, _ := os.ReadFile(filepath.Join(vaultDir, p))
+		b, err := os.ReadFile(filepath.Join(rv, p))
+		if err != nil || !bytes.Equal(a, b) {
+			t.Errorf("%s restored as %q (%v), was %q", p, b, err, a)
+		}
+	}
+	if fi, err := os.Stat(filepath.Join(rv, "empty")); err != nil || !fi.IsDir() {
+		t.Errorf("empty folder not restored: %v", err)
+	}
+	st, err := store.Open(context.Background(), rs, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	toks, err := st.ListTokens(context.Background())
+	if err != nil || len(toks) != 1 || toks[0].Name != "laptop" {
+		t.Errorf("restored tokens %+v %v", toks, err)
+	}
+	if ents, _ := os.ReadDir(rs); len(ents) != 3 { // cortex.db, -wal, -shm: no scratch left
+		var names []string
+		for _, e := range ents {
+			names = append(names, e.Name())
+		}
+		t.Errorf("state folder holds %v", names)
+	}
+
+	// Never over live data.
+	if _, err := Restore(context.Background(), res.Path, rv, filepath.Join(dst, "other")); !errors.Is(err, ErrNotEmpty) {
+		t.Errorf("restore into a non-empty vault: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dst, "other")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a refused restore left a folder: %v", err)
+	}
+}
+
+func TestDamageRefused(t *testing.T) {
+	vaultDir, stateDir := fixture(t)
+	res := create(t, vaultDir, stateDir)
+	good, err := os.ReadFile(res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flip := func(i int) []byte {
+		b := bytes.Clone(good)
+		b[i] ^= 0x01
+		return b
+	}
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"flipped gzip time", flip(5), "gzip header"},
+		{"flipped xfl", flip(8), "gzip header"},
+		{"flipped middle", flip(len(good) / 2), ""},
+		{"flipped crc", flip(len(good) - 6), "checksum"},
+		{"flipped size", flip(len(good) - 2), ""},
+		{"truncated", good[:len(good)/2], "truncated"},
+		{"truncated end", good[:len(good)-4], ""},
+		{"empty", nil, "too short"},
+		{"not gzip", []byte("hello, this is not a backup at all"), "not a gzip"},
+		{"trailing bytes", append(bytes.Clone(good), 0), ""},
+		{"note missing", rewrite(t, good, func(h *tar.Header, body []byte) ([]byte, bool) { return body, h.Name != "vault/notes/a.md" }), "vault/notes/a.md is listed in its manifest but missing"},
+		{"note changed", rewrite(t, good, func(h *tar.Header, body []byte) ([]byte, bool) {
+			if h.Name == "vault/notes/b.md" {
+				return []byte("# b\n"), true
+			}
+			return body, true
+		}), "vault/notes/b.md does not match its SHA-256"},
+		{"database missing", rewrite(t, good, func(h *tar.Header, body []byte) ([]byte, bool) { return body, h.Name != "state/cortex.db" }), "state/cortex.db is listed"},
+		{"manifest missing", rewrite(t, good, func(h *tar.Header, body []byte) ([]byte, bool) { return body, h.Name != manifestName }), "no manifest"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "b.tar.gz")
+			if err := os.WriteFile(p, c.data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			_, err := Verify(context.Background(), p, VerifyOptions{})
+			if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("verify: %v, want damage naming %q", err, c.want)
+			}
+			dst := t.TempDir()
+			_, err = Restore(context.Background(), p, filepath.Join(dst, "v"), filepath.Join(dst, "s"))
+			if !errors.Is(err, ErrDamaged) {
+				t.Fatalf("restore: %v", err)
+			}
+			if ents, _ := os.ReadDir(dst); len(ents) != 0 {
+				t.Errorf("a refused restore left %v", ents)
+			}
+		})
+	}
+}
+
+// rewrite re-packs an archive as cortex writes it, passing each entry
+// through keep.
+func rewrite(t *testing.T, data []byte, keep func(*tar.Header, []byte) ([]byte, bool)) []byte {
+	t.Helper()
+	gz, err := gzip.NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	var out bytes.Buffer
+	gw, _ := gzip.NewWriterLevel(&out, level)
+	gw.OS = gzipOS
+	tw := tar.NewWriter(gw)
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(tr)
+		body, ok := keep(h, body)
+		if !ok {
+			continue
+		}
+		h.Size = int64(len(body))
+		if err := tw.WriteHeader(h); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(body)
+	}
+	tw.Close()
+	gw.Close()
+	return out.Bytes()
+}
+
+func TestPruneKeepsNewest(t *testing.T) {
+	dir := t.TempDir()
+	for _, n := range []string{"20261201T000000Z", "20261202T000000Z", "20261203T000000Z"} {
+		os.WriteFile(filepath.Join(dir, Prefix+n+Ext), []byte("x"), 0o600)
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("x"), 0o600)
+	removed, err := Prune(dir, 2)
+	if err != nil || len(removed) != 1 || !strings.Contains(removed[0], "20261201") {
+		t.Fatalf("removed %v %v", removed, err)
+	}
+	list, _ := List(dir)
+	if len(list) != 2 {
+		t.Errorf("left %v", list)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notes.txt")); err != nil {
+		t.Errorf("prune touched another file: %v", err)
+	}
+}

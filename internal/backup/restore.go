@@ -1,0 +1,158 @@
+package backup
+
+import (
+	"archive/tar"
+	"bufio"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+// ErrNotEmpty: a restore was pointed at a folder that holds something.
+var ErrNotEmpty = errors.New("the folder is not empty")
+
+// Restore checks the backup in file (as Verify does) and only then writes
+// it into vaultDir and stateDir, which must be empty or not exist: a
+// restore never writes over live data. The vault's files are checked
+// against the manifest again as they are written.
+func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, error) {
+	for _, d := range []string{vaultDir, stateDir} {
+		if err := checkEmpty(d); err != nil {
+			return Report{}, err
+		}
+	}
+	if abs(vaultDir) == abs(stateDir) {
+		return Report{}, errors.New("the vault and the state must be two different folders")
+	}
+	createdState := !exists(stateDir)
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return Report{}, err
+	}
+	fail := func(err error) (Report, error) {
+		if createdState {
+			os.RemoveAll(stateDir)
+		}
+		return Report{}, err
+	}
+	// The scratch copies live in the new state folder, so that installing
+	// them is a rename on one file system.
+	rep, err := Verify(ctx, file, VerifyOptions{Scratch: stateDir, Keep: true})
+	if err != nil {
+		return fail(err)
+	}
+	scratch := filepath.Dir(rep.Copies[store.FileName])
+	defer os.RemoveAll(scratch)
+	if err := restoreVault(ctx, file, vaultDir, rep.Manifest); err != nil {
+		return fail(fmt.Errorf("restore the vault: %w", err))
+	}
+	for _, name := range []string{store.FileName, store.HistoryFileName} {
+		if p, ok := rep.Copies[name]; ok {
+			if err := store.InstallCopy(p, stateDir, name); err != nil {
+				return fail(fmt.Errorf("restore %s: %w", name, err))
+			}
+		}
+	}
+	return rep, nil
+}
+
+func checkEmpty(dir string) error {
+	if dir == "" {
+		return errors.New("no folder given")
+	}
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if len(ents) > 0 {
+		return fmt.Errorf("%s: %w", abs(dir), ErrNotEmpty)
+	}
+	return nil
+}
+
+// restoreVault reads the archive a second time and writes its vault files
+// through the vault's Restorer, each checked against the manifest as it
+// goes (the archive could have changed since Verify read it).
+func restoreVault(ctx context.Context, file, vaultDir string, m Manifest) error {
+	want := make(map[string]File, len(m.Files))
+	for _, f := range m.Files {
+		want[f.Path] = f
+	}
+	f, err := os.Open(file) // #nosec G304 -- the owner names the backup
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rs, err := vault.NewRestorer(vaultDir)
+	if err != nil {
+		if errors.Is(err, vault.ErrNotEmpty) {
+			return fmt.Errorf("%s: %w", abs(vaultDir), ErrNotEmpty)
+		}
+		return err
+	}
+	err = restoreEntries(ctx, bufio.NewReaderSize(f, 256<<10), rs, want)
+	return errors.Join(err, rs.Close())
+}
+
+func restoreEntries(ctx context.Context, r io.Reader, rs *vault.Restorer, want map[string]File) error {
+	gz, err := newGzip(r)
+	if err != nil {
+		return err
+	}
+	tr := tar.NewReader(gz)
+	h := sha256.New()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return streamErr(err, "the vault")
+		}
+		rel, ok := strings.CutPrefix(hdr.Name, vaultPrefix)
+		if !ok {
+			continue
+		}
+		if hdr.Typeflag == tar.TypeDir {
+			if err := rs.Dir(strings.TrimSuffix(rel, "/"), fs.FileMode(hdr.Mode)&fs.ModePerm); err != nil {
+				return err
+			}
+			continue
+		}
+		w, ok := want[hdr.Name]
+		if !ok || hdr.Typeflag != tar.TypeReg {
+			return damaged("it holds %s, which its manifest does not list", hdr.Name)
+		}
+		h.Reset()
+		if err := rs.File(rel, fs.FileMode(hdr.Mode)&fs.ModePerm, hdr.ModTime, io.TeeReader(tr, h)); err != nil {
+			return err
+		}
+		if hex.EncodeToString(h.Sum(nil)) != w.SHA256 {
+			return damaged("%s changed since it was checked", hdr.Name)
+		}
+	}
+}
+
+func newGzip(r io.Reader) (io.Reader, error) {
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, damaged("its gzip header cannot be read: %v", err)
+	}
+	return gz, nil
+}

@@ -1,0 +1,339 @@
+package backup
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+// ErrDamaged: the backup is not complete and intact. The error's text
+// names what is wrong.
+var ErrDamaged = errors.New("the backup is damaged")
+
+func damaged(format string, a ...any) error {
+	return fmt.Errorf("%w: %s", ErrDamaged, fmt.Sprintf(format, a...))
+}
+
+// ErrTooNew: the backup was made by a cortex with a newer schema.
+var ErrTooNew = errors.New("the backup was made by a newer cortex")
+
+// Report is what Verify found in a sound backup.
+type Report struct {
+	Manifest Manifest
+	Size     int64
+	// DBs holds what each database copy holds, by name.
+	DBs map[string]store.CopyReport
+	// Copies are the checked database copies in the scratch folder, by
+	// name; they are removed unless VerifyOptions.Keep.
+	Copies map[string]string
+}
+
+// VerifyOptions configures Verify.
+type VerifyOptions struct {
+	// Scratch is a folder for the database copies while they are checked
+	// (default: the system's temporary folder).
+	Scratch string
+	// Keep leaves the checked copies in Scratch (Report.Copies) for a
+	// restore to install; the caller removes them.
+	Keep bool
+}
+
+// Verify reads the whole backup: every file's size and SHA-256 against the
+// manifest, nothing missing and nothing extra, the gzip checksum, then
+// PRAGMA integrity_check on each database copy, opened read-only. Any
+// fault is an error wrapping ErrDamaged whose text names it.
+func Verify(ctx context.Context, file string, opts VerifyOptions) (rep Report, err error) {
+	f, err := os.Open(file) // #nosec G304 -- the owner names the backup to check
+	if err != nil {
+		return Report{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Report{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return Report{}, fmt.Errorf("%s is not a file", file)
+	}
+	scratch, err := os.MkdirTemp(opts.Scratch, ".cortex-verify-")
+	if err != nil {
+		return Report{}, fmt.Errorf("make a scratch folder: %w", err)
+	}
+	defer func() {
+		if err != nil || !opts.Keep {
+			os.RemoveAll(scratch)
+		}
+	}()
+	rep = Report{Size: fi.Size(), DBs: map[string]store.CopyReport{}, Copies: map[string]string{}}
+	got, m, err := readArchive(ctx, bufio.NewReaderSize(f, 256<<10), func(name string, r io.Reader) (bool, error) {
+		if !strings.HasPrefix(name, statePrefix) {
+			return false, nil
+		}
+		base := strings.TrimPrefix(name, statePrefix)
+		if base != store.FileName && base != store.HistoryFileName {
+			return false, damaged("it holds %s, which is not one of cortex's state databases", name)
+		}
+		p := filepath.Join(scratch, base)
+		out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) // #nosec G304 -- our own scratch folder
+		if err != nil {
+			return true, err
+		}
+		_, err = io.Copy(out, r)
+		if cerr := out.Close(); err == nil {
+			err = cerr
+		}
+		rep.Copies[base] = p
+		return true, err
+	})
+	if err != nil {
+		return Report{}, err
+	}
+	if err := checkManifest(m, got); err != nil {
+		return Report{}, err
+	}
+	rep.Manifest = *m
+	wantState, wantHistory, err := store.SchemaVersions()
+	if err != nil {
+		return Report{}, err
+	}
+	for _, name := range []string{store.FileName, store.HistoryFileName} {
+		p, ok := rep.Copies[name]
+		if !ok {
+			continue
+		}
+		cr, err := store.CheckCopy(ctx, name, p)
+		if err != nil {
+			return Report{}, damaged("%s%s fails SQLite's integrity check: %v", statePrefix, name, err)
+		}
+		want := wantState
+		if name == store.HistoryFileName {
+			want = wantHistory
+		}
+		if cr.Schema > want {
+			return Report{}, fmt.Errorf("%w: %s%s has schema version %d and this cortex knows %d; use cortex %s (or newer) to restore it",
+				ErrTooNew, statePrefix, name, cr.Schema, want, m.Cortex)
+		}
+		rep.DBs[name] = cr
+	}
+	if _, ok := rep.Copies[store.FileName]; !ok {
+		return Report{}, damaged("it holds no %s%s", statePrefix, store.FileName)
+	}
+	return rep, nil
+}
+
+// seen is one file read from the archive.
+type seen struct {
+	size int64
+	sum  string
+}
+
+// readArchive reads the archive to its very end, hashing every file; each
+// file goes to take first, which may consume it (and says so). It returns
+// what it read and the manifest.
+func readArchive(ctx context.Context, r *bufio.Reader, take func(name string, r io.Reader) (bool, error)) (map[string]seen, *Manifest, error) {
+	head, err := r.Peek(10)
+	if err != nil {
+		return nil, nil, damaged("it is too short to be a backup (%d bytes, less than a gzip header); the archive is truncated", len(head))
+	}
+	// The gzip header is not covered by its checksum; cortex always writes
+	// the same one, so a changed byte there is a damage too.
+	if want := gzipHeader(); !bytes.Equal(head, want) {
+		if head[0] != 0x1f || head[1] != 0x8b {
+			return nil, nil, damaged("it is not a gzip file, so not a cortex backup")
+		}
+		return nil, nil, damaged("its gzip header is not the one cortex writes (a byte in its first ten was changed)")
+	}
+	// r is an io.ByteReader, so gzip reads no further than its stream.
+	gz, err := gzip.NewReader(r)
+	if err != nil {
+		return nil, nil, damaged("its gzip header cannot be read: %v", err)
+	}
+	gz.Multistream(false)
+	tr := tar.NewReader(gz)
+	got := map[string]seen{}
+	var m *Manifest
+	last := "its start"
+	h := sha256.New()
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, nil, streamErr(err, last)
+		}
+		name := hdr.Name
+		if m != nil {
+			return nil, nil, damaged("it holds %s after its manifest", name)
+		}
+		if !validName(name) {
+			return nil, nil, damaged("it holds %q, a name no cortex backup holds", name)
+		}
+		switch hdr.Typeflag {
+		case tar.TypeDir:
+			got[name] = seen{size: -1}
+			last = name
+			continue
+		case tar.TypeReg:
+		default:
+			return nil, nil, damaged("it holds %s, which is neither a file nor a folder", name)
+		}
+		if _, dup := got[name]; dup {
+			return nil, nil, damaged("it holds %s twice", name)
+		}
+		if name == manifestName {
+			body, err := io.ReadAll(io.LimitReader(tr, 256<<20))
+			if err != nil {
+				return nil, nil, streamErr(err, name)
+			}
+			m = new(Manifest)
+			if err := json.Unmarshal(body, m); err != nil {
+				return nil, nil, damaged("its manifest cannot be read: %v", err)
+			}
+			last = name
+			continue
+		}
+		h.Reset()
+		cr := &countingReader{r: io.TeeReader(tr, h)}
+		took, err := take(name, cr)
+		if err != nil && !errors.Is(err, ErrDamaged) {
+			return nil, nil, streamErr(err, name)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if !took || cr.n < hdr.Size {
+			if _, err := io.Copy(io.Discard, cr); err != nil {
+				return nil, nil, streamErr(err, name)
+			}
+		}
+		got[name] = seen{size: cr.n, sum: hex.EncodeToString(h.Sum(nil))}
+		last = name
+	}
+	// Past the tar's end: the rest of the gzip stream, for its checksum.
+	if _, err := io.Copy(io.Discard, gz); err != nil {
+		return nil, nil, streamErr(err, "its end")
+	}
+	if err := gz.Close(); err != nil {
+		return nil, nil, streamErr(err, "its end")
+	}
+	if n, _ := io.Copy(io.Discard, r); n > 0 {
+		return nil, nil, damaged("%d bytes follow the end of its compressed data", n)
+	}
+	if m == nil {
+		return nil, nil, damaged("it has no manifest (it ends after %s): the archive is truncated or was not made by cortex", last)
+	}
+	return got, m, nil
+}
+
+// streamErr names what a read error means for the owner.
+func streamErr(err error, at string) error {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return damaged("the archive is truncated: it ends inside %s", at)
+	case errors.Is(err, gzip.ErrChecksum):
+		return damaged("its compressed data fails its checksum: bytes of the archive were changed")
+	case errors.Is(err, ErrDamaged):
+		return err
+	}
+	return damaged("its data cannot be read after %s: %v", at, err)
+}
+
+// checkManifest compares what was read with what the manifest lists.
+func checkManifest(m *Manifest, got map[string]seen) error {
+	if m.Format != format {
+		return damaged("its manifest has format %d; this cortex reads format %d", m.Format, format)
+	}
+	listed := map[string]bool{manifestName: true}
+	notes := 0
+	for _, f := range m.Files {
+		listed[f.Path] = true
+		g, ok := got[f.Path]
+		switch {
+		case !ok:
+			return damaged("%s is listed in its manifest but missing from the archive", f.Path)
+		case g.size != f.Size:
+			return damaged("%s has %d bytes, and the manifest says %d", f.Path, g.size, f.Size)
+		case g.sum != f.SHA256:
+			return damaged("%s does not match its SHA-256 in the manifest: its content was changed", f.Path)
+		}
+		if f.Note {
+			notes++
+		}
+	}
+	for _, d := range m.Dirs {
+		p := vaultPrefix + d + "/"
+		listed[p] = true
+		if g, ok := got[p]; !ok || g.size != -1 {
+			return damaged("the folder %s is listed in its manifest but missing from the archive", p)
+		}
+	}
+	for name := range got {
+		if !listed[name] {
+			return damaged("it holds %s, which its manifest does not list", name)
+		}
+	}
+	if notes != m.Notes {
+		return damaged("its manifest counts %d notes but lists %d", m.Notes, notes)
+	}
+	return nil
+}
+
+// validName accepts the names cortex writes: the manifest, state/NAME and
+// vault/PATH, with no "..", no leading "/" and nothing empty.
+func validName(name string) bool {
+	n := strings.TrimSuffix(name, "/")
+	if n == manifestName {
+		return name == n
+	}
+	if !strings.HasPrefix(n, statePrefix) && !strings.HasPrefix(n, vaultPrefix) {
+		return false
+	}
+	return n != "" && !strings.Contains(n, "\\") && pathValid(n)
+}
+
+func pathValid(p string) bool {
+	for seg := range strings.SplitSeq(p, "/") {
+		if seg == "" || seg == "." || seg == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// gzipHeader is the header compress/gzip writes with cortex's settings: no
+// name, no time, the level's XFL byte and OS "unknown".
+func gzipHeader() []byte {
+	var buf bytes.Buffer
+	w, _ := gzip.NewWriterLevel(&buf, level)
+	w.OS = gzipOS
+	w.Close()
+	return buf.Bytes()[:10]
+}

@@ -1,0 +1,169 @@
+package console
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/history"
+	"github.com/cortex-mcp/cortex/internal/store"
+)
+
+func TestAppsAndTokens(t *testing.T) {
+	h := newHarness(t, nil)
+	ctx := context.Background()
+	secret, _, err := h.st.CreateToken(ctx, "laptop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.st.RegisterOAuthClient(ctx, store.OAuthClient{ID: "client-1", Kind: "dcr", Name: "Claude",
+		RedirectURIs: []string{"https://claude.ai/api/mcp/auth_callback"}, AuthMethod: "none"}, 100, time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	b := h.browser()
+	b.signIn()
+	resp, body := b.get("/console/apps")
+	want(t, resp, body, http.StatusOK, `data-token="laptop"`, `data-app="client-1"`, "Claude")
+
+	resp, body = b.post("/console/tokens/revoke", url.Values{"token": {"laptop"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoke token: %d %s", resp.StatusCode, body)
+	}
+	if _, err := h.st.VerifyToken(ctx, secret); err == nil {
+		t.Fatal("the revoked token still works")
+	}
+	resp, body = b.post("/console/apps/revoke", url.Values{"app": {"client-1"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("revoke app: %d %s", resp.StatusCode, body)
+	}
+	if cs, _ := h.st.ListOAuthClients(ctx); len(cs) != 0 {
+		t.Fatalf("the revoked app is still there: %+v", cs)
+	}
+	b.get("/console/apps")
+	resp, body = b.post("/console/apps/revoke", url.Values{"app": {"client-1"}})
+	want(t, resp, body, http.StatusNotFound, `data-code="unknown_app"`)
+	resp, body = b.post("/console/tokens/revoke", url.Values{"token": {"laptop"}})
+	want(t, resp, body, http.StatusNotFound, `data-code="unknown_token"`)
+}
+
+func TestTokenCreationNeedsRecentSignIn(t *testing.T) {
+	h := newHarness(t, nil)
+	b := h.browser()
+	b.signIn()
+	b.get("/console/apps")
+	resp, body := b.post("/console/tokens", url.Values{"name": {"phone"}})
+	want(t, resp, body, http.StatusOK, `id="token-secret">ctx_`)
+	secret := body[strings.Index(body, "ctx_"):]
+	secret = secret[:strings.Index(secret, "<")]
+	if _, err := h.st.VerifyToken(context.Background(), secret); err != nil {
+		t.Fatalf("the token shown does not work: %v", err)
+	}
+	resp, body = b.post("/console/tokens", url.Values{"name": {"bad name!"}})
+	want(t, resp, body, http.StatusBadRequest, `data-code="invalid_token_name"`)
+
+	h.clk.Advance(RecentSignIn)
+	resp, body = b.get("/console/apps")
+	want(t, resp, body, http.StatusOK, `id="token-needs-sign-in"`)
+	resp, body = b.post("/console/tokens", url.Values{"name": {"tablet"}})
+	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`)
+	toks, _ := h.st.ListTokens(context.Background())
+	if len(toks) != 1 {
+		t.Fatalf("tokens %+v, want only phone", toks)
+	}
+}
+
+func TestPurgeNeedsRecentSignInAndConfirmation(t *testing.T) {
+	h := newHarness(t, map[string]string{"Plan.md": before})
+	appEdit(h)
+	b := h.browser()
+	b.signIn()
+	b.get("/notes/Plan.md")
+	resp, body := b.post("/console/purge", url.Values{"path": {"Plan.md"}, "confirm": {"Plan"}})
+	want(t, resp, body, http.StatusBadRequest, `data-code="not_confirmed"`)
+	h.clk.Advance(RecentSignIn)
+	resp, body = b.post("/console/purge", url.Values{"path": {"Plan.md"}, "confirm": {"Plan.md"}})
+	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`)
+	if vs, _ := h.c.o.History.Versions(context.Background(), "Plan.md"); len(vs) == 0 {
+		t.Fatal("a refused purge removed versions")
+	}
+	b.signIn()
+	b.get("/notes/Plan.md")
+	resp, body = b.post("/console/purge", url.Values{"path": {"Plan.md"}, "confirm": {"Plan.md"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("purge: %d %s", resp.StatusCode, body)
+	}
+	if _, err := h.c.o.History.Versions(context.Background(), "Plan.md"); err == nil {
+		t.Fatal("versions remain after the purge")
+	}
+	if got := h.read("Plan.md"); !strings.Contains(got, "ship it later") {
+		t.Fatalf("the purge changed the note: %q", got)
+	}
+	// A second purge has nothing to forget.
+	resp, body = b.post("/console/purge", url.Values{"path": {"Plan.md"}, "confirm": {"Plan.md"}})
+	want(t, resp, body, http.StatusNotFound, `data-code="`+history.CodeNoHistory+`"`)
+}
+
+func TestTrashListAndRestore(t *testing.T) {
+	h := newHarness(t, map[string]string{"Ideas/Garden.md": before})
+	h.call("claude", "delete_note", map[string]any{"id": "Ideas/Garden.md", "version": h.version("Ideas/Garden.md")})
+	b := h.browser()
+	b.signIn()
+	resp, body := b.get("/console/trash")
+	want(t, resp, body, http.StatusOK, `data-path=".trash/Ideas/Garden.md"`, "claude")
+	resp, body = b.post("/console/trash/restore", url.Values{"path": {".trash/Ideas/Garden.md"}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/notes/Ideas/Garden.md" {
+		t.Fatalf("restore: %d %q %s", resp.StatusCode, resp.Header.Get("Location"), body)
+	}
+	if got := h.read("Ideas/Garden.md"); got != before {
+		t.Fatalf("restored note %q", got)
+	}
+	if e := h.journal()[0]; e.App != history.OwnerConsole || e.Path != "Ideas/Garden.md" {
+		t.Fatalf("restore journaled as %+v", e)
+	}
+	resp, body = b.get("/console/trash")
+	want(t, resp, body, http.StatusOK, `id="trash-empty"`)
+	for _, p := range []string{"Ideas/Garden.md", ".trash/Nothing.md", ".trash/../../etc/passwd"} {
+		resp, body = b.post("/console/trash/restore", url.Values{"path": {p}})
+		if resp.StatusCode < 400 || resp.StatusCode >= 500 {
+			t.Errorf("restore %q: %d %s", p, resp.StatusCode, body)
+		}
+	}
+	if got := h.read("Ideas/Garden.md"); got != before {
+		t.Fatalf("bad restores changed the note: %q", got)
+	}
+}
+
+func TestStatus(t *testing.T) {
+	h := newHarness(t, map[string]string{"Plan.md": before, "Other.md": "x\n"})
+	appEdit(h)
+	b := h.browser()
+	b.signIn()
+	resp, body := b.get("/console/status")
+	want(t, resp, body, http.StatusOK, "v-test", `id="st-notes">2<`, "writes stop below 1024.0 MiB", "kept 30 days", "(recent: destructive actions allowed)")
+}
+
+func TestPagesAreSmallAndSignedIn(t *testing.T) {
+	h := newHarness(t, map[string]string{"Plan.md": before})
+	appEdit(h)
+	b := h.browser()
+	stranger := h.browser()
+	b.signIn()
+	for _, p := range []string{"/console/activity", "/console/apps", "/console/trash", "/console/status", "/notes/Plan.md", "/console/assets/console.css"} {
+		resp, body := b.get(p)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d", p, resp.StatusCode)
+		}
+		if len(body) > 50<<10 {
+			t.Errorf("%s is %d bytes", p, len(body))
+		}
+		if p == "/console/assets/console.css" {
+			continue
+		}
+		if resp, _ := stranger.get(p); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/login?return=") {
+			t.Errorf("signed out %s: %d %q", p, resp.StatusCode, resp.Header.Get("Location"))
+		}
+	}
+}

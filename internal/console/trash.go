@@ -1,0 +1,116 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"path"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/history"
+	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault"
+)
+
+const trashDir = ".trash"
+
+type trashData struct {
+	Nav, Title, CSRF string
+	Items            []trashItem
+}
+
+type trashItem struct {
+	Path, Original string
+	Size           int64
+	Modified       time.Time
+	By             string // who moved it there, when the journal knows
+	When           time.Time
+}
+
+// trashPage lists what is in .trash/, who deleted it and when.
+func (c *Console) trashPage(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
+	ctx := r.Context()
+	d := trashData{Nav: "trash", Title: "Trash", CSRF: c.o.Owner.CSRFToken(w, r)}
+	entries, err := c.o.Vault.List(ctx, trashDir, true)
+	var ve *vault.Error
+	if errors.As(err, &ve) && ve.Code == vault.CodeNotFound {
+		entries, err = nil, nil
+	}
+	if err != nil {
+		return refusal(err)
+	}
+	var paths []string
+	for _, e := range entries {
+		if !e.IsDir {
+			paths = append(paths, e.Path)
+		}
+	}
+	last, err := c.o.Store.LastWrites(ctx, paths)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.IsDir {
+			continue
+		}
+		it := trashItem{Path: e.Path, Original: originalPath(e.Path), Size: e.Size, Modified: e.Modified}
+		if j, ok := last[e.Path]; ok {
+			it.By, it.When = j.App, j.Time
+		}
+		d.Items = append(d.Items, it)
+	}
+	c.pages.Render(w, http.StatusOK, "trash.html", d)
+	return nil
+}
+
+// trashSuffix is the " (n)" the vault adds when the trash has the name.
+var trashSuffix = regexp.MustCompile(` \(\d+\)$`)
+
+// originalPath is where a note in the trash was before it was deleted.
+func originalPath(p string) string {
+	p = strings.TrimPrefix(p, trashDir+"/")
+	ext := path.Ext(p)
+	return trashSuffix.ReplaceAllString(strings.TrimSuffix(p, ext), "") + ext
+}
+
+// restoreTrash moves a note out of .trash/ back to where it was, journaled
+// as the owner's.
+func (c *Console) restoreTrash(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
+	ctx := vault.WithWriter(r.Context(), history.OwnerConsole)
+	from := r.PostFormValue("path")
+	if !strings.HasPrefix(from, trashDir+"/") {
+		return &httpx.Error{Status: http.StatusBadRequest, Code: vault.CodeInvalidPath,
+			Message: "Only notes in .trash/ can be restored from the trash; reload the trash page."}
+	}
+	n, err := c.o.Vault.Read(ctx, from)
+	if err != nil {
+		return refusal(err)
+	}
+	to := originalPath(from)
+	res, err := c.o.Vault.Move(ctx, from, to, n.Version, false)
+	c.journal(r, store.JournalEntry{Tool: "restore", Path: from, OldVersion: n.Version}, err)
+	if err != nil {
+		return refusal(err)
+	}
+	c.journal(r, store.JournalEntry{Tool: "restore", Path: res.To, NewVersion: res.Version}, nil)
+	http.Redirect(w, r, NoteURL(res.To), http.StatusSeeOther)
+	return nil
+}
+
+// journal records a change the console made as written by the owner.
+func (c *Console) journal(r *http.Request, e store.JournalEntry, err error) {
+	e.App, e.Time, e.Result = history.OwnerConsole, c.now(), store.ResultOK
+	if err != nil {
+		e.Result = "error"
+		var ve *vault.Error
+		if errors.As(err, &ve) {
+			e.Result = ve.Code
+		}
+	}
+	if jerr := c.o.Store.RecordWrite(r.Context(), e); jerr != nil {
+		c.log.Error("journal a console change", "err", jerr)
+	}
+}

@@ -1,0 +1,246 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The state databases a backup holds, in the order it takes them.
+var backupFiles = []string{FileName, HistoryFileName}
+
+// DBCopy is one database copied by CopyDatabases.
+type DBCopy struct {
+	Name string // FileName or HistoryFileName
+	Path string // the copy
+	// Schema is the copy's schema version (its highest migration).
+	Schema int
+}
+
+// CopyDatabases writes a consistent copy of each state database in
+// stateDir (cortex.db, and history.db when it exists) into destDir, with
+// VACUUM INTO: SQLite copies the database as one read transaction sees it,
+// while the server goes on writing, and the copy is a single file with no
+// WAL beside it. A raw file copy of a live WAL database could be torn.
+// The copies get mode 0600. destDir must exist; the copies must not.
+func CopyDatabases(ctx context.Context, stateDir, destDir string) ([]DBCopy, error) {
+	stateDir, err := filepath.Abs(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	if destDir, err = filepath.Abs(destDir); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(stateDir, FileName)); err != nil {
+		return nil, fmt.Errorf("copy state database: %w", err)
+	}
+	var out []DBCopy
+	for _, name := range backupFiles {
+		src := filepath.Join(stateDir, name)
+		if _, err := os.Stat(src); errors.Is(err, fs.ErrNotExist) && name != FileName {
+			continue
+		}
+		dst := filepath.Join(destDir, name)
+		if err := vacuumInto(ctx, src, dst); err != nil {
+			return nil, fmt.Errorf("copy %s: %w", name, err)
+		}
+		if err := os.Chmod(dst, 0o600); err != nil {
+			return nil, fmt.Errorf("copy %s: %w", name, err)
+		}
+		v, err := schemaOf(ctx, dst)
+		if err != nil {
+			return nil, fmt.Errorf("copy %s: %w", name, err)
+		}
+		out = append(out, DBCopy{Name: name, Path: dst, Schema: v})
+	}
+	return out, nil
+}
+
+func vacuumInto(ctx context.Context, src, dst string) error {
+	// A plain connection: the file is already in WAL mode, and this one
+	// only reads (it must not migrate the live database).
+	q := url.Values{}
+	q.Set("_busy_timeout", "5000")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(src), RawQuery: q.Encode()}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	return retryBusy(ctx, func() error {
+		_, err := db.ExecContext(ctx, `VACUUM INTO ?`, dst)
+		return err
+	})
+}
+
+// readOnly opens a database file that nothing else uses, read-only and
+// immutable, so that checking a copy never writes beside it.
+func readOnly(path string) (*sql.DB, error) {
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	q.Set("mode", "ro")
+	q.Set("immutable", "1")
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
+	db, err := sql.Open("sqlite", u.String())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+func schemaOf(ctx context.Context, path string) (int, error) {
+	db, err := readOnly(path)
+	if err != nil {
+		return 0, err
+	}
+	defer db.Close()
+	var v int
+	err = db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&v)
+	return v, err
+}
+
+// SchemaVersions are the schema versions this build knows: those of
+// cortex.db and history.db.
+func SchemaVersions() (state, history int, err error) {
+	m, err := loadMigrations(migrationFiles)
+	if err != nil {
+		return 0, 0, err
+	}
+	sub, err := fs.Sub(historyFiles, "historydb")
+	if err != nil {
+		return 0, 0, err
+	}
+	h, err := loadMigrations(sub)
+	if err != nil {
+		return 0, 0, err
+	}
+	return len(m), len(h), nil
+}
+
+// CopyReport is what CheckCopy found in a database copy.
+type CopyReport struct {
+	Schema int
+	// Counts of what the copy holds, by what it is ("tokens", "notes
+	// versions", ...), in a fixed order.
+	Counts []Count
+}
+
+// Count is one line of a CopyReport.
+type Count struct {
+	What string
+	N    int64
+}
+
+// ErrCopyDamaged: PRAGMA integrity_check found the copy damaged.
+var ErrCopyDamaged = errors.New("database copy is damaged")
+
+// CheckCopy opens the database copy at path (name says which database it
+// is) read-only, runs PRAGMA integrity_check, and counts what it holds.
+func CheckCopy(ctx context.Context, name, path string) (CopyReport, error) {
+	db, err := readOnly(path)
+	if err != nil {
+		return CopyReport{}, err
+	}
+	defer db.Close()
+	rows, err := db.QueryContext(ctx, `PRAGMA integrity_check`)
+	if err != nil {
+		return CopyReport{}, fmt.Errorf("%w: %v", ErrCopyDamaged, err)
+	}
+	var problems []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			rows.Close()
+			return CopyReport{}, fmt.Errorf("%w: %v", ErrCopyDamaged, err)
+		}
+		if line != "ok" {
+			problems = append(problems, line)
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return CopyReport{}, fmt.Errorf("%w: %v", ErrCopyDamaged, err)
+	}
+	if err := rows.Err(); err != nil {
+		return CopyReport{}, fmt.Errorf("%w: %v", ErrCopyDamaged, err)
+	}
+	if len(problems) > 0 {
+		if len(problems) > 3 {
+			problems = append(problems[:3], "...")
+		}
+		return CopyReport{}, fmt.Errorf("%w: %s", ErrCopyDamaged, strings.Join(problems, "; "))
+	}
+	var r CopyReport
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&r.Schema); err != nil {
+		return CopyReport{}, fmt.Errorf("%w: no schema version: %v", ErrCopyDamaged, err)
+	}
+	counts := stateCounts
+	if name == HistoryFileName {
+		counts = historyCounts
+	}
+	for _, c := range counts {
+		var n int64
+		if err := db.QueryRowContext(ctx, c.sql).Scan(&n); err != nil {
+			continue // a table a later schema added; the count is left out
+		}
+		r.Counts = append(r.Counts, Count{What: c.what, N: n})
+	}
+	return r, nil
+}
+
+var stateCounts = []struct{ what, sql string }{
+	{"bearer tokens", `SELECT COUNT(*) FROM tokens WHERE revoked IS NULL`},
+	{"journal entries", `SELECT COUNT(*) FROM journal`},
+	{"passkeys", `SELECT COUNT(*) FROM owner_passkeys`},
+	{"oauth apps", `SELECT COUNT(*) FROM oauth_clients`},
+	{"oauth grants", `SELECT COUNT(*) FROM oauth_grants`},
+}
+
+var historyCounts = []struct{ what, sql string }{
+	{"note versions", `SELECT COUNT(*) FROM versions`},
+}
+
+// InstallCopy moves a checked database copy into stateDir under its name,
+// which must not exist there yet, with mode 0600 and the folder 0700. src
+// must be on the same file system as stateDir.
+func InstallCopy(src, stateDir, name string) error {
+	if name != FileName && name != HistoryFileName {
+		return fmt.Errorf("install %s: not a state database", name)
+	}
+	if err := os.MkdirAll(stateDir, 0o700); err != nil {
+		return err
+	}
+	dst := filepath.Join(stateDir, name)
+	if _, err := os.Lstat(dst); err == nil {
+		return fmt.Errorf("install %s: %w", name, fs.ErrExist)
+	}
+	if err := os.Chmod(src, 0o600); err != nil {
+		return err
+	}
+	if err := os.Rename(src, dst); err != nil {
+		return err
+	}
+	return syncDir(stateDir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir) // #nosec G304 -- the operator's state folder
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}

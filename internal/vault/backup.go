@@ -1,0 +1,294 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+	"time"
+)
+
+// What a backup of the vault holds: every regular file and folder under
+// it (notes, attachments, the trash, the editor's hidden settings, Syncthing
+// conflict copies), except what is nobody's data: cortex's and Syncthing's
+// temporary files, and Syncthing's own version archive (.stversions), which
+// is a backup of its own and may be larger than the vault. Symbolic links
+// and special files are skipped: cortex never follows a link.
+
+// SnapshotFile is one file or folder of the vault as Snapshot copied it.
+type SnapshotFile struct {
+	Path    string // vault-relative, '/' between folders
+	Dir     bool
+	Perm    fs.FileMode
+	ModTime time.Time
+	Size    int64
+	// Note: a file that cortex counts as a note (what `status` counts).
+	Note bool
+	// Data is the file's whole content, read while it did not change.
+	// Files larger than SnapshotOptions.InMemory come as Reader instead.
+	Data []byte
+	// Reader, for a large file, yields exactly Size bytes; Snapshot
+	// checks afterwards that the file did not change meanwhile.
+	Reader io.Reader
+}
+
+// SnapshotOptions configures Snapshot. Zero values mean the defaults.
+type SnapshotOptions struct {
+	// InMemory is the largest file read whole (default 64 MiB).
+	InMemory int64
+	// Tries is how often a file that changes while being read is read
+	// again (default 5).
+	Tries int
+}
+
+// ErrKeptChanging: a file changed on every try while being copied.
+var ErrKeptChanging = errors.New("the file kept changing while being copied")
+
+// Snapshot calls fn with each file and folder under dir, parents before
+// their contents, in name order. It opens no Vault (it repairs and sweeps
+// nothing), so it may run beside a live server: each file is read and then
+// looked at again, and read again when it was replaced or changed meanwhile,
+// so that no file is copied half-written. cortex's own writes replace a
+// note in one rename, so a note is always either before or after a write.
+// Snapshot only reads.
+func Snapshot(ctx context.Context, dir string, opts SnapshotOptions, fn func(SnapshotFile) error) error {
+	if opts.InMemory <= 0 {
+		opts.InMemory = 64 << 20
+	}
+	if opts.Tries <= 0 {
+		opts.Tries = 5
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("open vault %s: %w", dir, err)
+	}
+	defer root.Close()
+	return snapshotDir(ctx, root, "", false, opts, fn, 0)
+}
+
+func snapshotDir(ctx context.Context, r *os.Root, dir string, hidden bool, opts SnapshotOptions, fn func(SnapshotFile) error, depth int) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	names, err := readNames(r)
+	if err != nil {
+		return fmt.Errorf("list %s: %w", orRoot(dir), err)
+	}
+	for _, name := range names {
+		rel := name
+		if dir != "" {
+			rel = dir + "/" + name
+		}
+		if skipInBackup(rel, name) {
+			continue
+		}
+		fi, err := r.Lstat(name)
+		if err != nil {
+			continue // removed meanwhile
+		}
+		switch {
+		case fi.IsDir():
+			if depth >= maxDepth {
+				continue
+			}
+			if err := fn(SnapshotFile{Path: rel, Dir: true, Perm: fi.Mode().Perm(), ModTime: fi.ModTime()}); err != nil {
+				return err
+			}
+			sub, err := r.OpenRoot(name)
+			if err != nil {
+				return fmt.Errorf("open %s: %w", rel, err)
+			}
+			err = snapshotDir(ctx, sub, rel, hidden || name[0] == '.', opts, fn, depth+1)
+			sub.Close()
+			if err != nil {
+				return err
+			}
+		case fi.Mode().IsRegular():
+			note := !hidden && name[0] != '.' && isNoteName(name)
+			if err := snapshotFile(r, rel, name, note, opts, fn); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func orRoot(dir string) string {
+	if dir == "" {
+		return "the vault"
+	}
+	return dir
+}
+
+// skipInBackup reports what a backup leaves out.
+func skipInBackup(rel, name string) bool {
+	return isTempName(name) || rel == ".stversions"
+}
+
+// snapshotFile reads one file until two looks at it agree.
+func snapshotFile(r *os.Root, rel, name string, note bool, opts SnapshotOptions, fn func(SnapshotFile) error) error {
+	for range opts.Tries {
+		before, err := r.Lstat(name)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil // deleted meanwhile: not in this backup
+			}
+			return fmt.Errorf("look at %s: %w", rel, err)
+		}
+		if !before.Mode().IsRegular() {
+			return nil
+		}
+		f, err := r.Open(name)
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return fmt.Errorf("open %s: %w", rel, err)
+		}
+		st, err := f.Stat()
+		if err != nil || !os.SameFile(before, st) || !sameState(before, st) {
+			f.Close()
+			continue
+		}
+		sf := SnapshotFile{Path: rel, Perm: st.Mode().Perm(), ModTime: st.ModTime(), Size: st.Size(), Note: note}
+		if st.Size() <= opts.InMemory {
+			var buf bytes.Buffer
+			buf.Grow(int(st.Size()))
+			_, err = io.Copy(&buf, io.LimitReader(f, st.Size()+1))
+			f.Close()
+			if err != nil {
+				return fmt.Errorf("read %s: %w", rel, err)
+			}
+			if int64(buf.Len()) != st.Size() || !unchanged(r, name, st) {
+				continue // written in place while read: read it again
+			}
+			sf.Data = buf.Bytes()
+			return fn(sf)
+		}
+		// Too large to hold: stream it and check afterwards. A change
+		// cannot be taken back out of the caller's copy, so it fails.
+		sf.Reader = io.LimitReader(f, st.Size())
+		err = fn(sf)
+		f.Close()
+		if err != nil {
+			return err
+		}
+		if !unchanged(r, name, st) {
+			return fmt.Errorf("copy %s: %w; run the backup again when it is quiet", rel, ErrKeptChanging)
+		}
+		return nil
+	}
+	return fmt.Errorf("copy %s: %w", rel, ErrKeptChanging)
+}
+
+// unchanged reports whether name still is the file st, with its size and
+// time.
+func unchanged(r *os.Root, name string, st fs.FileInfo) bool {
+	now, err := r.Lstat(name)
+	return err == nil && os.SameFile(now, st) && sameState(now, st)
+}
+
+// Restorer writes the files of a backup into a new vault folder. It is
+// the only way a restore reaches the vault, so that a restore goes through
+// the package that owns notes on disk.
+type Restorer struct {
+	root *os.Root
+	dirs []string
+}
+
+// ErrNotEmpty: the folder to restore into already holds something.
+var ErrNotEmpty = errors.New("the folder is not empty")
+
+// NewRestorer creates dir (0700) or opens it when it exists and is empty;
+// a restore never writes over live data.
+func NewRestorer(dir string) (*Restorer, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	names, err := readNames(root)
+	if err != nil {
+		root.Close()
+		return nil, err
+	}
+	if len(names) > 0 {
+		root.Close()
+		return nil, fmt.Errorf("%s: %w", dir, ErrNotEmpty)
+	}
+	return &Restorer{root: root, dirs: []string{"."}}, nil
+}
+
+// checkRestorePath refuses what no backup of cortex holds.
+func checkRestorePath(p string) error {
+	if !fs.ValidPath(p) || p == "." || strings.Contains(p, "\\") {
+		return fmt.Errorf("%q is not a path inside the vault", p)
+	}
+	return nil
+}
+
+// Dir creates the folder p.
+func (r *Restorer) Dir(p string, perm fs.FileMode) error {
+	if err := checkRestorePath(p); err != nil {
+		return err
+	}
+	if err := r.root.MkdirAll(p, 0o700); err != nil {
+		return err
+	}
+	r.dirs = append(r.dirs, p)
+	return r.root.Chmod(p, perm.Perm()|0o700)
+}
+
+// File writes the file p from src, which must not exist yet, and syncs it.
+func (r *Restorer) File(p string, perm fs.FileMode, mtime time.Time, src io.Reader) error {
+	if err := checkRestorePath(p); err != nil {
+		return err
+	}
+	if d := path.Dir(p); d != "." {
+		if err := r.root.MkdirAll(d, 0o700); err != nil {
+			return err
+		}
+	}
+	f, err := r.root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm.Perm()|0o600)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(f, src)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %w", p, err)
+	}
+	if !mtime.IsZero() {
+		return r.root.Chtimes(p, mtime, mtime)
+	}
+	return nil
+}
+
+// Close syncs the folders written to and releases the vault folder.
+func (r *Restorer) Close() error {
+	var errs []error
+	for _, d := range r.dirs {
+		f, err := r.root.Open(d)
+		if err == nil {
+			err = f.Sync()
+			f.Close()
+		}
+		if err != nil && !isUnsupportedSync(err) {
+			errs = append(errs, err)
+		}
+	}
+	errs = append(errs, r.root.Close())
+	return errors.Join(errs...)
+}
