@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -15,18 +14,16 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // server is one running cortex under measurement.
 type server struct {
-	cmd     *exec.Cmd
-	url     string
+	*testkit.Server
 	token   string
-	started time.Time
-	serving time.Duration // exec → first 200 from /healthz
-	mu      sync.Mutex
-	lines   []string
-	ready   chan time.Time // closed-over: receives when the index reports ready
+	serving time.Duration  // exec → first 200 from /healthz
+	ready   chan time.Time // receives when the index reports ready
 }
 
 func startServer(t *testing.T, bin, vault string) *server {
@@ -36,69 +33,35 @@ func startServer(t *testing.T, bin, vault string) *server {
 	if err != nil {
 		t.Fatalf("token: %v", err)
 	}
-	cmd := exec.Command(bin, "serve", "--vault", vault, "--state", state, "--listen", "127.0.0.1:0",
-		"--rate-limit", "10000000", "--max-sessions", "1024", "--min-free-mb", "0", "--log-level", "info")
+	s := &server{token: strings.TrimSpace(string(tok)), ready: make(chan time.Time, 1)}
+	var env []string
 	if dir := os.Getenv("CORTEX_BENCH_PROFILE"); dir != "" {
 		// A CPU profile of the whole server run, for go tool pprof.
-		cmd.Env = append(os.Environ(), "CORTEX_CPU_PROFILE="+filepath.Join(dir, fmt.Sprintf("cortex-%d.pprof", time.Now().UnixNano())))
+		env = append(os.Environ(), "CORTEX_CPU_PROFILE="+filepath.Join(dir, fmt.Sprintf("cortex-%d.pprof", time.Now().UnixNano())))
 	}
-	return startProcess(t, cmd, strings.TrimSpace(string(tok)))
-}
-
-// startProcess starts a server process that prints "listening on URL" on
-// stderr and answers /healthz, and waits until it serves.
-func startProcess(t *testing.T, cmd *exec.Cmd, token string) *server {
-	t.Helper()
-	s := &server{cmd: cmd, token: token, ready: make(chan time.Time, 1)}
-	stderr, err := s.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	urlc := make(chan string, 1)
-	s.started = time.Now()
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			s.mu.Lock()
-			if len(s.lines) < 1000 {
-				s.lines = append(s.lines, line)
-			}
-			s.mu.Unlock()
-			if u, ok := strings.CutPrefix(line, "listening on "); ok {
-				urlc <- u
-			}
+	s.Server = testkit.StartServer(t, testkit.ServerOptions{Bin: bin, MaxLog: 1 << 20, Env: env,
+		Args: []string{"--vault", vault, "--state", state,
+			"--rate-limit", "10000000", "--max-sessions", "1024", "--min-free-mb", "0", "--log-level", "info"},
+		OnLine: func(line string) {
 			if strings.Contains(line, "index ready") {
 				select {
 				case s.ready <- time.Now():
 				default:
 				}
 			}
-		}
-	}()
-	t.Cleanup(func() {
-		_ = s.cmd.Process.Signal(os.Interrupt)
-		_ = s.cmd.Wait()
+		},
 	})
-	select {
-	case s.url = <-urlc:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("cortex did not start: %v", s.lines)
-	}
 	// Time to serve: poll /healthz as fast as the loop allows (measurement).
 	for {
-		resp, err := http.Get(s.url + "/healthz")
+		resp, err := http.Get(s.URL + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				s.serving = time.Since(s.started)
+				s.serving = time.Since(s.Started)
 				break
 			}
 		}
-		if time.Since(s.started) > time.Minute {
+		if time.Since(s.Started) > time.Minute {
 			t.Fatal("healthz never answered")
 		}
 	}
@@ -107,7 +70,7 @@ func startProcess(t *testing.T, cmd *exec.Cmd, token string) *server {
 
 // procStat returns CPU time (user+system) and current and peak RSS in bytes.
 func (s *server) procStat() (cpu time.Duration, rss, peak int64) {
-	pid := s.cmd.Process.Pid
+	pid := s.Pid
 	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
 		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
 		ut, _ := strconv.ParseInt(f[11], 10, 64)
@@ -143,7 +106,7 @@ type opResult struct {
 func (s *server) run(ctx context.Context, version string, inflight int, d time.Duration, op func(ctx context.Context, c *client, worker, i int) error) (opResult, error) {
 	clients := make([]*client, inflight)
 	for w := range clients {
-		clients[w] = newClient(s.url, s.token, 1, version)
+		clients[w] = newClient(s.URL, s.token, 1, version)
 		if err := clients[w].initialize(ctx); err != nil {
 			return opResult{}, err
 		}
@@ -201,6 +164,12 @@ func (s *server) run(ctx context.Context, version string, inflight int, d time.D
 var searchQueries = []string{"garden", "tomato onion", "budget review", `"weekly goals"`, "cancion", "corazón",
 	"会議", "项目预算", "datab", "kitchen coffee morning", "tag:music", "server backup"}
 
+// syntaxQueries use the Obsidian operators beyond words, measured beside
+// searchQueries: alternatives, exclusions, path and property filters, and
+// a query without words, found as written (newest notes read first).
+var syntaxQueries = []string{"garden OR river", "garden -budget", "tag:music -garden", "[tags:music]",
+	"path:bench garden", "[created:2026]", "- [ ]", "#music OR #travel"}
+
 func ops(paths []string, folders []string) map[string]func(ctx context.Context, c *client, w, i int) error {
 	return map[string]func(ctx context.Context, c *client, w, i int) error{
 		"fetch": func(ctx context.Context, c *client, w, i int) error {
@@ -208,6 +177,9 @@ func ops(paths []string, folders []string) map[string]func(ctx context.Context, 
 		},
 		"search": func(ctx context.Context, c *client, w, i int) error {
 			return c.tool(ctx, "search", map[string]any{"query": searchQueries[(w+i)%len(searchQueries)]}, nil)
+		},
+		"search_syntax": func(ctx context.Context, c *client, w, i int) error {
+			return c.tool(ctx, "search", map[string]any{"query": syntaxQueries[(w+i)%len(syntaxQueries)]}, nil)
 		},
 		"list": func(ctx context.Context, c *client, w, i int) error {
 			return c.tool(ctx, "list", map[string]any{"folder": folders[(w*31+i)%len(folders)]}, nil)

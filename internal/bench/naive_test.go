@@ -7,12 +7,13 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // The naive reference server: the least a server on the same go-sdk does to
@@ -85,13 +86,15 @@ func serveNaive(vault, token string) error {
 	return http.Serve(ln, mux) // #nosec G114 -- a test-only server on loopback for the length of one measurement
 }
 
-// startNaive starts the reference server on vault.
+// startNaive starts the reference server on vault: this test binary again,
+// which TestMain turns into the server (it ignores the serve arguments).
 func startNaive(t *testing.T, vault string) *server {
 	t.Helper()
 	token := "naive-bench-token"
-	cmd := exec.Command(os.Args[0], "-test.run=^$") // #nosec G204 -- this test binary, started again as the reference server
-	cmd.Env = append(os.Environ(), naiveVaultEnv+"="+vault, naiveTokenEnv+"="+token)
-	return startProcess(t, cmd, token)
+	s := &server{token: token}
+	s.Server = testkit.StartServer(t, testkit.ServerOptions{Bin: os.Args[0],
+		Env: append(os.Environ(), naiveVaultEnv+"="+vault, naiveTokenEnv+"="+token)})
+	return s
 }
 
 // TestNaiveServerAnswersFetch checks the reference server with the harness's
@@ -102,10 +105,10 @@ func TestNaiveServerAnswersFetch(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := startNaive(t, vault)
-	defer s.stop()
+	defer s.Stop()
 	ctx := context.Background()
 	for _, v := range []string{version2025, version2026} {
-		c := newClient(s.url, s.token, 1, v)
+		c := newClient(s.URL, s.token, 1, v)
 		if err := c.initialize(ctx); err != nil {
 			t.Fatalf("%s: initialize: %v", v, err)
 		}
@@ -117,7 +120,7 @@ func TestNaiveServerAnswersFetch(t *testing.T) {
 			t.Errorf("%s: fetch = %+v", v, out)
 		}
 	}
-	bad := newClient(s.url, "wrong", 1, version2026)
+	bad := newClient(s.URL, "wrong", 1, version2026)
 	if err := bad.initialize(ctx); err == nil || !strings.Contains(err.Error(), "401") {
 		t.Errorf("wrong token: %v, want 401", err)
 	}
