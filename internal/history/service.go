@@ -181,6 +181,10 @@ func (s *Service) Purge(ctx context.Context, path string) (int64, error) {
 		return 0, err
 	}
 	vs, err := s.Versions(ctx, path)
+	var he *Error
+	if errors.As(err, &he) && he.Code == CodeNoHistory {
+		return 0, &Error{Code: CodeNoHistory, Err: err, Message: "No version of this note is stored, so there is nothing to purge; check the path."}
+	}
 	if err != nil {
 		return 0, err
 	}
