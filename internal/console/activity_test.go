@@ -3,10 +3,10 @@ package console
 import (
 	"html"
 	"net/http"
-	"regexp"
-	"strings"
 	"net/url"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cortex-mcp/cortex/internal/history"
