@@ -150,7 +150,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 
-	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: publicURL, Logger: log, Version: version}
+	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: cfg.PublicURL, Logger: log, Version: version}
 	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
 		PublicURL: cfg.PublicURL,

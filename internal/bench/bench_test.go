@@ -33,7 +33,7 @@ func TestBench(t *testing.T) {
 		s := startServer(t, bin, t.TempDir())
 		_, rss, _ := s.procStat()
 		idleEmpty = append(idleEmpty, float64(rss))
-		s.stop()
+		_ = s.Stop()
 	}
 	fmt.Printf("\nRSS idle on an empty vault: %.1f MB (median of %d)\n", median(idleEmpty)/1e6, runs)
 
@@ -53,11 +53,6 @@ func TestBench(t *testing.T) {
 	}
 }
 
-func (s *server) stop() {
-	_ = s.cmd.Process.Signal(os.Interrupt)
-	_ = s.cmd.Wait()
-}
-
 func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duration, rows map[string][]float64, run int) {
 	ctx := context.Background()
 	// Per-worker notes for edit_note, written before start like any vault content.
@@ -70,18 +65,18 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 		}
 	}
 	s := startServer(t, bin, vault)
-	defer s.stop()
+	defer s.Stop()
 	rows["serving after start (ms)"] = append(rows["serving after start (ms)"], ms(s.serving))
 	select {
 	case at := <-s.ready:
-		rows["index ready (ms)"] = append(rows["index ready (ms)"], ms(at.Sub(s.started)))
+		rows["index ready (ms)"] = append(rows["index ready (ms)"], ms(at.Sub(s.Started)))
 	case <-time.After(2 * time.Minute):
 		t.Logf("run %d: no 'index ready' line within 2 minutes", run)
 	}
 	_, rss, _ := s.procStat()
 	rows["RSS steady with index (MB)"] = append(rows["RSS steady with index (MB)"], float64(rss)/1e6)
 
-	c := newClient(s.url, s.token, 1, version2025)
+	c := newClient(s.URL, s.token, 1, version2025)
 	if err := c.initialize(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -15,18 +14,16 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // server is one running cortex under measurement.
 type server struct {
-	cmd     *exec.Cmd
-	url     string
+	*testkit.Server
 	token   string
-	started time.Time
-	serving time.Duration // exec → first 200 from /healthz
-	mu      sync.Mutex
-	lines   []string
-	ready   chan time.Time // closed-over: receives when the index reports ready
+	serving time.Duration  // exec → first 200 from /healthz
+	ready   chan time.Time // receives when the index reports ready
 }
 
 func startServer(t *testing.T, bin, vault string) *server {
@@ -37,57 +34,29 @@ func startServer(t *testing.T, bin, vault string) *server {
 		t.Fatalf("token: %v", err)
 	}
 	s := &server{token: strings.TrimSpace(string(tok)), ready: make(chan time.Time, 1)}
-	s.cmd = exec.Command(bin, "serve", "--vault", vault, "--state", state, "--listen", "127.0.0.1:0",
-		"--rate-limit", "10000000", "--max-sessions", "1024", "--min-free-mb", "0", "--log-level", "info")
-	stderr, err := s.cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	urlc := make(chan string, 1)
-	s.started = time.Now()
-	if err := s.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			line := sc.Text()
-			s.mu.Lock()
-			if len(s.lines) < 1000 {
-				s.lines = append(s.lines, line)
-			}
-			s.mu.Unlock()
-			if u, ok := strings.CutPrefix(line, "listening on "); ok {
-				urlc <- u
-			}
+	s.Server = testkit.StartServer(t, testkit.ServerOptions{Bin: bin, MaxLog: 1 << 20,
+		Args: []string{"--vault", vault, "--state", state,
+			"--rate-limit", "10000000", "--max-sessions", "1024", "--min-free-mb", "0", "--log-level", "info"},
+		OnLine: func(line string) {
 			if strings.Contains(line, "index ready") {
 				select {
 				case s.ready <- time.Now():
 				default:
 				}
 			}
-		}
-	}()
-	t.Cleanup(func() {
-		_ = s.cmd.Process.Signal(os.Interrupt)
-		_ = s.cmd.Wait()
+		},
 	})
-	select {
-	case s.url = <-urlc:
-	case <-time.After(60 * time.Second):
-		t.Fatalf("cortex did not start: %v", s.lines)
-	}
 	// Time to serve: poll /healthz as fast as the loop allows (measurement).
 	for {
-		resp, err := http.Get(s.url + "/healthz")
+		resp, err := http.Get(s.URL + "/healthz")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode == 200 {
-				s.serving = time.Since(s.started)
+				s.serving = time.Since(s.Started)
 				break
 			}
 		}
-		if time.Since(s.started) > time.Minute {
+		if time.Since(s.Started) > time.Minute {
 			t.Fatal("healthz never answered")
 		}
 	}
@@ -96,7 +65,7 @@ func startServer(t *testing.T, bin, vault string) *server {
 
 // procStat returns CPU time (user+system) and current and peak RSS in bytes.
 func (s *server) procStat() (cpu time.Duration, rss, peak int64) {
-	pid := s.cmd.Process.Pid
+	pid := s.Pid
 	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid)); err == nil {
 		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
 		ut, _ := strconv.ParseInt(f[11], 10, 64)
@@ -132,7 +101,7 @@ type opResult struct {
 func (s *server) run(ctx context.Context, version string, inflight int, d time.Duration, op func(ctx context.Context, c *client, worker, i int) error) (opResult, error) {
 	clients := make([]*client, inflight)
 	for w := range clients {
-		clients[w] = newClient(s.url, s.token, 1, version)
+		clients[w] = newClient(s.URL, s.token, 1, version)
 		if err := clients[w].initialize(ctx); err != nil {
 			return opResult{}, err
 		}

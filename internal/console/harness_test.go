@@ -116,7 +116,7 @@ func (h *harness) call(app, tool string, args map[string]any) map[string]any {
 	ctx := context.Background()
 	cs := h.apps[app]
 	if cs == nil {
-		srv := tools.NewServer(tools.Deps{Vault: h.v, Journal: h.st, App: app, Now: h.clk.Now, PublicURL: testPublicURL}, "")
+		srv := tools.NewServer(tools.Deps{Vault: h.v, Journal: h.st, App: app, Now: h.clk.Now, PublicURL: config.MustParsePublicURL(testPublicURL)}, "")
 		st, ct := mcp.NewInMemoryTransports()
 		if _, err := srv.Connect(ctx, st, nil); err != nil {
 			h.t.Fatal(err)

@@ -36,6 +36,7 @@ type noteData struct {
 	DiffFrom *store.NoteVersion
 	DiffTo   *store.NoteVersion
 	Diffing  bool
+	Same     bool // the two versions are the same text
 	Versions []store.NoteVersion
 	More     int
 }
@@ -107,7 +108,9 @@ func (c *Console) notePage(w http.ResponseWriter, r *http.Request, _ owner.Sessi
 			bdata = nil
 		}
 		d.DiffFrom, d.Diffing = &a, true
-		d.Diff = history.Diff(string(adata), string(bdata))
+		diff := history.Diff(string(adata), string(bdata))
+		d.Same = !history.Changed(diff)
+		d.Diff = changedOnly(diff, 5)
 	}
 	if d.Title == "" {
 		d.Title = p

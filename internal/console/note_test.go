@@ -103,3 +103,14 @@ func TestNotePageBadInput(t *testing.T) {
 		t.Fatalf("note changed: %q", got)
 	}
 }
+
+func TestNotePageDiffOfSameText(t *testing.T) {
+	h := newHarness(t, map[string]string{"Plan.md": "# Plan\n\nalpha beta\n"})
+	h.call("claude", "edit_note", map[string]any{"id": "Plan.md", "version": h.version("Plan.md"), "old_text": "beta", "new_text": "gamma"})
+	b := h.browser()
+	b.signIn()
+	_, body := b.get("/notes/Plan.md")
+	ids := versionIDRE.FindAllStringSubmatch(body, -1)
+	resp, body := b.get("/notes/Plan.md?from=" + ids[0][1] + "&to=" + ids[0][1])
+	want(t, resp, body, http.StatusOK, `id="diff-same"`)
+}

@@ -162,7 +162,10 @@ func TestConsoleBrowser(t *testing.T) {
 		t.Errorf("the wikilink led to %s", loc)
 	}
 	do("open the diff", chromedp.Navigate(noteURL), chromedp.WaitVisible(chromedp.CSS("a.diff-now")),
-		chromedp.Click(chromedp.CSS("#history li:last-child a.diff-now")), chromedp.WaitVisible(chromedp.CSS("#diff-title")))
+		chromedp.Click(chromedp.CSS("#history li:nth-child(2) a.diff-now")), chromedp.WaitVisible(chromedp.CSS("#diff-title")))
+	if got := text(".diff"); !strings.Contains(got, "June") {
+		t.Errorf("the diff from the app's version to now shows\n%s", got)
+	}
 	shoot("diff")
 	for _, p := range []string{"apps", "trash", "status"} {
 		do("open "+p, chromedp.Navigate(in.URL+"/console/"+p), chromedp.WaitVisible(chromedp.CSS("h1")))

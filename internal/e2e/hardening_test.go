@@ -133,8 +133,7 @@ func crashOn(t *testing.T, ctx context.Context, in *instance, cs *mcp.ClientSess
 		t.Fatalf("%s answered (%+v) although the server was to die half way", tool, r.Content)
 	}
 	select {
-	case <-in.done:
-		in.cmd = nil
+	case <-in.srv.Exited():
 	case <-ctx.Done():
 		t.Fatalf("the server did not die at the fault point:\n%s", in.logs.String())
 	}

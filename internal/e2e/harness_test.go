@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"net/http"
@@ -10,7 +9,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -24,9 +22,8 @@ type instance struct {
 	Vault string
 	State string
 	URL   string // http://127.0.0.1:PORT
-	cmd   *exec.Cmd
-	logs  *testkit.Buffer
-	done  chan error
+	srv   *testkit.Server
+	logs  *testkit.Buffer // the running server's log
 }
 
 // newInstance prepares vault and state folders without starting the server.
@@ -65,68 +62,17 @@ func (in *instance) token(name string) string {
 // "listening on" line.
 func (in *instance) start(extra ...string) {
 	in.t.Helper()
-	args := append([]string{"serve", "--vault", in.Vault, "--state", in.State, "--listen", "127.0.0.1:0"}, extra...)
-	// The goroutines below use these locals, never the fields: a restart
-	// replaces the fields while the previous run's readers may still be
-	// draining.
-	cmd := exec.Command(in.bin, args...)
-	cmd.Env = os.Environ()
-	logs := &testkit.Buffer{}
-	done := make(chan error, 1)
-	in.cmd, in.logs, in.done = cmd, logs, done
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		in.t.Fatal(err)
-	}
-	cmd.Stderr = pw
-	cmd.Stdout = logs
-	if err := cmd.Start(); err != nil {
-		in.t.Fatal(err)
-	}
-	pw.Close()
-	urlc := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(pr)
-		found := false
-		for sc.Scan() {
-			line := sc.Text()
-			logs.Write([]byte(line + "\n"))
-			if !found && strings.HasPrefix(line, "listening on ") {
-				found = true
-				urlc <- strings.TrimPrefix(line, "listening on ")
-			}
-		}
-		close(urlc)
-	}()
-	go func() { done <- cmd.Wait() }()
-	select {
-	case u, ok := <-urlc:
-		if !ok {
-			in.t.Fatalf("cortex exited before listening:\n%s", in.logs.String())
-		}
-		in.URL = u
-	case <-time.After(30 * time.Second):
-		in.t.Fatalf("cortex did not start:\n%s", in.logs.String())
-	}
-	in.t.Cleanup(func() { in.stop() })
+	in.srv = testkit.StartServer(in.t, testkit.ServerOptions{Bin: in.bin,
+		Args: append([]string{"--vault", in.Vault, "--state", in.State}, extra...)})
+	in.logs, in.URL = in.srv.Logs, in.srv.URL
 }
 
-// stop sends SIGTERM and waits for a clean exit.
+// stop sends SIGINT and waits for a clean exit.
 func (in *instance) stop() error {
-	if in.cmd == nil || in.cmd.Process == nil {
+	if in.srv == nil {
 		return nil
 	}
-	_ = in.cmd.Process.Signal(os.Interrupt)
-	select {
-	case err := <-in.done:
-		in.cmd = nil
-		return err
-	case <-time.After(20 * time.Second):
-		_ = in.cmd.Process.Kill()
-		in.t.Errorf("cortex did not stop on SIGINT:\n%s", in.logs.String())
-		in.cmd = nil
-		return nil
-	}
+	return in.srv.Stop()
 }
 
 // postMCP posts body to /mcp with the bearer token tok, as a streamable

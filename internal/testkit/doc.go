@@ -1,5 +1,6 @@
 // Package testkit holds the helpers cortex's tests share: a clock moved by
-// hand, the cortex binary built once per test process, the Chromium binary
+// hand, the cortex binary built once per test process and a running
+// `cortex serve` on a loopback port (for e2e and bench), the Chromium binary
 // for browser tests, and a buffer safe for concurrent writers.
 //
 // It is for tests only: only _test.go files import it (a test in

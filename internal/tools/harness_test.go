@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/testkit"
 	"github.com/cortex-mcp/cortex/internal/vault"
@@ -97,7 +98,7 @@ func newEnv(t testing.TB, opts ...func(*vault.Options)) *env {
 	srv := NewServer(Deps{
 		Vault:     v,
 		Journal:   e.j,
-		PublicURL: testURL + "/",
+		PublicURL: config.MustParsePublicURL(testURL + "/"),
 		Logger:    logger,
 		Now:       time.Now,
 		Version:   "test",

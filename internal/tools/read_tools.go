@@ -56,8 +56,8 @@ type listEntry struct {
 	Path      string `json:"path"`
 	Type      string `json:"type" jsonschema:"note, folder or attachment (fetch shows images)"`
 	MediaType string `json:"media_type,omitempty" jsonschema:"an attachment's type"`
-	Size     int64  `json:"size" jsonschema:"bytes (0 for folders)"`
-	Modified string `json:"modified" jsonschema:"RFC 3339"`
+	Size      int64  `json:"size" jsonschema:"bytes (0 for folders)"`
+	Modified  string `json:"modified" jsonschema:"RFC 3339"`
 }
 
 type listOut struct {

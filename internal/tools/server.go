@@ -23,6 +23,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
@@ -41,9 +42,9 @@ type Journal interface {
 type Deps struct {
 	Vault   *vault.Vault
 	Journal Journal
-	// PublicURL is the server's external base URL without a trailing slash,
-	// e.g. http://127.0.0.1:8080; note URLs are built on it.
-	PublicURL string
+	// PublicURL is the server's external origin; note URLs are built on it.
+	// The zero value builds no note URLs.
+	PublicURL config.PublicURL
 	Logger    *slog.Logger
 	Now       func() time.Time
 	// Version is the server version reported in the MCP handshake.
@@ -72,7 +73,7 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 	s := &server{
 		vault:   d.Vault,
 		journal: d.Journal,
-		baseURL: strings.TrimRight(d.PublicURL, "/"),
+		baseURL: d.PublicURL.String(),
 		log:     d.Logger,
 		now:     d.Now,
 		app:     d.App,

@@ -28,22 +28,26 @@ func FuzzIndexAgreesWithMatch(f *testing.F) {
 	f.Add("creme bru", "x/y/z.md", "Crème Brûlée and Straße\n")
 	f.Add("#a/b folder:Dir", "Dir/n.md", "text #a/b/c and #d\n")
 	f.Add("state-of-the-art", "s.md", "state of the art, state-of-the-art\n")
+	f.Add("garden OR -rack [status:act] path:dir", "Dir/n.md", "---\nstatus: active\n---\ngarden\n")
+	f.Add("-tag:x file:note [owners:bo] OR 🚀", "Dir/Note.md", "---\nowners: [Ana, Bo]\ntags: [x]\n---\n🚀 go\n")
+	f.Add("- [ ]", "t.md", "- [ ] task\n")
+	f.Add(`[tags:"a b"] -"old stuff"`, "t.md", "---\ntags: [a b c]\n---\nnew stuff\n")
 	f.Fuzz(func(t *testing.T, q, p, content string) {
 		if checkPath(p) != nil || !isNoteName(lastSeg(p)) {
 			return
 		}
 		pq := markdown.ParseQuery(q)
-		if len(pq.Terms)+len(pq.Phrases)+len(pq.Tags) == 0 {
+		if pq.Empty() || pq.Unsupported != "" {
 			return
 		}
 		x := newIndex()
 		x.put(analyse(p, content, fakeInfo{int64(len(content))}), true)
-		found := len(x.candidates(pq)) == 1
+		found := len(x.candidatesFor(pq)) == 1
 		score, _ := markdown.Match(pq, p, markdown.Title(content, p), content)
 		if score > 0 && !found {
 			t.Fatalf("Match accepts %q for %q but the index has no candidate", p, q)
 		}
-		if found && score == 0 && len(pq.Phrases) == 0 {
+		if found && score == 0 && len(pq.Phrases) == 0 && !pq.Extended() {
 			t.Fatalf("index offers %q for %q but Match refuses it", p, q)
 		}
 	})

@@ -61,11 +61,11 @@ func newStack(tb testing.TB, notes int, version string) *stack {
 	}
 	tb.Cleanup(func() { v.Close() })
 	hs := httptest.NewUnstartedServer(nil)
-	url := "http://" + hs.Listener.Addr().String()
+	url := config.MustParsePublicURL("http://" + hs.Listener.Addr().String())
 	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: url}
 	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
-		PublicURL:     config.MustParsePublicURL(url),
+		PublicURL:     url,
 		Tokens:        st,
 		RatePerMinute: 1 << 30, RateBurst: 1 << 30,
 		NewMCPServer: func(r *http.Request) *mcp.Server {
@@ -80,7 +80,7 @@ func newStack(tb testing.TB, notes int, version string) *stack {
 	hs.Config.Handler = srv.Handler()
 	hs.Start()
 	tb.Cleanup(hs.Close)
-	s := &stack{url: url + "/mcp", secret: secret, http: hs.Client(), version: version}
+	s := &stack{url: url.String() + "/mcp", secret: secret, http: hs.Client(), version: version}
 	if version < "2026-07-28" {
 		s.rpc(tb, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
 		s.rpc(tb, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
