@@ -98,7 +98,7 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 	// (stateless, with _meta and the Mcp-* headers), to compare.
 	type job struct{ name, version, label string }
 	var jobs []job
-	for _, name := range []string{"fetch", "search", "list", "edit_note", "create_note"} {
+	for _, name := range []string{"fetch", "search", "search_syntax", "list", "edit_note", "create_note"} {
 		jobs = append(jobs, job{name, version2025, name})
 		if name == "fetch" || name == "search" {
 			jobs = append(jobs, job{name, version2026, name + "@" + version2026})

@@ -159,6 +159,12 @@ func (s *server) run(ctx context.Context, version string, inflight int, d time.D
 var searchQueries = []string{"garden", "tomato onion", "budget review", `"weekly goals"`, "cancion", "corazón",
 	"会議", "项目预算", "datab", "kitchen coffee morning", "tag:music", "server backup"}
 
+// syntaxQueries use the Obsidian operators beyond words, measured beside
+// searchQueries: alternatives, exclusions, path and property filters, and
+// a query without words, found as written (newest notes read first).
+var syntaxQueries = []string{"garden OR river", "garden -budget", "tag:music -garden", "[tags:music]",
+	"path:bench garden", "[created:2026]", "- [ ]", "#music OR #travel"}
+
 func ops(paths []string, folders []string) map[string]func(ctx context.Context, c *client, w, i int) error {
 	return map[string]func(ctx context.Context, c *client, w, i int) error{
 		"fetch": func(ctx context.Context, c *client, w, i int) error {
@@ -166,6 +172,9 @@ func ops(paths []string, folders []string) map[string]func(ctx context.Context, 
 		},
 		"search": func(ctx context.Context, c *client, w, i int) error {
 			return c.tool(ctx, "search", map[string]any{"query": searchQueries[(w+i)%len(searchQueries)]}, nil)
+		},
+		"search_syntax": func(ctx context.Context, c *client, w, i int) error {
+			return c.tool(ctx, "search", map[string]any{"query": syntaxQueries[(w+i)%len(syntaxQueries)]}, nil)
 		},
 		"list": func(ctx context.Context, c *client, w, i int) error {
 			return c.tool(ctx, "list", map[string]any{"folder": folders[(w*31+i)%len(folders)]}, nil)
