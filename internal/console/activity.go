@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/history"
-	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
@@ -49,18 +48,9 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 	q := r.URL.Query()
 	d := activityData{Nav: "activity", Title: "Activity", CSRF: c.o.Owner.CSRFToken(w, r),
 		App: q.Get("app"), Note: strings.TrimSpace(q.Get("note")), Since: q.Get("since")}
-	var since time.Time
-	if d.Since != "" {
-		var err error
-		for _, f := range sinceFormats {
-			if since, err = time.ParseInLocation(f, d.Since, time.UTC); err == nil {
-				break
-			}
-		}
-		if err != nil {
-			return &httpx.Error{Status: http.StatusBadRequest, Code: "bad_time",
-				Message: "Give the time as 2026-01-31 or 2026-01-31T14:30 (UTC)."}
-		}
+	since, err := parseSince(d.Since)
+	if err != nil {
+		return err
 	}
 	all, err := c.o.Store.Journal(ctx, since, entriesScanned)
 	if err != nil {

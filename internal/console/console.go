@@ -84,6 +84,8 @@ type Handlers struct {
 	Undo     http.Handler // POST /console/undo
 	Restore  http.Handler // POST /console/restore
 	Purge    http.Handler // POST /console/purge
+	BulkPage http.Handler // GET /console/undo-app
+	BulkUndo http.Handler // POST /console/undo-app
 
 	Apps         http.Handler // GET /console/apps
 	RevokeApp    http.Handler // POST /console/apps/revoke
@@ -104,6 +106,8 @@ func (c *Console) Handlers() Handlers {
 		Undo:     c.post(c.undo),
 		Restore:  c.post(c.restore),
 		Purge:    c.post(c.purge),
+		BulkPage: c.page(c.bulkPage),
+		BulkUndo: c.post(c.bulkUndo),
 
 		Apps:         c.page(c.appsPage),
 		RevokeApp:    c.post(c.revokeApp),

@@ -99,6 +99,8 @@ func newHarness(t *testing.T, files map[string]string) *harness {
 	h.mux.Handle("POST /console/undo", ch.Undo)
 	h.mux.Handle("POST /console/restore", ch.Restore)
 	h.mux.Handle("POST /console/purge", ch.Purge)
+	h.mux.Handle("GET /console/undo-app", ch.BulkPage)
+	h.mux.Handle("POST /console/undo-app", ch.BulkUndo)
 	h.mux.Handle("GET /console/apps", ch.Apps)
 	h.mux.Handle("POST /console/apps/revoke", ch.RevokeApp)
 	h.mux.Handle("POST /console/tokens", ch.CreateToken)

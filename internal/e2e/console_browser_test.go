@@ -153,7 +153,7 @@ func TestConsoleBrowser(t *testing.T) {
 		t.Errorf("the history lacks the app's edit or the owner's undo:\n%s", got)
 	}
 	shoot("note")
-	do("follow a wikilink", chromedp.Click(chromedp.CSS("a.wikilink")), chromedp.WaitVisible(chromedp.CSS("#note-title")))
+	do("follow a wikilink", chromedp.Click(chromedp.CSS("a.wikilink")), chromedp.WaitVisible(chromedp.CSS(`article[data-path="Seeds.md"]`)))
 	if got := text("#note-title"); got != "Seeds" {
 		t.Errorf("the wikilink led to %q", got)
 	}
@@ -167,8 +167,35 @@ func TestConsoleBrowser(t *testing.T) {
 		t.Errorf("the diff from the app's version to now shows\n%s", got)
 	}
 	shoot("diff")
-	for _, p := range []string{"apps", "trash", "status"} {
-		do("open "+p, chromedp.Navigate(in.URL+"/console/"+p), chromedp.WaitVisible(chromedp.CSS("h1")))
-		shoot(p)
+
+	// The app deletes the note; the owner brings it back from the trash.
+	fetched = callTool(ctx, t, cs, "fetch", map[string]any{"id": "Garden/Plan.md"})
+	version, _ = fetched["metadata"].(map[string]any)["version"].(string)
+	callTool(ctx, t, cs, "delete_note", map[string]any{"id": "Garden/Plan.md", "version": version})
+	if _, err := os.Stat(notePath); !os.IsNotExist(err) {
+		t.Fatalf("the deleted note is still there: %v", err)
 	}
+	do("open the trash", chromedp.Navigate(in.URL+"/console/trash"), chromedp.WaitVisible(chromedp.CSS("#trash")))
+	if got := text("#trash tbody tr"); !strings.Contains(got, "Garden/Plan.md") || !strings.Contains(got, "claude") {
+		t.Errorf("the trash lists %q", got)
+	}
+	shoot("trash")
+	do("restore from the trash", chromedp.Click(chromedp.CSS("button.restore-trash")), chromedp.WaitVisible(chromedp.CSS("#note-title")))
+	if b, err := os.ReadFile(notePath); err != nil || string(b) != consoleNote {
+		t.Fatalf("after restoring from the trash the file is %q (%v)", b, err)
+	}
+
+	// Revoking the app's token refuses its next call.
+	do("open apps", chromedp.Navigate(in.URL+"/console/apps"), chromedp.WaitVisible(chromedp.CSS(`tr[data-token="claude"]`)))
+	shoot("apps")
+	if status, _ := mcpStatus(t, in, tok, mcpInitialize); status != 200 {
+		t.Fatalf("before revoking, the token gets %d", status)
+	}
+	do("revoke the token", chromedp.Click(chromedp.CSS(`tr[data-token="claude"] button.revoke-token`)),
+		chromedp.WaitVisible(chromedp.CSS("#no-tokens")))
+	if status, _ := mcpStatus(t, in, tok, mcpInitialize); status != 401 {
+		t.Errorf("after revoking, the token gets %d; want 401", status)
+	}
+	do("open status", chromedp.Navigate(in.URL+"/console/status"), chromedp.WaitVisible(chromedp.CSS("#st-notes")))
+	shoot("status")
 }

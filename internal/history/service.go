@@ -173,13 +173,26 @@ func (s *Service) inChain(ctx context.Context, path string, ok func(store.NoteVe
 	return false
 }
 
-// Purge forgets every stored version of the note at path and says how
-// many there were. The note itself is not touched.
+// Purge forgets every stored version of the note at path, those it had at
+// earlier paths before it was moved here too, and says how many there
+// were. The note itself is not touched.
 func (s *Service) Purge(ctx context.Context, path string) (int64, error) {
 	if err := s.v.CheckNotePath(path); err != nil {
 		return 0, err
 	}
-	n, err := s.h.Purge(ctx, path)
+	vs, err := s.Versions(ctx, path)
+	var he *Error
+	if errors.As(err, &he) && he.Code == CodeNoHistory {
+		return 0, &Error{Code: CodeNoHistory, Err: err, Message: "No version of this note is stored, so there is nothing to purge; check the path."}
+	}
+	if err != nil {
+		return 0, err
+	}
+	ids := make([]int64, len(vs))
+	for i, v := range vs {
+		ids[i] = v.ID
+	}
+	n, err := s.h.PurgeVersions(ctx, ids)
 	if errors.Is(err, store.ErrNoHistory) {
 		return 0, &Error{Code: CodeNoHistory, Err: err, Message: "No version of this note is stored, so there is nothing to purge; check the path."}
 	}

@@ -2,6 +2,8 @@ package history
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -402,4 +404,29 @@ func TestCompareAndChangeDiff(t *testing.T) {
 	if _, d, known, err = w.svc.ChangeDiff(ctx, e.ID); err != nil || known || d != nil {
 		t.Fatalf("ChangeDiff after purge: %v %v %+v", known, err, d)
 	}
+}
+
+// Purging a moved note forgets the versions at its earlier paths too, and
+// nothing of another note that later took an earlier path.
+func TestPurgeFollowsMoves(t *testing.T) {
+	ctx := context.Background()
+	w := newWorld(t, map[string]string{"a.md": "secret: hunter2\n"})
+	w.call("claude", "edit_note", map[string]any{"id": "a.md", "version": w.version("a.md"), "old_text": "hunter2", "new_text": "(removed)"})
+	w.call("claude", "move_note", map[string]any{"id": "a.md", "to": "b.md", "version": w.version("a.md")})
+	w.call("claude", "create_note", map[string]any{"path": "a.md", "content": "another note\n"})
+	if _, err := w.svc.Purge(ctx, "b.md"); err != nil {
+		t.Fatal(err)
+	}
+	if _, data, err := w.hist.FindAnywhere(ctx, versionOf("secret: hunter2\n")); err == nil {
+		t.Fatalf("the secret is still stored: %q", data)
+	}
+	vs, err := w.svc.Versions(ctx, "a.md")
+	if err != nil || len(vs) != 1 || vs[0].Kind != store.KindCreate {
+		t.Fatalf("the new a.md's history: %+v, %v", vs, err)
+	}
+}
+
+func versionOf(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:6])
 }

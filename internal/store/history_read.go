@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -92,12 +93,26 @@ func (h *History) withContent(ctx context.Context, row *sql.Row) (NoteVersion, [
 // no other version shares, and says how many versions went. A path with no
 // versions gives ErrNoHistory.
 func (h *History) Purge(ctx context.Context, path string) (int64, error) {
+	return h.purge(ctx, `DELETE FROM versions WHERE path = ?`, path)
+}
+
+// PurgeVersions removes the versions with the given ids (a note's versions
+// at its earlier paths too), like Purge.
+func (h *History) PurgeVersions(ctx context.Context, ids []int64) (int64, error) {
+	list, err := json.Marshal(ids)
+	if err != nil {
+		return 0, fmt.Errorf("purge note history: %w", err)
+	}
+	return h.purge(ctx, `DELETE FROM versions WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+}
+
+func (h *History) purge(ctx context.Context, query string, arg any) (int64, error) {
 	tx, err := h.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("purge note history: %w", err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, `DELETE FROM versions WHERE path = ?`, path)
+	res, err := tx.ExecContext(ctx, query, arg)
 	if err != nil {
 		return 0, fmt.Errorf("purge note history: %w", err)
 	}

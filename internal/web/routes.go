@@ -50,6 +50,8 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("POST /console/undo", page(h.Undo))
 		mux.Handle("POST /console/restore", page(h.Restore))
 		mux.Handle("POST /console/purge", page(h.Purge))
+		mux.Handle("GET /console/undo-app", page(h.BulkPage))
+		mux.Handle("POST /console/undo-app", page(h.BulkUndo))
 		mux.Handle("GET /console/apps", page(h.Apps))
 		mux.Handle("POST /console/apps/revoke", page(h.RevokeApp))
 		mux.Handle("POST /console/tokens", page(h.CreateToken))

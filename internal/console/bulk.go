@@ -1,0 +1,91 @@
+package console
+
+import (
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/history"
+	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/owner"
+)
+
+type bulkData struct {
+	Nav, Title, CSRF string
+	App, Since       string
+	Plan             *history.Plan
+	Nothing          string // why there is nothing to undo
+	Recent           bool
+}
+
+// parseSince reads the activity filter's time (UTC); "" is the start of
+// the journal.
+func parseSince(s string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, f := range sinceFormats {
+		if t, err := time.ParseInLocation(f, s, time.UTC); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, &httpx.Error{Status: http.StatusBadRequest, Code: "bad_time",
+		Message: "Give the time as 2026-01-31 or 2026-01-31T14:30 (UTC)."}
+}
+
+// bulkPage previews undoing everything one app did since a time: each
+// note, what would happen to it, and the notes changed later by someone
+// else (conflicts), which are skipped unless ticked.
+func (c *Console) bulkPage(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
+	q := r.URL.Query()
+	d := bulkData{Nav: "activity", Title: "Undo an app", CSRF: c.o.Owner.CSRFToken(w, r),
+		App: q.Get("app"), Since: q.Get("since"), Recent: c.recent(s)}
+	if d.App == "" {
+		return &httpx.Error{Status: http.StatusBadRequest, Code: history.CodeInvalid,
+			Message: "Pick an app in the activity filter first."}
+	}
+	since, err := parseSince(d.Since)
+	if err != nil {
+		return err
+	}
+	d.Plan, err = c.o.History.Undo(r.Context(), history.UndoRequest{App: d.App, Since: since, DryRun: true})
+	var he *history.Error
+	if errors.As(err, &he) && he.Code == history.CodeNothingToUndo {
+		d.Nothing, err = he.Message, nil
+	}
+	if err != nil {
+		return refusal(err)
+	}
+	c.pages.Render(w, http.StatusOK, "bulk.html", d)
+	return nil
+}
+
+// bulkUndo undoes everything one app did since a time, with the
+// conflicts the owner ticked. It needs a recent sign-in.
+func (c *Console) bulkUndo(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
+	if !c.recent(s) {
+		return errNotRecent
+	}
+	app := r.PostFormValue("app")
+	if app == "" {
+		return errBadRequest
+	}
+	since, err := parseSince(r.PostFormValue("since"))
+	if err != nil {
+		return err
+	}
+	plan, err := c.o.History.Undo(r.Context(), history.UndoRequest{App: app, Since: since,
+		Writer: history.OwnerConsole, Include: r.PostForm["include"]})
+	if err != nil {
+		return refusal(err)
+	}
+	c.log.Info("owner undid an app's changes from the console", "app", app, "since", since, "notes", len(plan.Changes))
+	d := resultData{Nav: "activity", Title: "Undone", CSRF: c.o.Owner.CSRFToken(w, r), What: "undo", Plan: plan}
+	for _, ch := range plan.Changes {
+		if !ch.Done && ch.Action != history.ActionNone {
+			d.Title = "Partly undone"
+		}
+	}
+	c.pages.Render(w, http.StatusOK, "result.html", d)
+	return nil
+}
