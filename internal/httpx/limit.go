@@ -12,6 +12,23 @@ type Rate struct {
 	PerMinute float64
 }
 
+// Or returns r, or def when r has no burst or no refill: a limit left blank
+// in an options struct takes its default.
+func (r Rate) Or(def Rate) Rate {
+	if r.Burst <= 0 || r.PerMinute <= 0 {
+		return def
+	}
+	return r
+}
+
+// OrDefault sets *v to def when it is zero or negative: how the edge's
+// limits (owner.Budgets, oauth.Limits) fill each field left blank.
+func OrDefault[T ~int | ~int64 | ~float64](v *T, def T) {
+	if *v <= 0 {
+		*v = def
+	}
+}
+
 // interval is what one token costs in time. A rate that never refills waits
 // an hour per token, which is what a caller who set it can live with.
 func (r Rate) interval() time.Duration {

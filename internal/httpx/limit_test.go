@@ -193,3 +193,22 @@ func TestLimiterAbsurdRates(t *testing.T) {
 		}
 	}
 }
+
+func TestDefaults(t *testing.T) {
+	n, d, f := 0, -time.Second, 2.5
+	OrDefault(&n, 7)
+	OrDefault(&d, time.Minute)
+	OrDefault(&f, 9)
+	if n != 7 || d != time.Minute || f != 2.5 {
+		t.Errorf("OrDefault: %d %v %v, want 7 1m0s 2.5", n, d, f)
+	}
+	def := Rate{Burst: 5, PerMinute: 10}
+	for _, r := range []Rate{{}, {Burst: 3}, {PerMinute: 3}, {Burst: -1, PerMinute: 3}} {
+		if got := r.Or(def); got != def {
+			t.Errorf("%+v.Or(def) = %+v, want the default", r, got)
+		}
+	}
+	if r := (Rate{Burst: 1, PerMinute: 0.5}); r.Or(def) != r {
+		t.Errorf("a set rate was replaced")
+	}
+}

@@ -76,48 +76,31 @@ var DefaultLimits = Limits{
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits
-	dur := func(v *time.Duration, def time.Duration) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	n := func(v *int, def int) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	rate := func(v *Rate, def Rate) {
-		if v.Burst <= 0 || v.PerMinute <= 0 {
-			*v = def
-		}
-	}
-	dur(&l.CodeTTL, d.CodeTTL)
-	dur(&l.AccessTTL, d.AccessTTL)
-	dur(&l.RefreshTTL, d.RefreshTTL)
-	dur(&l.RefreshGrace, d.RefreshGrace)
+	httpx.OrDefault(&l.CodeTTL, d.CodeTTL)
+	httpx.OrDefault(&l.AccessTTL, d.AccessTTL)
+	httpx.OrDefault(&l.RefreshTTL, d.RefreshTTL)
+	httpx.OrDefault(&l.RefreshGrace, d.RefreshGrace)
 	l.RefreshGrace = min(l.RefreshGrace, time.Minute)
-	dur(&l.PendingTTL, d.PendingTTL)
-	n(&l.PendingPerSource, d.PendingPerSource)
-	n(&l.PendingTotal, d.PendingTotal)
-	n(&l.MaxUnusedClients, d.MaxUnusedClients)
-	dur(&l.UnusedClientMinAge, d.UnusedClientMinAge)
-	rate(&l.AuthorizePerSource, d.AuthorizePerSource)
-	rate(&l.AuthorizeGlobal, d.AuthorizeGlobal)
-	rate(&l.RegisterPerSource, d.RegisterPerSource)
-	rate(&l.RegisterGlobal, d.RegisterGlobal)
-	rate(&l.FetchPerSource, d.FetchPerSource)
-	rate(&l.FetchGlobal, d.FetchGlobal)
-	rate(&l.TokenPerSource, d.TokenPerSource)
-	n(&l.MaxSources, d.MaxSources)
-	dur(&l.FetchTimeout, d.FetchTimeout)
-	if l.FetchMaxBytes <= 0 {
-		l.FetchMaxBytes = d.FetchMaxBytes
-	}
-	dur(&l.DocTTL, d.DocTTL)
-	dur(&l.DocStale, d.DocStale)
-	n(&l.DocCacheSize, d.DocCacheSize)
-	n(&l.MaxAssertions, d.MaxAssertions)
-	dur(&l.PruneEvery, d.PruneEvery)
+	httpx.OrDefault(&l.PendingTTL, d.PendingTTL)
+	httpx.OrDefault(&l.PendingPerSource, d.PendingPerSource)
+	httpx.OrDefault(&l.PendingTotal, d.PendingTotal)
+	httpx.OrDefault(&l.MaxUnusedClients, d.MaxUnusedClients)
+	httpx.OrDefault(&l.UnusedClientMinAge, d.UnusedClientMinAge)
+	l.AuthorizePerSource = l.AuthorizePerSource.Or(d.AuthorizePerSource)
+	l.AuthorizeGlobal = l.AuthorizeGlobal.Or(d.AuthorizeGlobal)
+	l.RegisterPerSource = l.RegisterPerSource.Or(d.RegisterPerSource)
+	l.RegisterGlobal = l.RegisterGlobal.Or(d.RegisterGlobal)
+	l.FetchPerSource = l.FetchPerSource.Or(d.FetchPerSource)
+	l.FetchGlobal = l.FetchGlobal.Or(d.FetchGlobal)
+	l.TokenPerSource = l.TokenPerSource.Or(d.TokenPerSource)
+	httpx.OrDefault(&l.MaxSources, d.MaxSources)
+	httpx.OrDefault(&l.FetchTimeout, d.FetchTimeout)
+	httpx.OrDefault(&l.FetchMaxBytes, d.FetchMaxBytes)
+	httpx.OrDefault(&l.DocTTL, d.DocTTL)
+	httpx.OrDefault(&l.DocStale, d.DocStale)
+	httpx.OrDefault(&l.DocCacheSize, d.DocCacheSize)
+	httpx.OrDefault(&l.MaxAssertions, d.MaxAssertions)
+	httpx.OrDefault(&l.PruneEvery, d.PruneEvery)
 	return l
 }
 

@@ -57,28 +57,18 @@ var DefaultBudgets = Budgets{
 
 func (b Budgets) withDefaults() Budgets {
 	d := DefaultBudgets
-	setInt := func(v *int, def int) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	setF := func(v *float64, def float64) {
-		if *v <= 0 {
-			*v = def
-		}
-	}
-	setInt(&b.CodeSourceBurst, d.CodeSourceBurst)
-	setF(&b.CodeSourcePerMinute, d.CodeSourcePerMinute)
-	setInt(&b.CodeGlobalBurst, d.CodeGlobalBurst)
-	setF(&b.CodeGlobalPerMinute, d.CodeGlobalPerMinute)
-	setInt(&b.PasskeySourceBurst, d.PasskeySourceBurst)
-	setF(&b.PasskeySourcePerMinute, d.PasskeySourcePerMinute)
-	setInt(&b.MaxSources, d.MaxSources)
-	setInt(&b.DeviceBurst, d.DeviceBurst)
-	setF(&b.DevicePerMinute, d.DevicePerMinute)
-	setInt(&b.DeviceLockAfter, d.DeviceLockAfter)
-	setInt(&b.MaxDevices, d.MaxDevices)
-	setInt(&b.TOTPLockAfter, d.TOTPLockAfter)
+	httpx.OrDefault(&b.CodeSourceBurst, d.CodeSourceBurst)
+	httpx.OrDefault(&b.CodeSourcePerMinute, d.CodeSourcePerMinute)
+	httpx.OrDefault(&b.CodeGlobalBurst, d.CodeGlobalBurst)
+	httpx.OrDefault(&b.CodeGlobalPerMinute, d.CodeGlobalPerMinute)
+	httpx.OrDefault(&b.PasskeySourceBurst, d.PasskeySourceBurst)
+	httpx.OrDefault(&b.PasskeySourcePerMinute, d.PasskeySourcePerMinute)
+	httpx.OrDefault(&b.MaxSources, d.MaxSources)
+	httpx.OrDefault(&b.DeviceBurst, d.DeviceBurst)
+	httpx.OrDefault(&b.DevicePerMinute, d.DevicePerMinute)
+	httpx.OrDefault(&b.DeviceLockAfter, d.DeviceLockAfter)
+	httpx.OrDefault(&b.MaxDevices, d.MaxDevices)
+	httpx.OrDefault(&b.TOTPLockAfter, d.TOTPLockAfter)
 	return b
 }
 

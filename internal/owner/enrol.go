@@ -119,26 +119,20 @@ func (o *Owner) enrolBegin(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (o *Owner) enrolFinish(w http.ResponseWriter, r *http.Request) error {
-	req, c, err := o.openFinish(r, kindEnrol)
+	var parsed *protocol.ParsedCredentialCreationData
+	f, err := o.openFinish(r, kindEnrol, func(credential []byte) (err error) {
+		parsed, err = protocol.ParseCredentialCreationResponseBytes(credential)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	parsed, err := protocol.ParseCredentialCreationResponseBytes(req.Credential)
+	cred, err := o.wa.CreateCredential(f.user, f.data, parsed)
 	if err != nil {
 		return errPasskey.With(err)
 	}
-	user, err := o.loadUser(r.Context())
-	if err != nil {
+	if err := o.spend(f); err != nil {
 		return err
-	}
-	data := c.Data
-	data.Expires = time.Time{} // checked on opening the seal
-	cred, err := o.wa.CreateCredential(user, data, parsed)
-	if err != nil {
-		return errPasskey.With(err)
-	}
-	if !o.ceremony.spend(c, o.now()) {
-		return errCeremony.With(errors.New("ceremony already used"))
 	}
 	pk := store.Passkey{
 		CredentialID:      cred.ID,
@@ -149,12 +143,12 @@ func (o *Owner) enrolFinish(w http.ResponseWriter, r *http.Request) error {
 		AttestationType:   cred.AttestationType,
 		AttestationFormat: cred.AttestationFormat,
 		Attachment:        string(cred.Authenticator.Attachment),
-		Name:              c.Name,
+		Name:              f.c.Name,
 	}
 	for _, t := range cred.Transport {
 		pk.Transports = append(pk.Transports, string(t))
 	}
-	added, err := o.st.AddPasskeyWithLink(r.Context(), c.LinkHash, pk)
+	added, err := o.st.AddPasskeyWithLink(r.Context(), f.c.LinkHash, pk)
 	if errors.Is(err, store.ErrEnrolLinkInvalid) {
 		return errBadLink
 	}

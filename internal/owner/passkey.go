@@ -74,25 +74,51 @@ type finishRequest struct {
 	Return     string          `json:"return"`
 }
 
+// finish is an opened WebAuthn finish request.
+type finish struct {
+	req  finishRequest
+	c    ceremony
+	user *webUser
+	data webauthn.SessionData // the ceremony's, ready for the library
+}
+
 // openFinish runs what every WebAuthn finish starts with: passkeys on, the
-// CSRF token, the request body, and the sealed ceremony of this kind, bound
-// to this browser and not expired.
-func (o *Owner) openFinish(r *http.Request, kind ceremonyKind) (finishRequest, ceremony, error) {
-	var req finishRequest
+// CSRF token, the request body, the sealed ceremony of this kind (bound to
+// this browser and not expired), the browser's credential read by parse,
+// and the owner with their passkeys.
+func (o *Owner) openFinish(r *http.Request, kind ceremonyKind, parse func(credential []byte) error) (finish, error) {
+	var f finish
 	if o.wa == nil {
-		return req, ceremony{}, errNoPasskeys
+		return f, errNoPasskeys
 	}
 	if !o.CheckCSRF(r) {
-		return req, ceremony{}, errCSRF
+		return f, errCSRF
 	}
-	if err := readJSON(r, &req); err != nil {
-		return req, ceremony{}, err
+	if err := readJSON(r, &f.req); err != nil {
+		return f, err
 	}
-	c, ok := o.ceremony.open(req.Ceremony, kind, r.Header.Get(csrfHeader), o.now())
-	if !ok {
-		return req, ceremony{}, errCeremony
+	var ok bool
+	if f.c, ok = o.ceremony.open(f.req.Ceremony, kind, r.Header.Get(csrfHeader), o.now()); !ok {
+		return f, errCeremony
 	}
-	return req, c, nil
+	if err := parse(f.req.Credential); err != nil {
+		return f, errPasskey.With(err)
+	}
+	var err error
+	if f.user, err = o.loadUser(r.Context()); err != nil {
+		return f, err
+	}
+	f.data = f.c.Data
+	f.data.Expires = time.Time{} // expiry was checked on opening the seal, on the injected clock
+	return f, nil
+}
+
+// spend marks f's ceremony used; a second finish of it is refused.
+func (o *Owner) spend(f finish) error {
+	if !o.ceremony.spend(f.c, o.now()) {
+		return errCeremony.With(errors.New("ceremony already used"))
+	}
+	return nil
 }
 
 func readJSON(r *http.Request, v any) error {
@@ -127,31 +153,25 @@ func (o *Owner) passkeyLoginBegin(w http.ResponseWriter, r *http.Request) error 
 }
 
 func (o *Owner) passkeyLoginFinish(w http.ResponseWriter, r *http.Request) error {
-	req, c, err := o.openFinish(r, kindLogin)
+	var parsed *protocol.ParsedCredentialAssertionData
+	f, err := o.openFinish(r, kindLogin, func(credential []byte) (err error) {
+		parsed, err = protocol.ParseCredentialRequestResponseBytes(credential)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	parsed, err := protocol.ParseCredentialRequestResponseBytes(req.Credential)
-	if err != nil {
-		return errPasskey.With(err)
-	}
-	user, err := o.loadUser(r.Context())
-	if err != nil {
-		return err
-	}
-	data := c.Data
-	data.Expires = time.Time{} // expiry was checked on opening the seal, on the injected clock
 	_, cred, err := o.wa.ValidatePasskeyLogin(func(rawID, userHandle []byte) (webauthn.User, error) {
-		if !bytes.Equal(userHandle, user.handle) {
+		if !bytes.Equal(userHandle, f.user.handle) {
 			return nil, errors.New("unknown user handle")
 		}
-		return user, nil
-	}, data, parsed)
+		return f.user, nil
+	}, f.data, parsed)
 	if err != nil {
 		return errPasskey.With(err)
 	}
-	if !o.ceremony.spend(c, o.now()) {
-		return errCeremony.With(errors.New("ceremony already used"))
+	if err := o.spend(f); err != nil {
+		return err
 	}
 	if cred.Authenticator.CloneWarning {
 		// The signature counter went backwards: two copies of this key may
@@ -169,7 +189,7 @@ func (o *Owner) passkeyLoginFinish(w http.ResponseWriter, r *http.Request) error
 	if err := o.startSession(w, r, "passkey"); err != nil {
 		return err
 	}
-	ret, ok := SafeReturnPath(req.Return)
+	ret, ok := SafeReturnPath(f.req.Return)
 	if !ok {
 		ret = "/login"
 	}
