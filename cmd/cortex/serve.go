@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cortex-mcp/cortex/internal/backup"
 	"github.com/cortex-mcp/cortex/internal/certs"
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/console"
@@ -184,6 +185,13 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	}
 
 	go prune(ctx, st, as, hist, cfg.JournalDays, log)
+	if cfg.BackupDir != "" {
+		sched := &backup.Schedule{Dir: cfg.BackupDir, Every: cfg.BackupEvery, Keep: cfg.BackupKeep, Record: st,
+			Logger: log.With("component", "backup"),
+			Backup: backup.Options{Vault: cfg.Vault, State: cfg.State, Version: version,
+				MinFree: cfg.MinFreeBytes, FreeSpace: vault.FreeSpace}}
+		go sched.Run(ctx)
+	}
 
 	log.Info("cortex is serving", "version", version, "vault", cfg.Vault, "public_url", publicURL, "tls", cfg.TLS)
 	if cfg.TLS == certs.ModeACME {
