@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cortex-mcp/cortex/internal/backup"
 	"github.com/cortex-mcp/cortex/internal/certs"
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/console"
@@ -20,6 +21,7 @@ import (
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/profile"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/tools"
 	"github.com/cortex-mcp/cortex/internal/vault"
@@ -65,6 +67,12 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
+	// CORTEX_CPU_PROFILE=FILE profiles the whole run (unset by default).
+	stopProfile, err := profile.Start(getenv("CORTEX_CPU_PROFILE"))
+	if err != nil {
+		return fmt.Errorf("CORTEX_CPU_PROFILE: %w", err)
+	}
+	defer stopProfile()
 	redirects, err := oauth.ParseRedirectAllowlist(cfg.RedirectAllowlist)
 	if err != nil {
 		return &config.Error{Setting: "--redirect-allowlist", Problem: err.Error(),
@@ -177,6 +185,13 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	}
 
 	go prune(ctx, st, as, hist, cfg.JournalDays, log)
+	if cfg.BackupDir != "" {
+		sched := &backup.Schedule{Dir: cfg.BackupDir, Every: cfg.BackupEvery, Keep: cfg.BackupKeep, Record: st,
+			Logger: log.With("component", "backup"),
+			Backup: backup.Options{Vault: cfg.Vault, State: cfg.State, Version: version,
+				MinFree: cfg.MinFreeBytes, FreeSpace: vault.FreeSpace}}
+		go sched.Run(ctx)
+	}
 
 	log.Info("cortex is serving", "version", version, "vault", cfg.Vault, "public_url", publicURL, "tls", cfg.TLS)
 	if cfg.TLS == certs.ModeACME {

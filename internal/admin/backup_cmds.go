@@ -37,18 +37,20 @@ func backupCreate(ctx context.Context, s *session, _ []string) error {
 	if err != nil {
 		return err
 	}
+	defer st.Close()
 	if served, err := st.LastServed(ctx); err == nil && !s.given["vault"] {
 		s.vault = served.Vault
 	}
-	st.Close()
 	if s.vault == "" {
 		return usage("pass --vault DIR or set CORTEX_VAULT", "no vault directory given")
 	}
 	if fi, err := os.Stat(s.vault); err != nil || !fi.IsDir() {
 		return fail("pass --vault DIR (or set CORTEX_VAULT) to the server's vault", "cannot open the vault %s", absPath(s.vault))
 	}
+	start := s.Now()
 	res, err := backup.Create(ctx, s.backupTo, backup.Options{Vault: s.vault, State: s.state, Version: s.Version, Now: s.Now,
 		MinFree: s.MinFree, FreeSpace: vault.FreeSpace})
+	recordBackup(ctx, st, start, res, err)
 	if errors.Is(err, backup.ErrInside) {
 		return fail("choose a folder outside both, ideally on another disk", "backup not taken: %v", err)
 	}
@@ -146,4 +148,41 @@ func restoreBackup(ctx context.Context, s *session, file string) error {
 // rather than a note.
 func isBackupName(p string) bool {
 	return strings.HasSuffix(strings.ToLower(p), backup.Ext) || strings.HasSuffix(strings.ToLower(p), ".tgz")
+}
+
+// recordBackup keeps the outcome for `cortex admin status`; a backup that
+// was refused before it began (a bad --to) is not recorded.
+func recordBackup(ctx context.Context, st *store.Store, start time.Time, res backup.Result, err error) {
+	run := store.BackupRun{Time: start, Result: store.BackupOK, Detail: res.Path, Size: res.Size, Took: res.Took}
+	switch {
+	case errors.Is(err, backup.ErrInside):
+		return
+	case errors.Is(err, backup.ErrDiskLow):
+		run.Result, run.Detail = store.BackupSkipped, err.Error()
+	case err != nil:
+		run.Result, run.Detail = store.BackupFailed, err.Error()
+	}
+	_ = st.RecordBackup(ctx, run) // the backup itself stands either way
+}
+
+// backupStatus adds the last backup's outcome to status.
+func backupStatus(ctx context.Context, st *store.Store, w io.Writer) {
+	last, err := st.LastBackup(ctx)
+	switch {
+	case errors.Is(err, store.ErrNoBackup):
+		fmt.Fprintln(w, "backup	none yet (cortex admin backup, or serve --backup-dir DIR)")
+		return
+	case err != nil:
+		fmt.Fprintln(w, "backup	unavailable")
+		return
+	}
+	switch last.Result {
+	case store.BackupOK:
+		fmt.Fprintf(w, "backup	%s ok: %s (%s)\n", formatTime(last.Time), last.Detail, backup.Bytes(uint64(max(last.Size, 0))))
+	default:
+		fmt.Fprintf(w, "backup	%s %s: %s\n", formatTime(last.Time), last.Result, last.Detail)
+		if good, err := st.LastGoodBackup(ctx); err == nil {
+			fmt.Fprintf(w, "last good backup\t%s: %s\n", formatTime(good.Time), good.Detail)
+		}
+	}
 }

@@ -78,6 +78,7 @@ func status(ctx context.Context, s *session, _ []string) error {
 	}
 	if stateErr == nil {
 		historyStatus(ctx, s, tw)
+		backupStatus(ctx, st, tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

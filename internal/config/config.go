@@ -50,6 +50,12 @@ type Config struct {
 	// a day for a year); HistoryMaxBytes caps the stored history.
 	HistoryDays     int
 	HistoryMaxBytes int64
+
+	// BackupDir ("" for none) receives a backup every BackupEvery; the
+	// newest BackupKeep are kept.
+	BackupDir   string
+	BackupEvery time.Duration
+	BackupKeep  int
 }
 
 // ErrHelp is returned when -h or --help was asked for; usage has been printed.
@@ -207,7 +213,31 @@ func (raw Settings) check() (Config, error) {
 		c.TrustedProxies = append(c.TrustedProxies, pfx)
 	}
 	c.RedirectAllowlist = raw.RedirectAllowlist
+	if err := c.checkBackups(raw); err != nil {
+		return Config{}, err
+	}
 	return c, nil
+}
+
+func (c *Config) checkBackups(raw Settings) error {
+	var err error
+	if c.BackupEvery, err = time.ParseDuration(strings.TrimSpace(raw.BackupEvery)); err != nil || c.BackupEvery < time.Minute || c.BackupEvery > 31*24*time.Hour {
+		return &Error{Setting: "--backup-every", Problem: fmt.Sprintf("%q is not a duration between 1m and 744h", raw.BackupEvery), Hint: "write it like 24h or 6h"}
+	}
+	if c.BackupKeep, err = number("--backup-keep", raw.BackupKeep, 1, 10_000); err != nil {
+		return err
+	}
+	if strings.TrimSpace(raw.BackupDir) == "" {
+		return nil
+	}
+	if c.BackupDir, err = absDir("--backup-dir", raw.BackupDir); err != nil {
+		return err
+	}
+	if within(c.BackupDir, c.Vault) || within(c.BackupDir, c.State) {
+		return &Error{Setting: "--backup-dir", Problem: "the backup folder is inside the vault or the state folder, so each backup would hold the ones before it",
+			Hint: "put backups beside them, e.g. ./data/backups, or better on another disk"}
+	}
+	return nil
 }
 
 func parsePrefix(s string) (netip.Prefix, error) {

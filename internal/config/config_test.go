@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -26,6 +27,9 @@ func TestParseDefaultsAndPrecedence(t *testing.T) {
 	}
 	if c.PublicURL.String() != "http://127.0.0.1:9000" {
 		t.Errorf("public url = %q", c.PublicURL)
+	}
+	if c.BackupDir != "" || c.BackupEvery != 24*time.Hour || c.BackupKeep != 7 {
+		t.Errorf("backup defaults: %q %v %d", c.BackupDir, c.BackupEvery, c.BackupKeep)
 	}
 	if c.MinFreeBytes != 1<<30 || c.RatePerMinute != 120 || c.MaxSessions != 16 || c.JournalDays != 90 || c.Instructions != "AGENTS.md" {
 		t.Errorf("defaults: %+v", c)
@@ -58,6 +62,11 @@ func TestParseRefuses(t *testing.T) {
 		{"deny escape", append(base, "--deny", "a,../b"), "--deny"},
 		{"trusted junk", append(base, "--trusted-proxies", "10.0.0.0/8,nope"), "--trusted-proxies"},
 		{"log format", append(base, "--log-format", "xml"), "--log-format"},
+		{"backups in the vault", append(base, "--backup-dir", filepath.Join(vault, "backups")), "--backup-dir"},
+		{"backups in the state", append(base, "--backup-dir", filepath.Join(dir, "s", "b")), "--backup-dir"},
+		{"backup every second", append(base, "--backup-every", "1s"), "--backup-every"},
+		{"backup every nonsense", append(base, "--backup-every", "daily"), "--backup-every"},
+		{"backup keep zero", append(base, "--backup-keep", "0"), "--backup-keep"},
 		{"stray arg", append(base, "extra"), "serve"},
 	}
 	for _, tt := range tests {
@@ -122,5 +131,17 @@ func TestParsePortZeroLeavesPublicURLForServe(t *testing.T) {
 	}
 	if _, err := Parse([]string{"--vault", filepath.Join(dir, "v"), "--state", filepath.Join(dir, "s"), "--tls", "proxy", "--listen", "0.0.0.0:8080"}, env(nil), io.Discard); err == nil {
 		t.Error("proxy mode without a public URL was accepted")
+	}
+}
+
+func TestParseBackupSettingsFromEnv(t *testing.T) {
+	dir := t.TempDir()
+	c, err := Parse([]string{"--vault", filepath.Join(dir, "v"), "--state", filepath.Join(dir, "s")},
+		env(map[string]string{"CORTEX_BACKUP_DIR": filepath.Join(dir, "b"), "CORTEX_BACKUP_EVERY": "6h", "CORTEX_BACKUP_KEEP": "3"}), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BackupDir != filepath.Join(dir, "b") || c.BackupEvery != 6*time.Hour || c.BackupKeep != 3 {
+		t.Errorf("backup settings: %q %v %d", c.BackupDir, c.BackupEvery, c.BackupKeep)
 	}
 }

@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Results of a backup run.
+const (
+	BackupOK      = "ok"
+	BackupSkipped = "skipped"
+	BackupFailed  = "failed"
+)
+
+// keepBackupRuns is how many backup outcomes are kept.
+const keepBackupRuns = 100
+
+// ErrNoBackup means no backup has been recorded on this state.
+var ErrNoBackup = errors.New("no backup recorded")
+
+// BackupRun is the outcome of one backup.
+type BackupRun struct {
+	Time   time.Time
+	Result string // BackupOK, BackupSkipped or BackupFailed
+	Detail string // the archive's path, or why it was skipped or failed
+	Size   int64
+	Took   time.Duration
+}
+
+// RecordBackup records a backup's outcome and forgets all but the latest
+// hundred.
+func (s *Store) RecordBackup(ctx context.Context, r BackupRun) error {
+	switch r.Result {
+	case BackupOK, BackupSkipped, BackupFailed:
+	default:
+		return fmt.Errorf("record backup: unknown result %q", r.Result)
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("record backup: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO backups (time, result, detail, size, took) VALUES (?, ?, ?, ?, ?)`,
+		nanos(r.Time), r.Result, r.Detail, r.Size, int64(r.Took)); err != nil {
+		return fmt.Errorf("record backup: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM backups WHERE id <= (SELECT MAX(id) FROM backups) - ?`, keepBackupRuns); err != nil {
+		return fmt.Errorf("record backup: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("record backup: %w", err)
+	}
+	return nil
+}
+
+// LastBackup returns the latest recorded backup outcome, or ErrNoBackup.
+func (s *Store) LastBackup(ctx context.Context) (BackupRun, error) {
+	var r BackupRun
+	var t, took int64
+	err := s.db.QueryRowContext(ctx, `SELECT time, result, detail, size, took FROM backups ORDER BY id DESC LIMIT 1`).
+		Scan(&t, &r.Result, &r.Detail, &r.Size, &took)
+	if errors.Is(err, sql.ErrNoRows) {
+		return BackupRun{}, ErrNoBackup
+	}
+	if err != nil {
+		return BackupRun{}, fmt.Errorf("last backup: %w", err)
+	}
+	r.Time, r.Took = fromNanos(t), time.Duration(took)
+	return r, nil
+}
+
+// LastGoodBackup returns the latest successful backup, or ErrNoBackup.
+func (s *Store) LastGoodBackup(ctx context.Context) (BackupRun, error) {
+	var r BackupRun
+	var t, took int64
+	err := s.db.QueryRowContext(ctx, `SELECT time, result, detail, size, took FROM backups WHERE result = 'ok' ORDER BY id DESC LIMIT 1`).
+		Scan(&t, &r.Result, &r.Detail, &r.Size, &took)
+	if errors.Is(err, sql.ErrNoRows) {
+		return BackupRun{}, ErrNoBackup
+	}
+	if err != nil {
+		return BackupRun{}, fmt.Errorf("last backup: %w", err)
+	}
+	r.Time, r.Took = fromNanos(t), time.Duration(took)
+	return r, nil
+}
