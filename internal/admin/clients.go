@@ -65,12 +65,12 @@ func clientsList(ctx context.Context, s *session, _ []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tKIND\tCREATED\tLAST USED\tLIVE GRANTS")
+	fmt.Fprintln(tw, "ID\tNAME\tKIND\tCREATED\tLAST USED\tLAST FROM\tLIVE GRANTS")
 	for _, c := range clients {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%d\n", c.ID, c.Name, kindLabel(c.Kind), formatTime(c.Created), lastUse(c.LastUsed), c.LiveGrants)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", c.ID, c.Name, kindLabel(c.Kind), formatTime(c.Created), lastUse(c.LastUsed), lastFrom(c.LastAddr), c.LiveGrants)
 	}
 	for _, t := range toks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Name, "bearer token", formatTime(t.Created), lastUse(t.LastUsed), "-")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Name, "bearer token", formatTime(t.Created), lastUse(t.LastUsed), lastFrom(t.LastAddr), "-")
 	}
 	return tw.Flush()
 }
@@ -85,6 +85,14 @@ func kindLabel(k string) string {
 		return "oauth (metadata URL)"
 	}
 	return k
+}
+
+// lastFrom is the address a credential was last used from, or "-".
+func lastFrom(addr string) string {
+	if addr == "" {
+		return "-"
+	}
+	return addr
 }
 
 func lastUse(t time.Time) string {

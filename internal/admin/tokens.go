@@ -54,13 +54,13 @@ func tokenList(ctx context.Context, s *session, _ []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tCREATED\tLAST USED")
+	fmt.Fprintln(tw, "NAME\tCREATED\tLAST USED\tLAST FROM")
 	for _, t := range toks {
 		last := "never"
 		if !t.LastUsed.IsZero() {
 			last = formatTime(t.LastUsed)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", t.Name, formatTime(t.Created), last)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, formatTime(t.Created), last, lastFrom(t.LastAddr))
 	}
 	return tw.Flush()
 }

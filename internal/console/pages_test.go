@@ -23,10 +23,14 @@ func TestAppsAndTokens(t *testing.T) {
 		RedirectURIs: []string{"https://claude.ai/api/mcp/auth_callback"}, AuthMethod: "none"}, 100, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
+	// A use of the token records where it came from; the page shows it.
+	if _, err := h.st.VerifyToken(store.WithUseAddr(ctx, "192.0.2.7"), secret); err != nil {
+		t.Fatal(err)
+	}
 	b := h.browser()
 	b.signIn()
 	resp, body := b.get("/console/apps")
-	want(t, resp, body, http.StatusOK, `data-token="laptop"`, `data-app="client-1"`, "Claude")
+	want(t, resp, body, http.StatusOK, `data-token="laptop"`, `data-app="client-1"`, "Claude", "from 192.0.2.7")
 
 	resp, body = b.post("/console/tokens/revoke", url.Values{"token": {"laptop"}})
 	if resp.StatusCode != http.StatusSeeOther {

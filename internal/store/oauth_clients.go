@@ -50,6 +50,7 @@ type OAuthClient struct {
 type OAuthClientInfo struct {
 	OAuthClient
 	LiveGrants int
+	LastAddr   string // where it was last used from, "" if unknown
 }
 
 const clientCols = `id, kind, name, redirect_uris, auth_method, secret_hash, jwks_uri, jwks, fetched, created, granted, last_used`
@@ -153,7 +154,7 @@ func (s *Store) OAuthClient(ctx context.Context, id string) (OAuthClient, error)
 // oldest first.
 func (s *Store) ListOAuthClients(ctx context.Context) ([]OAuthClientInfo, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+clientCols+`,
-		(SELECT COUNT(*) FROM oauth_grants g WHERE g.client_id = oauth_clients.id AND g.revoked = 0)
+		(SELECT COUNT(*) FROM oauth_grants g WHERE g.client_id = oauth_clients.id AND g.revoked = 0), last_addr
 		FROM oauth_clients ORDER BY created, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list clients: %w", err)
@@ -163,11 +164,12 @@ func (s *Store) ListOAuthClients(ctx context.Context) ([]OAuthClientInfo, error)
 	for rows.Next() {
 		var ci OAuthClientInfo
 		var n int
-		c, err := scanClient(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &n)...) }))
+		var addr string
+		c, err := scanClient(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &n, &addr)...) }))
 		if err != nil {
 			return nil, fmt.Errorf("list clients: %w", err)
 		}
-		ci.OAuthClient, ci.LiveGrants = c, n
+		ci.OAuthClient, ci.LiveGrants, ci.LastAddr = c, n, addr
 		out = append(out, ci)
 	}
 	if err := rows.Err(); err != nil {
@@ -195,19 +197,21 @@ func (s *Store) DeleteOAuthClient(ctx context.Context, id string) error {
 	return nil
 }
 
-// TouchOAuthUse records that a grant (and its client) was used at t.
+// TouchOAuthUse records that a grant (and its client) was used at t, from
+// the address WithUseAddr put in ctx.
 func (s *Store) TouchOAuthUse(ctx context.Context, grantID int64, t time.Time) error {
 	err := s.ownerTx(ctx, func(tx *sql.Tx) error {
 		var client string
-		err := tx.QueryRowContext(ctx, `UPDATE oauth_grants SET last_used = ? WHERE id = ? RETURNING client_id`,
-			nanos(t), grantID).Scan(&client)
+		addr := useAddr(ctx)
+		err := tx.QueryRowContext(ctx, `UPDATE oauth_grants SET last_used = ?, last_addr = ? WHERE id = ? RETURNING client_id`,
+			nanos(t), addr, grantID).Scan(&client)
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil
 		}
 		if err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `UPDATE oauth_clients SET last_used = ? WHERE id = ?`, nanos(t), client)
+		_, err = tx.ExecContext(ctx, `UPDATE oauth_clients SET last_used = ?, last_addr = ? WHERE id = ?`, nanos(t), addr, client)
 		return err
 	})
 	if err != nil {

@@ -10,11 +10,12 @@ import (
 type OAuthGrantInfo struct {
 	OAuthGrant
 	LastUsed time.Time // zero if never
+	LastAddr string    // the address of that use, "" if unknown
 }
 
 // LiveOAuthGrants returns every grant not revoked, oldest first.
 func (s *Store) LiveOAuthGrants(ctx context.Context) ([]OAuthGrantInfo, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, client_id, scope, resource, created, last_used
+	rows, err := s.db.QueryContext(ctx, `SELECT id, client_id, scope, resource, created, last_used, last_addr
 		FROM oauth_grants WHERE revoked = 0 ORDER BY created, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list grants: %w", err)
@@ -24,7 +25,7 @@ func (s *Store) LiveOAuthGrants(ctx context.Context) ([]OAuthGrantInfo, error) {
 	for rows.Next() {
 		var g OAuthGrantInfo
 		var created, used int64
-		if err := rows.Scan(&g.ID, &g.ClientID, &g.Scope, &g.Resource, &created, &used); err != nil {
+		if err := rows.Scan(&g.ID, &g.ClientID, &g.Scope, &g.Resource, &created, &used, &g.LastAddr); err != nil {
 			return nil, fmt.Errorf("list grants: %w", err)
 		}
 		g.Created, g.LastUsed = fromNanos(created), fromNanos(used)

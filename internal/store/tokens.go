@@ -22,6 +22,7 @@ type Token struct {
 	Name     string
 	Created  time.Time
 	LastUsed time.Time // zero if never used
+	LastAddr string    // the address of that use, "" if unknown
 }
 
 const (
@@ -35,7 +36,7 @@ const (
 	maxTouched = 256
 )
 
-const verifySQL = `SELECT id, name, created, last_used FROM tokens WHERE hash = ? AND revoked IS NULL`
+const verifySQL = `SELECT id, name, created, last_used, last_addr FROM tokens WHERE hash = ? AND revoked IS NULL`
 
 // ValidTokenName reports whether name is 1–64 characters of [A-Za-z0-9._-].
 func ValidTokenName(name string) bool {
@@ -105,7 +106,7 @@ func (s *Store) VerifyToken(ctx context.Context, secret string) (Token, error) {
 	}
 	var t Token
 	var created, lastUsed int64
-	err := s.verify.QueryRowContext(ctx, key[len("token:"):]).Scan(&t.ID, &t.Name, &created, &lastUsed)
+	err := s.verify.QueryRowContext(ctx, key[len("token:"):]).Scan(&t.ID, &t.Name, &created, &lastUsed, &t.LastAddr)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Token{}, ErrTokenNotFound
 	}
@@ -120,17 +121,19 @@ func (s *Store) VerifyToken(ctx context.Context, secret string) (Token, error) {
 	return t, nil
 }
 
-// touch records a use of t in last_used when it is due.
+// touch records a use of t in last_used, and the address it came from
+// (WithUseAddr) in last_addr, when it is due.
 func (s *Store) touch(ctx context.Context, t *Token) {
 	now := s.now()
 	if !s.shouldTouch(t.ID, t.LastUsed, now) {
 		return
 	}
 	// A failed bookkeeping write must not turn away a valid token.
-	if _, err := s.db.ExecContext(ctx, `UPDATE tokens SET last_used = ? WHERE id = ?`, nanos(now), t.ID); err != nil {
+	addr := useAddr(ctx)
+	if _, err := s.db.ExecContext(ctx, `UPDATE tokens SET last_used = ?, last_addr = ? WHERE id = ?`, nanos(now), addr, t.ID); err != nil {
 		s.log.Warn("record token use", "token", t.Name, "err", err)
 	} else {
-		t.LastUsed = fromNanos(nanos(now))
+		t.LastUsed, t.LastAddr = fromNanos(nanos(now)), addr
 	}
 }
 
@@ -162,7 +165,7 @@ func (s *Store) shouldTouch(id int64, lastUsed, now time.Time) bool {
 // ListTokens returns the live tokens, oldest first.
 func (s *Store) ListTokens(ctx context.Context) ([]Token, error) {
 	rows, err := s.db.QueryContext(ctx,
-		`SELECT id, name, created, last_used FROM tokens WHERE revoked IS NULL ORDER BY created, id`)
+		`SELECT id, name, created, last_used, last_addr FROM tokens WHERE revoked IS NULL ORDER BY created, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
 	}
@@ -171,7 +174,7 @@ func (s *Store) ListTokens(ctx context.Context) ([]Token, error) {
 	for rows.Next() {
 		var t Token
 		var created, lastUsed int64
-		if err := rows.Scan(&t.ID, &t.Name, &created, &lastUsed); err != nil {
+		if err := rows.Scan(&t.ID, &t.Name, &created, &lastUsed, &t.LastAddr); err != nil {
 			return nil, fmt.Errorf("list tokens: %w", err)
 		}
 		t.Created, t.LastUsed = fromNanos(created), fromNanos(lastUsed)

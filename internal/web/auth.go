@@ -87,7 +87,9 @@ func bearerSecret(r *http.Request) (string, bool) {
 func (s *Server) authenticate(r *http.Request) (Identity, error) {
 	secret, sent := bearerSecret(r)
 	if sent {
-		id, err := s.verify(r.Context(), secret)
+		// The address goes with the credential's bookkeeping write, so
+		// the owner sees where each app or token was last used from.
+		id, err := s.verify(store.WithUseAddr(r.Context(), useAddr(r)), secret)
 		if err == nil {
 			return id, nil
 		}
@@ -106,6 +108,16 @@ func (s *Server) authenticate(r *http.Request) (Identity, error) {
 	return Identity{}, &httpx.Error{Status: http.StatusUnauthorized, Code: CodeInvalidToken,
 		Challenge: s.challenge(`error="invalid_token", error_description="the token is unknown, expired or revoked"`),
 		Message:   "the bearer token is unknown, expired or revoked; ask the owner for a new one or sign in again"}
+}
+
+// useAddr is the client address the listener resolved for r (RemoteAddr,
+// already the client behind a trusted proxy), or "" if it is unparsable.
+func useAddr(r *http.Request) string {
+	a := httpx.ParseAddr(r.RemoteAddr)
+	if !a.IsValid() {
+		return ""
+	}
+	return a.WithZone("").Unmap().String()
 }
 
 // hasScope reports whether id may use scope.
