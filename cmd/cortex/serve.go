@@ -72,7 +72,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			Hint: "list redirect URIs separated by commas, e.g. defaults,https://app.example/callback"}
 	}
 
-	st, err := store.Open(ctx, cfg.State, store.Options{Logger: log})
+	st, err := store.Open(ctx, cfg.State, store.Options{Logger: log, Version: version})
 	if err != nil {
 		return fmt.Errorf("open the state database: %w", err)
 	}
