@@ -16,7 +16,7 @@ import (
 const (
 	// entriesShown is how many journal entries one activity page shows,
 	// each with its diff.
-	entriesShown = 50
+	entriesShown = 25
 	// entriesScanned bounds the journal read for one page before the
 	// filters apply.
 	entriesScanned = 5000
@@ -27,7 +27,8 @@ type activityData struct {
 	App, Note, Since string // the filters as given
 	Apps             []string
 	Entries          []entry
-	More             bool
+	// Older, when set, is the link to the next page of older entries.
+	Older string
 }
 
 type entry struct {
@@ -52,6 +53,12 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 	if err != nil {
 		return err
 	}
+	var before int64 // show only entries older than this id (paging)
+	if b := q.Get("before"); b != "" {
+		if before, err = strconv.ParseInt(b, 10, 64); err != nil {
+			return errBadRequest.With(err)
+		}
+	}
 	all, err := c.o.Store.Journal(ctx, since, entriesScanned)
 	if err != nil {
 		return err
@@ -62,11 +69,15 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 			seen[e.App] = true
 			d.Apps = append(d.Apps, e.App)
 		}
-		if (d.App != "" && e.App != d.App) || (d.Note != "" && !strings.Contains(e.Path, d.Note)) {
+		if (d.App != "" && e.App != d.App) || (d.Note != "" && !strings.Contains(e.Path, d.Note)) || (before > 0 && e.ID >= before) {
 			continue
 		}
 		if len(d.Entries) == entriesShown {
-			d.More = true
+			if d.Older == "" {
+				older := url.Values{"app": {d.App}, "note": {d.Note}, "since": {d.Since},
+					"before": {strconv.FormatInt(d.Entries[len(d.Entries)-1].ID, 10)}}
+				d.Older = "/console/activity?" + older.Encode()
+			}
 			continue
 		}
 		d.Entries = append(d.Entries, c.entry(r, e))

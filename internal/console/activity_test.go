@@ -1,9 +1,12 @@
 package console
 
 import (
+	"html"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cortex-mcp/cortex/internal/history"
@@ -127,4 +130,29 @@ func TestCrossOriginPostRefused(t *testing.T) {
 	if h.read("Plan.md") != edited {
 		t.Fatal("the note changed")
 	}
+}
+
+func TestActivityPages(t *testing.T) {
+	h := newHarness(t, map[string]string{"Plan.md": before})
+	for i := range entriesShown + 3 {
+		h.call("claude", "append", map[string]any{"id": "Plan.md", "text": "line " + strconv.Itoa(i) + "\n"})
+	}
+	b := h.browser()
+	b.signIn()
+	resp, body := b.get("/console/activity?app=claude")
+	want(t, resp, body, http.StatusOK, `id="older"`)
+	if n := strings.Count(body, `class="entry`); n != entriesShown {
+		t.Fatalf("first page shows %d entries", n)
+	}
+	older := regexp.MustCompile(`id="older" href="|href="([^"]+)" id="older"`).FindStringSubmatch(body)
+	if older == nil {
+		t.Fatal("no link to older changes")
+	}
+	resp, body = b.get(html.UnescapeString(older[1]))
+	want(t, resp, body, http.StatusOK, "line 0", "line 2")
+	if n := strings.Count(body, `class="entry`); n != 3 || strings.Contains(body, `id="older"`) {
+		t.Fatalf("second page shows %d entries", n)
+	}
+	resp, body = b.get("/console/activity?before=x")
+	want(t, resp, body, http.StatusBadRequest, `data-code="bad_request"`)
 }

@@ -240,7 +240,7 @@ func (r *renderer) inlineDepth(s string, depth int) {
 		}
 		// One character (or one run of plain text) as text.
 		j := 1
-		for j < len(rest) && !strings.ContainsRune("`[!*_h", rune(rest[j])) {
+		for j < len(rest) && !special(rest[j:]) {
 			j++
 		}
 		b.WriteString(html.EscapeString(rest[:j]))
@@ -331,4 +331,16 @@ func NoteURL(p string) string {
 		segs[i] = url.PathEscape(s)
 	}
 	return "/notes/" + strings.Join(segs, "/")
+}
+
+// special reports whether s starts with something inline markup may begin
+// with; plain text runs up to the next such place.
+func special(s string) bool {
+	switch s[0] {
+	case '`', '[', '!', '*', '_':
+		return true
+	case 'h':
+		return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
+	}
+	return false
 }

@@ -1,0 +1,62 @@
+package console
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// benchNote is a 10 KB note of the usual kinds of Markdown.
+func benchNote() string {
+	var b strings.Builder
+	b.WriteString("---\ntags: [bench]\n---\n# Bench\n\n")
+	for i := 0; b.Len() < 10<<10; i++ {
+		fmt.Fprintf(&b, "## Part %d\n\nSome **bold** and *em* text with `code`, a [[Link %d]] and [a site](https://example.org/%d).\n\n- item one\n- item two\n\n", i, i, i)
+	}
+	return b.String()
+}
+
+func BenchmarkRender(b *testing.B) {
+	note := benchNote()
+	b.SetBytes(int64(len(note)))
+	for b.Loop() {
+		Render(note)
+	}
+}
+
+// benchGet measures one signed-in page through the console's handlers.
+func benchGet(b *testing.B, path string, setup func(h *harness)) {
+	t := &testing.T{}
+	h := newHarness(t, map[string]string{"Plan.md": benchNote()})
+	if setup != nil {
+		setup(h)
+	}
+	br := h.browser()
+	br.signIn()
+	req := httptest.NewRequest(http.MethodGet, testPublicURL+path, nil)
+	for k, v := range br.cookies {
+		req.AddCookie(&http.Cookie{Name: k, Value: v})
+	}
+	var size int
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		h.mux.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatalf("%s: %d", path, rec.Code)
+		}
+		size = rec.Body.Len()
+	}
+	b.ReportMetric(float64(size), "page-bytes")
+}
+
+func BenchmarkNotePage(b *testing.B) { benchGet(b, "/notes/Plan.md", nil) }
+
+func BenchmarkActivityPage(b *testing.B) {
+	benchGet(b, "/console/activity", func(h *harness) {
+		for i := range 50 {
+			h.call("claude", "append", map[string]any{"id": "Plan.md", "text": fmt.Sprintf("line %d\n", i)})
+		}
+	})
+}
