@@ -21,6 +21,7 @@ import (
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/profile"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/tools"
 	"github.com/cortex-mcp/cortex/internal/vault"
@@ -66,6 +67,12 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
+	// CORTEX_CPU_PROFILE=FILE profiles the whole run (unset by default).
+	stopProfile, err := profile.Start(getenv("CORTEX_CPU_PROFILE"))
+	if err != nil {
+		return fmt.Errorf("CORTEX_CPU_PROFILE: %w", err)
+	}
+	defer stopProfile()
 	redirects, err := oauth.ParseRedirectAllowlist(cfg.RedirectAllowlist)
 	if err != nil {
 		return &config.Error{Setting: "--redirect-allowlist", Problem: err.Error(),

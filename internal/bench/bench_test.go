@@ -17,7 +17,9 @@ import (
 // TestBench is the harness behind `make bench`. It only runs when
 // CORTEX_BENCH=1; CORTEX_BENCH_SIZES (default 1000,10000,50000),
 // CORTEX_BENCH_RUNS (default 3) and CORTEX_BENCH_SECONDS (per measurement,
-// default 3) tune it. Every figure printed is the median of the runs.
+// default 3) tune it; CORTEX_BENCH_OPS (e.g. fetch,search) measures only
+// those tools, and CORTEX_BENCH_PROFILE=DIR has each server write a CPU
+// profile of its run into DIR. Every figure printed is the median of the runs.
 func TestBench(t *testing.T) {
 	if os.Getenv("CORTEX_BENCH") != "1" {
 		t.Skip("set CORTEX_BENCH=1 (make bench) to run the benchmark harness")
@@ -73,7 +75,7 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 	case <-time.After(2 * time.Minute):
 		t.Logf("run %d: no 'index ready' line within 2 minutes", run)
 	}
-	_, rss, _ := s.procStat()
+	_, rss, peak := s.procStat()
 	rows["RSS steady with index (MB)"] = append(rows["RSS steady with index (MB)"], float64(rss)/1e6)
 
 	c := newClient(s.URL, s.token, 1, version2025)
@@ -99,6 +101,9 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 	type job struct{ name, version, label string }
 	var jobs []job
 	for _, name := range []string{"fetch", "search", "search_syntax", "list", "edit_note", "create_note"} {
+		if only := os.Getenv("CORTEX_BENCH_OPS"); only != "" && !slices.Contains(strings.Split(only, ","), name) {
+			continue
+		}
 		jobs = append(jobs, job{name, version2025, name})
 		if name == "fetch" || name == "search" {
 			jobs = append(jobs, job{name, version2026, name + "@" + version2026})
@@ -150,8 +155,33 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 			}
 		}
 	}
-	_, _, peak := s.procStat()
+	_, rss, peak = s.procStat()
+	rows["RSS after the calls (MB)"] = append(rows["RSS after the calls (MB)"], float64(rss)/1e6)
 	rows["RSS peak (MB)"] = append(rows["RSS peak (MB)"], float64(peak)/1e6)
+
+	// The naive reference server on the same vault (naive_test.go), once
+	// cortex has stopped, with the same client and the same fetch calls.
+	if !slices.ContainsFunc(jobs, func(j job) bool { return j.name == "fetch" }) {
+		return
+	}
+	_ = s.Stop()
+	ref := startNaive(t, vault)
+	defer ref.Stop()
+	for _, j := range jobs {
+		if j.name != "fetch" {
+			continue
+		}
+		for _, inflight := range []int{1, 8} {
+			r, err := ref.run(ctx, j.version, inflight, d, all["fetch"])
+			if err != nil {
+				t.Fatalf("naive %s x%d: %v", j.label, inflight, err)
+			}
+			key := fmt.Sprintf("naive go-sdk %s x%d", j.label, inflight)
+			rows[key+" p50 (ms)"] = append(rows[key+" p50 (ms)"], ms(r.p50))
+			rows[key+" calls/s"] = append(rows[key+" calls/s"], r.perSec)
+			rows[key+" CPU/call (ms)"] = append(rows[key+" CPU/call (ms)"], ms(r.cpuPer))
+		}
+	}
 }
 
 // resetCounters rewrites the edit notes from outside so the next measurement

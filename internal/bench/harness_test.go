@@ -34,7 +34,12 @@ func startServer(t *testing.T, bin, vault string) *server {
 		t.Fatalf("token: %v", err)
 	}
 	s := &server{token: strings.TrimSpace(string(tok)), ready: make(chan time.Time, 1)}
-	s.Server = testkit.StartServer(t, testkit.ServerOptions{Bin: bin, MaxLog: 1 << 20,
+	var env []string
+	if dir := os.Getenv("CORTEX_BENCH_PROFILE"); dir != "" {
+		// A CPU profile of the whole server run, for go tool pprof.
+		env = append(os.Environ(), "CORTEX_CPU_PROFILE="+filepath.Join(dir, fmt.Sprintf("cortex-%d.pprof", time.Now().UnixNano())))
+	}
+	s.Server = testkit.StartServer(t, testkit.ServerOptions{Bin: bin, MaxLog: 1 << 20, Env: env,
 		Args: []string{"--vault", vault, "--state", state,
 			"--rate-limit", "10000000", "--max-sessions", "1024", "--min-free-mb", "0", "--log-level", "info"},
 		OnLine: func(line string) {

@@ -93,6 +93,7 @@ type Handlers struct {
 	RevokeToken  http.Handler // POST /console/tokens/revoke
 	Trash        http.Handler // GET /console/trash
 	RestoreTrash http.Handler // POST /console/trash/restore
+	DeleteTrash  http.Handler // POST /console/trash/delete
 	Status       http.Handler // GET /console/status
 }
 
@@ -115,6 +116,7 @@ func (c *Console) Handlers() Handlers {
 		RevokeToken:  c.post(c.revokeToken),
 		Trash:        c.page(c.trashPage),
 		RestoreTrash: c.post(c.restoreTrash),
+		DeleteTrash:  c.post(c.deleteForGood),
 		Status:       c.page(c.statusPage),
 	}
 }

@@ -107,6 +107,7 @@ func newHarness(t *testing.T, files map[string]string) *harness {
 	h.mux.Handle("POST /console/tokens/revoke", ch.RevokeToken)
 	h.mux.Handle("GET /console/trash", ch.Trash)
 	h.mux.Handle("POST /console/trash/restore", ch.RestoreTrash)
+	h.mux.Handle("POST /console/trash/delete", ch.DeleteTrash)
 	h.mux.Handle("GET /console/status", ch.Status)
 	return h
 }

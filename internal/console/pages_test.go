@@ -167,3 +167,44 @@ func TestPagesAreSmallAndSignedIn(t *testing.T) {
 		}
 	}
 }
+
+func TestDeleteForGood(t *testing.T) {
+	h := newHarness(t, map[string]string{"Old.md": "secret\n", "Keep.md": "keep\n"})
+	h.call("claude", "delete_note", map[string]any{"id": "Old.md", "version": h.version("Old.md")})
+	b := h.browser()
+	b.signIn()
+	b.get("/console/trash")
+	resp, body := b.post("/console/trash/delete", url.Values{"path": {".trash/Old.md"}})
+	want(t, resp, body, http.StatusBadRequest, `data-code="not_confirmed"`)
+	for _, p := range []string{"Keep.md", "../Keep.md", ".trash/Nothing.md"} {
+		resp, body = b.post("/console/trash/delete", url.Values{"path": {p}, "confirm": {"yes"}})
+		if resp.StatusCode < 400 || resp.StatusCode >= 500 {
+			t.Errorf("delete %q for good: %d %s", p, resp.StatusCode, body)
+		}
+	}
+	if h.read("Keep.md") != "keep\n" {
+		t.Fatal("a note outside the trash was removed")
+	}
+	h.clk.Advance(RecentSignIn)
+	resp, body = b.post("/console/trash/delete", url.Values{"path": {".trash/Old.md"}, "confirm": {"yes"}})
+	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`)
+	if h.read(".trash/Old.md") != "secret\n" {
+		t.Fatal("a refused delete removed the note")
+	}
+	b.signIn()
+	b.get("/console/trash")
+	resp, body = b.post("/console/trash/delete", url.Values{"path": {".trash/Old.md"}, "confirm": {"yes"}})
+	if resp.StatusCode != http.StatusSeeOther {
+		t.Fatalf("delete for good: %d %s", resp.StatusCode, body)
+	}
+	if got := h.read(".trash/Old.md"); got != "<absent>" {
+		t.Fatalf("the note is still in the trash: %q", got)
+	}
+	if e := h.journal()[0]; e.App != history.OwnerConsole || e.Tool != "delete_for_good" || e.Path != ".trash/Old.md" {
+		t.Fatalf("journaled as %+v", e)
+	}
+	// Its text is still in the history.
+	if _, data, err := h.c.o.History.Version(context.Background(), ".trash/Old.md", h.journal()[0].OldVersion); err != nil || string(data) != "secret\n" {
+		t.Fatalf("history of the deleted note: %q %v", data, err)
+	}
+}

@@ -114,3 +114,28 @@ func (c *Console) journal(r *http.Request, e store.JournalEntry, err error) {
 		c.log.Error("journal a console change", "err", jerr)
 	}
 }
+
+// deleteForGood removes a note from .trash/ for good, after the owner
+// ticked the confirmation, with a recent sign-in. Its last content stays
+// in the history for the retention.
+func (c *Console) deleteForGood(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
+	if !c.recent(s) {
+		return errNotRecent
+	}
+	p := r.PostFormValue("path")
+	if r.PostFormValue("confirm") != "yes" {
+		return &httpx.Error{Status: http.StatusBadRequest, Code: "not_confirmed",
+			Message: "Tick the box to confirm that this note should be deleted for good."}
+	}
+	ctx := vault.WithWriter(r.Context(), history.OwnerConsole)
+	n, err := c.o.Vault.Read(ctx, p)
+	if err == nil {
+		err = c.o.Vault.RemoveFromTrash(ctx, p, n.Version)
+		c.journal(r, store.JournalEntry{Tool: "delete_for_good", Path: p, OldVersion: n.Version}, err)
+	}
+	if err != nil {
+		return refusal(err)
+	}
+	http.Redirect(w, r, "/console/trash", http.StatusSeeOther)
+	return nil
+}

@@ -25,11 +25,12 @@ var fileCalls = map[string]bool{
 // fileUsers may touch files and why. Everything else must ask a package
 // that owns the files it needs; in particular only the vault touches notes.
 var fileUsers = map[string]string{
-	"internal/vault":  "owns the notes",
-	"internal/store":  "owns the state database file in the state folder",
-	"internal/config": "creates the vault and state folders at start",
-	"internal/certs":  "keeps the ACME certificate cache in the state folder",
-	"internal/backup": "writes and reads backup archives; reaches notes and the state only through vault and store",
+	"internal/vault":   "owns the notes",
+	"internal/store":   "owns the state database file in the state folder",
+	"internal/config":  "creates the vault and state folders at start",
+	"internal/certs":   "keeps the ACME certificate cache in the state folder",
+	"internal/backup":  "writes and reads backup archives; reaches notes and the state only through vault and store",
+	"internal/profile": "writes a CPU profile to the file the operator names, only when asked",
 }
 
 type goFile struct {

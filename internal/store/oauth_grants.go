@@ -258,7 +258,7 @@ func (s *Store) RotateOAuthRefresh(ctx context.Context, hash string, grace time.
 // lookup; the expiry is checked on every call.
 func (s *Store) VerifyOAuthAccess(ctx context.Context, hash string) (OAuthAccess, error) {
 	key := "oauth:" + hash
-	version, known := s.verified.version(ctx)
+	version, known := s.verified.version()
 	var a OAuthAccess
 	if v, ok := s.verified.get(key, version); known && ok {
 		a = v.(OAuthAccess)

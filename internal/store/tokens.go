@@ -95,7 +95,7 @@ func (s *Store) VerifyToken(ctx context.Context, secret string) (Token, error) {
 		return Token{}, ErrTokenNotFound
 	}
 	key := "token:" + hashSecret(secret)
-	version, known := s.verified.version(ctx)
+	version, known := s.verified.version()
 	if known {
 		if v, ok := s.verified.get(key, version); ok {
 			t := v.(Token)

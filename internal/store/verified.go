@@ -68,8 +68,11 @@ func (c *verifiedCache) close() error {
 
 // version is the database's data version as the watching connection sees it
 // now; ok is false if it could not be read, and then nothing is remembered.
-func (c *verifiedCache) version(ctx context.Context) (v int64, ok bool) {
-	if err := c.ask.QueryRowContext(ctx).Scan(&v); err != nil {
+// It takes no context: the PRAGMA reads one header and cannot hang, and with
+// a cancellable context database/sql starts a goroutine per query to watch
+// it.
+func (c *verifiedCache) version() (v int64, ok bool) {
+	if err := c.ask.QueryRowContext(context.Background()).Scan(&v); err != nil {
 		return 0, false
 	}
 	return v, true

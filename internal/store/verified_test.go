@@ -14,7 +14,7 @@ import (
 // remembered reports whether s would answer key from memory right now.
 func remembered(t *testing.T, s *Store, key string) bool {
 	t.Helper()
-	v, ok := s.verified.version(context.Background())
+	v, ok := s.verified.version()
 	if !ok {
 		t.Fatal("data_version unreadable")
 	}

@@ -58,6 +58,7 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("POST /console/tokens/revoke", page(h.RevokeToken))
 		mux.Handle("GET /console/trash", page(h.Trash))
 		mux.Handle("POST /console/trash/restore", page(h.RestoreTrash))
+		mux.Handle("POST /console/trash/delete", page(h.DeleteTrash))
 		mux.Handle("GET /console/status", page(h.Status))
 	}
 
