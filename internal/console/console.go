@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/http"
-	"path"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/history"
@@ -101,7 +100,7 @@ type Handlers struct {
 func (c *Console) Handlers() Handlers {
 	return Handlers{
 		Note:     c.page(c.notePage),
-		Asset:    http.HandlerFunc(c.asset),
+		Asset:    httpx.Assets(c.static, assetTypes, httpx.PagePolicy{}),
 		Home:     c.page(c.home),
 		Activity: c.page(c.activityPage),
 		Undo:     c.post(c.undo),
@@ -167,23 +166,5 @@ func (c *Console) home(w http.ResponseWriter, r *http.Request, _ owner.SessionIn
 	return nil
 }
 
+// assetTypes are the console's style sheet; templates are not served.
 var assetTypes = map[string]string{".css": "text/css; charset=utf-8"}
-
-// asset serves the console's style sheet; templates are not served.
-func (c *Console) asset(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	ctype, ok := assetTypes[path.Ext(name)]
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	b, err := fs.ReadFile(c.static, name)
-	if err != nil {
-		http.NotFound(w, r)
-		return
-	}
-	httpx.PageHeaders(w, httpx.PagePolicy{})
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("Content-Type", ctype)
-	w.Write(b) // #nosec G705 -- b is a .css file embedded in the binary, sent as that type with nosniff
-}

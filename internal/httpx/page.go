@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"path"
 	"strconv"
 )
 
@@ -122,4 +123,28 @@ func PageHeaders(w http.ResponseWriter, p PagePolicy) {
 	h.Set("Referrer-Policy", "no-referrer")
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Cache-Control", "no-store")
+}
+
+// Assets serves the file that the route's {name} wildcard names from fsys
+// (a page set's scripts and style sheets), with the page policy's headers
+// and revalidated on every use. Only the extensions in types (extension to
+// Content-Type) are served, so templates embedded beside them never are.
+func Assets(fsys fs.FS, types map[string]string, policy PagePolicy) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.PathValue("name")
+		ctype, ok := types[path.Ext(name)]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		b, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			http.NotFound(w, r)
+			return
+		}
+		PageHeaders(w, policy)
+		w.Header().Set("Cache-Control", "no-cache")
+		w.Header().Set("Content-Type", ctype)
+		w.Write(b) // #nosec G705 -- b is a file embedded in the binary, sent as the type its extension names with nosniff; the request only picks which
+	})
 }

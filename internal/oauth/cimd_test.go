@@ -44,6 +44,10 @@ func newDocHost(t *testing.T) *docHost {
 			http.Redirect(w, r, "https://example.com/elsewhere.json", http.StatusFound)
 		case body == "!hang":
 			<-r.Context().Done()
+			// Abort rather than return: a handler that returns answers an
+			// empty 200, which a client still waiting would take as the
+			// document.
+			panic(http.ErrAbortHandler)
 		default:
 			w.Header().Set("Content-Type", "application/json")
 			fmt.Fprint(w, body)

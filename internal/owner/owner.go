@@ -160,7 +160,7 @@ type Handlers struct {
 func (o *Owner) Handlers() Handlers {
 	return Handlers{
 		LoginPage:          o.page(o.loginPage),
-		Asset:              http.HandlerFunc(o.asset),
+		Asset:              httpx.Assets(o.static, assetTypes, httpx.PagePolicy{Scripts: true}),
 		LoginTOTP:          o.form(o.loginTOTP),
 		LoginRecovery:      o.form(o.loginRecovery),
 		PasskeyLoginBegin:  o.api(o.passkeyLoginBegin),

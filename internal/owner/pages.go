@@ -1,13 +1,6 @@
 package owner
 
-import (
-	"embed"
-	"io/fs"
-	"net/http"
-	"path"
-
-	"github.com/cortex-mcp/cortex/internal/httpx"
-)
+import "embed"
 
 //go:embed assets
 var assets embed.FS
@@ -25,26 +18,8 @@ type enrolData struct {
 	CSRF string
 }
 
+// assetTypes are the page scripts and style sheet; templates are not served.
 var assetTypes = map[string]string{
 	".js":  "text/javascript; charset=utf-8",
 	".css": "text/css; charset=utf-8",
-}
-
-// asset serves the page scripts and style sheet; templates are not served.
-func (o *Owner) asset(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	ctype, ok := assetTypes[path.Ext(name)]
-	if !ok {
-		http.NotFound(w, r)
-		return
-	}
-	b, err := fs.ReadFile(o.static, name)
-	if err != nil {
-		http.NotFound(w, r)
-		return
-	}
-	httpx.PageHeaders(w, httpx.PagePolicy{Scripts: true})
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("Content-Type", ctype)
-	w.Write(b) // #nosec G705 -- b is a .js or .css file embedded in the binary, sent as that type with nosniff; the request only picks which
 }

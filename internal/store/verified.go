@@ -3,6 +3,8 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
+	"errors"
 	"fmt"
 	"sync"
 )
@@ -28,7 +30,11 @@ const maxVerified = 256
 // data version it was read at.
 type verifiedCache struct {
 	watch *sql.DB   // one connection, used only for data_version
-	ask   *sql.Stmt // PRAGMA data_version on it
+	conn  *sql.Conn // that connection, held for good
+
+	askMu sync.Mutex
+	ask   driver.Stmt // PRAGMA data_version, prepared on conn's driver connection
+	row   []driver.Value
 
 	mu      sync.Mutex
 	entries map[string]verified
@@ -50,20 +56,38 @@ func openVerifiedCache(ctx context.Context, path string) (*verifiedCache, error)
 	db.SetMaxIdleConns(1)
 	db.SetConnMaxLifetime(0)
 	db.SetConnMaxIdleTime(0)
-	ask, err := db.PrepareContext(ctx, `PRAGMA data_version`)
+	conn, err := db.Conn(ctx)
 	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	c := &verifiedCache{watch: db, conn: conn, row: make([]driver.Value, 1), entries: make(map[string]verified)}
+	// The driver's statement is used directly: through database/sql each
+	// check cost a dozen allocations of its own.
+	err = conn.Raw(func(dc any) error {
+		p, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
+			return errors.New("the sqlite driver cannot prepare with a context")
+		}
+		c.ask, err = p.PrepareContext(ctx, `PRAGMA data_version`)
+		return err
+	})
+	if err != nil {
+		conn.Close()
 		db.Close()
 		return nil, fmt.Errorf("prepare data_version: %w", err)
 	}
-	return &verifiedCache{watch: db, ask: ask, entries: make(map[string]verified)}, nil
+	return c, nil
 }
 
 func (c *verifiedCache) close() error {
 	if c == nil {
 		return nil
 	}
-	c.ask.Close()
-	return c.watch.Close()
+	c.askMu.Lock()
+	_ = c.conn.Raw(func(any) error { return c.ask.Close() })
+	c.askMu.Unlock()
+	return errors.Join(c.conn.Close(), c.watch.Close())
 }
 
 // version is the database's data version as the watching connection sees it
@@ -72,10 +96,29 @@ func (c *verifiedCache) close() error {
 // a cancellable context database/sql starts a goroutine per query to watch
 // it.
 func (c *verifiedCache) version() (v int64, ok bool) {
-	if err := c.ask.QueryRowContext(context.Background()).Scan(&v); err != nil {
-		return 0, false
-	}
-	return v, true
+	c.askMu.Lock()
+	defer c.askMu.Unlock()
+	err := c.conn.Raw(func(any) error {
+		q, isQ := c.ask.(driver.StmtQueryContext)
+		if !isQ {
+			return errors.New("the sqlite driver cannot query with a context")
+		}
+		rows, err := q.QueryContext(context.Background(), nil)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		if err := rows.Next(c.row); err != nil {
+			return err
+		}
+		n, isInt := c.row[0].(int64)
+		if !isInt {
+			return fmt.Errorf("data_version is %T", c.row[0])
+		}
+		v = n
+		return nil
+	})
+	return v, err == nil
 }
 
 // get returns the answer remembered for key at version v.

@@ -156,3 +156,30 @@ func TestVerifiedIsBounded(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifiedWithoutDataVersion: when the watching connection is gone, no
+// answer is remembered and every check looks the token up.
+func TestVerifiedWithoutDataVersion(t *testing.T) {
+	ctx := context.Background()
+	s := openStore(t, t.TempDir(), testkit.NewClock(time.Time{}))
+	secret, _, err := s.CreateToken(ctx, "laptop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.verified.conn.Close()
+	if _, ok := s.verified.version(); ok {
+		t.Fatal("data_version read on a closed connection")
+	}
+	if _, err := s.VerifyToken(ctx, secret); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.verified.entries) != 0 {
+		t.Error("an answer was remembered without a data version")
+	}
+	if err := s.RevokeToken(ctx, "laptop"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.VerifyToken(ctx, secret); !errors.Is(err, ErrTokenNotFound) {
+		t.Fatalf("VerifyToken after revoke = %v", err)
+	}
+}
