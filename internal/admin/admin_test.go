@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/backup"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -360,7 +361,7 @@ func TestFormatBytes(t *testing.T) {
 		{^uint64(0), "16.0 EiB"},
 	}
 	for _, tt := range tests {
-		if got := formatBytes(tt.n); got != tt.want {
+		if got := backup.Bytes(tt.n); got != tt.want {
 			t.Errorf("formatBytes(%d) = %q, want %q", tt.n, got, tt.want)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/backup"
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
@@ -140,7 +141,7 @@ func historyList(ctx context.Context, s *session, args []string) error {
 		if v.Gone {
 			kind += " (left this path)"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, formatTime(v.Time), v.Writer, kind, v.Version, formatBytes(uint64(max(v.Size, 0))), v.Path)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\n", v.ID, formatTime(v.Time), v.Writer, kind, v.Version, backup.Bytes(uint64(max(v.Size, 0))), v.Path)
 	}
 	return tw.Flush()
 }
@@ -352,5 +353,5 @@ func historyStatus(ctx context.Context, s *session, w io.Writer) {
 		fmt.Fprintln(w, "history\tunavailable")
 		return
 	}
-	fmt.Fprintf(w, "history\t%d versions, %s stored (%s of text)\n", st.Versions, formatBytes(uint64(max(st.Stored, 0))), formatBytes(uint64(max(st.Size, 0))))
+	fmt.Fprintf(w, "history\t%d versions, %s stored (%s of text)\n", st.Versions, backup.Bytes(uint64(max(st.Stored, 0))), backup.Bytes(uint64(max(st.Size, 0))))
 }

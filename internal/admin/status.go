@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"text/tabwriter"
 
+	"github.com/cortex-mcp/cortex/internal/backup"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
@@ -50,7 +51,7 @@ func status(ctx context.Context, s *session, _ []string) error {
 			fmt.Fprintln(tw, "free disk\tunavailable")
 			problems = append(problems, fail("check --vault (or CORTEX_VAULT)", "cannot read free disk space: %v", err))
 		} else {
-			fmt.Fprintf(tw, "free disk\t%s\n", formatBytes(free))
+			fmt.Fprintf(tw, "free disk\t%s\n", backup.Bytes(free))
 		}
 	}
 
@@ -120,18 +121,4 @@ func absPath(p string) string {
 		return a
 	}
 	return p
-}
-
-// formatBytes renders a size with binary units, e.g. "12.3 GiB".
-func formatBytes(n uint64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := uint64(unit), 0
-	for m := n / unit; m >= unit && exp < 5; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
