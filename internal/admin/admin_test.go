@@ -185,15 +185,15 @@ func TestTokenListAndRevoke(t *testing.T) {
 	laptop := createToken(t, env, "laptop")
 	createToken(t, env, "ci-runner")
 	st := openStore(t, env.StateDir)
-	if _, err := st.VerifyToken(ctx, laptop); err != nil {
+	if _, err := st.VerifyToken(store.WithUseAddr(ctx, "192.0.2.7"), laptop); err != nil {
 		t.Fatal(err)
 	}
 
 	r = run(t, env, "token", "list")
 	want := "" +
-		"NAME       CREATED               LAST USED\n" +
-		"laptop     2025-03-14 09:26 UTC  2025-03-14 09:26 UTC\n" +
-		"ci-runner  2025-03-14 09:26 UTC  never\n"
+		"NAME       CREATED               LAST USED             LAST FROM\n" +
+		"laptop     2025-03-14 09:26 UTC  2025-03-14 09:26 UTC  192.0.2.7\n" +
+		"ci-runner  2025-03-14 09:26 UTC  never                 -\n"
 	if r.code != 0 || r.stdout != want || r.stderr != "" {
 		t.Errorf("token list: code %d, stderr %q, stdout:\n%s\nwant:\n%s", r.code, r.stderr, r.stdout, want)
 	}
