@@ -67,6 +67,9 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
+	for _, name := range cfg.Retired {
+		log.Warn("this setting is retired and ignored: /mcp keeps no MCP sessions; remove it", "setting", name)
+	}
 	// CORTEX_CPU_PROFILE=FILE profiles the whole run (unset by default).
 	stopProfile, err := profile.Start(getenv("CORTEX_CPU_PROFILE"))
 	if err != nil {
@@ -79,7 +82,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			Hint: "list redirect URIs separated by commas, e.g. defaults,https://app.example/callback"}
 	}
 
-	st, err := store.Open(ctx, cfg.State, store.Options{Logger: log})
+	st, err := store.Open(ctx, cfg.State, store.Options{Logger: log, Version: version})
 	if err != nil {
 		return fmt.Errorf("open the state database: %w", err)
 	}

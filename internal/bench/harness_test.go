@@ -41,7 +41,7 @@ func startServer(t *testing.T, bin, vault string) *server {
 	}
 	s.Server = testkit.StartServer(t, testkit.ServerOptions{Bin: bin, MaxLog: 1 << 20, Env: env,
 		Args: []string{"--vault", vault, "--state", state,
-			"--rate-limit", "10000000", "--max-sessions", "1024", "--min-free-mb", "0", "--log-level", "info"},
+			"--rate-limit", "10000000", "--min-free-mb", "0", "--log-level", "info"},
 		OnLine: func(line string) {
 			if strings.Contains(line, "index ready") {
 				select {

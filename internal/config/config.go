@@ -31,8 +31,11 @@ type Config struct {
 	RatePerMinute int
 	// MaxSessions and SessionIdle are retired: /mcp keeps no sessions. They
 	// are still parsed, so that existing settings keep starting cortex.
-	MaxSessions    int
-	SessionIdle    time.Duration
+	MaxSessions int
+	SessionIdle time.Duration
+	// Retired lists the retired settings that were given (flag names), for
+	// a warning at start.
+	Retired        []string
 	JournalDays    int
 	LogFormat      string // text | json
 	LogLevel       string // debug | info | warn | error
@@ -188,6 +191,7 @@ func (raw Settings) check() (Config, error) {
 	if c.SessionIdle, err = time.ParseDuration(raw.SessionIdle); err != nil || c.SessionIdle < time.Minute || c.SessionIdle > 24*time.Hour {
 		return Config{}, &Error{Setting: "--session-idle", Problem: fmt.Sprintf("%q is not a duration between 1m and 24h", raw.SessionIdle), Hint: "write it like 30m"}
 	}
+	c.Retired = raw.retiredGiven()
 	c.LogFormat = raw.LogFormat
 	if c.LogFormat != "text" && c.LogFormat != "json" {
 		return Config{}, &Error{Setting: "--log-format", Problem: fmt.Sprintf("unknown format %q", raw.LogFormat), Hint: "use text or json"}

@@ -145,3 +145,29 @@ func TestParseBackupSettingsFromEnv(t *testing.T) {
 		t.Errorf("backup settings: %q %v %d", c.BackupDir, c.BackupEvery, c.BackupKeep)
 	}
 }
+
+func TestParseNamesRetiredSettingsGiven(t *testing.T) {
+	dir := t.TempDir()
+	base := []string{"--vault", filepath.Join(dir, "v"), "--state", filepath.Join(dir, "s")}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{"none", base, nil, ""},
+		{"defaults written out", append(append([]string{}, base...), "--max-sessions", "16", "--session-idle", "30m"), nil, ""},
+		{"flag", append(append([]string{}, base...), "--max-sessions", "64"), nil, "--max-sessions"},
+		{"variable", base, map[string]string{"CORTEX_SESSION_IDLE": "1h"}, "--session-idle"},
+		{"both", append(append([]string{}, base...), "--session-idle", "2h"), map[string]string{"CORTEX_MAX_SESSIONS": "4"}, "--max-sessions,--session-idle"},
+	}
+	for _, tt := range tests {
+		c, err := Parse(tt.args, env(tt.env), io.Discard)
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if got := strings.Join(c.Retired, ","); got != tt.want {
+			t.Errorf("%s: retired = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

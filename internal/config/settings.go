@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"strings"
 
 	"golang.org/x/crypto/acme/autocert"
 )
@@ -73,6 +74,19 @@ func (s *Settings) table() []setting {
 		{"trusted-proxies", "CORTEX_TRUSTED_PROXIES", "", "comma-separated networks whose X-Forwarded-For is believed", &s.TrustedProxies},
 		{"redirect-allowlist", "CORTEX_REDIRECT_ALLOWLIST", "", "OAuth redirect URIs apps may use, separated by commas (\"defaults\" adds the built-in list of claude.ai, ChatGPT, Meta AI and loopback)", &s.RedirectAllowlist},
 	}
+}
+
+// retiredGiven names the retired settings (their usage starts with
+// "retired:") that were given a value other than their default, so that
+// serve can say they are ignored.
+func (s *Settings) retiredGiven() []string {
+	var given []string
+	for _, r := range s.table() {
+		if strings.HasPrefix(r.usage, "retired:") && *r.dst != r.def {
+			given = append(given, "--"+r.flag)
+		}
+	}
+	return given
 }
 
 // FromEnv returns every setting's default, replaced by its CORTEX_*

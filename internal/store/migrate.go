@@ -6,6 +6,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"os"
 	"path"
 	"sort"
 	"strconv"
@@ -59,6 +60,15 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 // each in its own immediate transaction, so two processes opening the same
 // file at once apply each migration exactly once.
 func migrate(ctx context.Context, db *sql.DB, fsys fs.FS, now func() time.Time) error {
+	return migrateKeeping(ctx, db, fsys, now, "")
+}
+
+// migrateKeeping is migrate that, when path names the database file and
+// the database has a schema to change, first keeps a copy of it as
+// path.before-N (N: the first migration to apply), so that an upgrade that
+// goes wrong can be undone by hand. An existing copy is left alone: it is
+// the older state.
+func migrateKeeping(ctx context.Context, db *sql.DB, fsys fs.FS, now func() time.Time, path string) error {
 	migs, err := loadMigrations(fsys)
 	if err != nil {
 		return err
@@ -75,7 +85,17 @@ func migrate(ctx context.Context, db *sql.DB, fsys fs.FS, now func() time.Time) 
 		return fmt.Errorf("read schema version: %w", err)
 	}
 	if have > len(migs) {
-		return fmt.Errorf("%w (schema version %d, this build knows %d): upgrade cortex", ErrSchemaTooNew, have, len(migs))
+		by := "a newer cortex"
+		var v string
+		if db.QueryRowContext(ctx, `SELECT version FROM written_by WHERE id = 1`).Scan(&v) == nil && v != "" {
+			by = "cortex " + v
+		}
+		return fmt.Errorf("%w: %s wrote it (schema version %d; this build knows %d): run that version or a newer one", ErrSchemaTooNew, by, have, len(migs))
+	}
+	if path != "" && have > 0 && have < len(migs) {
+		if err := keepBefore(ctx, db, fmt.Sprintf("%s.before-%d", path, have+1)); err != nil {
+			return fmt.Errorf("keep a copy before migrating: %w", err)
+		}
 	}
 	for _, m := range migs[have:] {
 		if err := applyMigration(ctx, db, m, now()); err != nil {
@@ -106,4 +126,19 @@ func applyMigration(ctx context.Context, db *sql.DB, m migration, at time.Time) 
 		return err
 	}
 	return tx.Commit()
+}
+
+// keepBefore writes a consistent copy of the database to dst (0600)
+// unless dst exists.
+func keepBefore(ctx context.Context, db *sql.DB, dst string) error {
+	if _, err := os.Lstat(dst); err == nil {
+		return nil
+	}
+	if _, err := db.ExecContext(ctx, `VACUUM INTO ?`, dst); err != nil {
+		if _, serr := os.Lstat(dst); serr == nil {
+			return nil // another process opening the database made it
+		}
+		return err
+	}
+	return os.Chmod(dst, 0o600)
 }

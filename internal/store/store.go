@@ -42,6 +42,9 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives operational messages; nil discards them.
 	Logger *slog.Logger
+	// Version is the running cortex's version, recorded in the database
+	// so that an older cortex can name it; "" records nothing.
+	Version string
 }
 
 // Store is the open state database. It is safe for concurrent use.
@@ -98,9 +101,16 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 
-	if err := retryBusy(ctx, func() error { return migrate(ctx, db, migrationFiles, s.now) }); err != nil {
+	if err := retryBusy(ctx, func() error { return migrateKeeping(ctx, db, migrationFiles, s.now, filepath.Join(abs, FileName)) }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open state database: %w", err)
+	}
+	if opts.Version != "" {
+		if _, err := db.ExecContext(ctx, `INSERT INTO written_by (id, version, time) VALUES (1, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET version = excluded.version, time = excluded.time`, opts.Version, nanos(s.now())); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open state database: %w", err)
+		}
 	}
 	s.verify, err = db.PrepareContext(ctx, verifySQL)
 	if err != nil {
