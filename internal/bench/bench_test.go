@@ -75,7 +75,7 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 	case <-time.After(2 * time.Minute):
 		t.Logf("run %d: no 'index ready' line within 2 minutes", run)
 	}
-	_, rss, peak := s.procStat()
+	_, rss, _ := s.procStat()
 	rows["RSS steady with index (MB)"] = append(rows["RSS steady with index (MB)"], float64(rss)/1e6)
 
 	c := newClient(s.URL, s.token, 1, version2025)
@@ -155,7 +155,7 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 			}
 		}
 	}
-	_, rss, peak = s.procStat()
+	_, rss, peak := s.procStat()
 	rows["RSS after the calls (MB)"] = append(rows["RSS after the calls (MB)"], float64(rss)/1e6)
 	rows["RSS peak (MB)"] = append(rows["RSS peak (MB)"], float64(peak)/1e6)
 

@@ -145,6 +145,31 @@ func TestStatus(t *testing.T) {
 	want(t, resp, body, http.StatusOK, "v-test", `id="st-notes">2<`, "writes stop below 1024.0 MiB", "kept 30 days", "(recent: destructive actions allowed)")
 }
 
+func TestStatusShowsBackups(t *testing.T) {
+	h := newHarness(t, map[string]string{"Plan.md": before})
+	b := h.browser()
+	b.signIn()
+	resp, body := b.get("/console/status")
+	want(t, resp, body, http.StatusOK, `id="st-backup">none yet`)
+
+	ctx := context.Background()
+	at := time.Date(2026, 3, 1, 4, 0, 0, 0, time.UTC)
+	if err := h.st.RecordBackup(ctx, store.BackupRun{Time: at, Result: store.BackupOK, Detail: "/backups/cortex-1.tar.gz", Size: 3 << 20}); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = b.get("/console/status")
+	want(t, resp, body, http.StatusOK, "2026-03-01 04:00 UTC ok: /backups/cortex-1.tar.gz (3.0 MiB)")
+	if strings.Contains(body, `id="st-backup-good"`) {
+		t.Error("a good last backup also shows a last good one")
+	}
+
+	if err := h.st.RecordBackup(ctx, store.BackupRun{Time: at.Add(24 * time.Hour), Result: store.BackupFailed, Detail: "disk full"}); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = b.get("/console/status")
+	want(t, resp, body, http.StatusOK, "2026-03-02 04:00 UTC failed: disk full", `id="st-backup-good">2026-03-01 04:00 UTC: /backups/cortex-1.tar.gz`)
+}
+
 func TestPagesAreSmallAndSignedIn(t *testing.T) {
 	h := newHarness(t, map[string]string{"Plan.md": before})
 	appEdit(h)

@@ -1,6 +1,8 @@
 package console
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"runtime"
 	"strconv"
@@ -21,6 +23,7 @@ type statusData struct {
 	HistoryErr       bool
 	Session          owner.SessionInfo
 	Recent           bool
+	Backup           backupData
 	// Sizes in MiB, as shown.
 	FreeMiB, FloorMiB, StoredMiB, SizeMiB, MaxMiB string
 }
@@ -49,6 +52,40 @@ func (c *Console) statusPage(w http.ResponseWriter, r *http.Request, s owner.Ses
 	}
 	d.FreeMiB, d.FloorMiB = mib(d.Stats.FreeBytes), mib(d.Floor)
 	d.StoredMiB, d.SizeMiB, d.MaxMiB = mib(d.History.Stored), mib(d.History.Size), mib(d.History.MaxBytes)
+	d.Backup = c.backupStatus(ctx)
 	c.pages.Render(w, http.StatusOK, "status.html", d)
 	return nil
+}
+
+// backupData is the last backup's outcome as the status page shows it.
+type backupData struct {
+	None, Err bool
+	Last      store.BackupRun
+	OK        bool
+	SizeMiB   string
+	Good      *store.BackupRun // the last good one, when the last did not succeed
+}
+
+// backupStatus reads what `cortex admin status` shows of backups.
+func (c *Console) backupStatus(ctx context.Context) backupData {
+	var b backupData
+	last, err := c.o.Store.LastBackup(ctx)
+	switch {
+	case errors.Is(err, store.ErrNoBackup):
+		b.None = true
+		return b
+	case err != nil:
+		c.log.Error("last backup", "err", err)
+		b.Err = true
+		return b
+	}
+	b.Last, b.OK, b.SizeMiB = last, last.Result == store.BackupOK, mib(max(last.Size, 0))
+	if !b.OK {
+		if good, err := c.o.Store.LastGoodBackup(ctx); err == nil {
+			b.Good = &good
+		} else if !errors.Is(err, store.ErrNoBackup) {
+			c.log.Error("last good backup", "err", err)
+		}
+	}
+	return b
 }

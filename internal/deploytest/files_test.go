@@ -81,6 +81,11 @@ func TestCompose(t *testing.T) {
 		{"healthcheck runs cortex healthcheck", len(s.Healthcheck.Test) == 3 && s.Healthcheck.Test[0] == "CMD" &&
 			strings.HasSuffix(s.Healthcheck.Test[1], "cortex") && s.Healthcheck.Test[2] == "healthcheck"},
 		{"waits for the volume owner fix", s.DependsOn["volumes-init"].Condition == "service_completed_successfully"},
+		{"backups volume", slices.Contains(s.Volumes, "backups:/data/backups")},
+		{"backups volume declared", hasKey(c.Volumes, "backups")},
+		{"CORTEX_BACKUP_DIR is the backups volume (serve backs up on schedule)", s.Environment["CORTEX_BACKUP_DIR"] == "/data/backups"},
+		{"volume owner fix mounts the backups volume", slices.Contains(c.Services["volumes-init"].Volumes, "backups:/data/backups")},
+		{"volume owner fix chowns the backups volume", slices.Contains(c.Services["volumes-init"].Command, "/data/backups")},
 	}
 	for _, c := range checks {
 		if !c.ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -76,6 +77,66 @@ func TestOpenKeepsACopyBeforeMigrating(t *testing.T) {
 	s.Close()
 	if m, _ := filepath.Glob(filepath.Join(fresh, "*.before-*")); len(m) != 0 {
 		t.Errorf("a new database kept %v", m)
+	}
+}
+
+func TestOpenHistoryKeepsACopyBeforeMigrating(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	h, err := OpenHistory(ctx, dir, HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Keep(ctx, []Keep{{Path: "Plan.md", Content: []byte("first\n"), Writer: "app", Kind: KindCreate}}); err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.before-*")); len(m) != 0 {
+		t.Fatalf("a new history kept %v", m)
+	}
+
+	// A later build with a second migration.
+	names, _ := fs.Glob(historyFiles, "historydb/migrations/*.sql")
+	next := fstest.MapFS{}
+	for _, n := range names {
+		body, err := fs.ReadFile(historyFiles, n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		next[strings.TrimPrefix(n, "historydb/")] = &fstest.MapFile{Data: body}
+	}
+	v := len(names) + 1
+	next[fmt.Sprintf("migrations/%04d_later.sql", v)] = &fstest.MapFile{Data: []byte("CREATE TABLE later (id INTEGER PRIMARY KEY) STRICT;")}
+	for range 2 { // the second open is up to date and keeps nothing more
+		h, err = OpenHistory(ctx, dir, HistoryOptions{migrations: next})
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.Close()
+	}
+	before := filepath.Join(dir, fmt.Sprintf("%s.before-%d", HistoryFileName, v))
+	fi, err := os.Stat(before)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("no copy before migration %d: %v %v", v, fi, err)
+	}
+	if got, err := schemaOf(ctx, before); err != nil || got != v-1 {
+		t.Errorf("the copy has schema %d (%v), want %d", got, err, v-1)
+	}
+	if _, err := CheckCopy(ctx, HistoryFileName, before); err != nil {
+		t.Error(err)
+	}
+	if m, _ := filepath.Glob(filepath.Join(dir, "*.before-*")); len(m) != 1 {
+		t.Errorf("copies: %v", m)
+	}
+	// The copy holds the version kept before the upgrade.
+	db, err := readOnly(before)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	var n int
+	if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM versions`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("the copy holds %d versions (%v), want 1", n, err)
 	}
 }
 

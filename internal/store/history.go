@@ -77,6 +77,9 @@ type HistoryOptions struct {
 	// nil skips the check. MinFree is the floor Keep never goes below.
 	FreeSpace func() (uint64, error)
 	MinFree   uint64
+
+	// migrations replaces the embedded schema history (tests of upgrades).
+	migrations fs.FS
 }
 
 // History is the open note history. It is safe for concurrent use.
@@ -145,12 +148,16 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 	if h.maxBytes <= 0 {
 		h.maxBytes = DefaultHistoryMaxBytes
 	}
-	sub, err := fs.Sub(historyFiles, "historydb")
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open note history: %w", err)
+	sub := opts.migrations
+	if sub == nil {
+		if sub, err = fs.Sub(historyFiles, "historydb"); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("open note history: %w", err)
+		}
 	}
-	if err := retryBusy(ctx, func() error { return migrate(ctx, db, sub, h.now) }); err != nil {
+	// Like cortex.db, history.db is copied to history.db.before-N before
+	// an upgrade changes its schema.
+	if err := retryBusy(ctx, func() error { return migrateKeeping(ctx, db, sub, h.now, h.file) }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open note history: %w", err)
 	}
