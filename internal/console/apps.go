@@ -15,6 +15,7 @@ type appsData struct {
 	Apps             []appRow
 	Tokens           []store.Token
 	Recent           bool // token creation is open
+	Reauth           string
 	// Created is a token made just now: its secret, shown once.
 	Created, Secret string
 }
@@ -37,7 +38,8 @@ func (c *Console) appsPage(w http.ResponseWriter, r *http.Request, s owner.Sessi
 
 func (c *Console) apps(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) (appsData, error) {
 	ctx := r.Context()
-	d := appsData{Nav: "apps", Title: "Apps and tokens", CSRF: c.o.Owner.CSRFToken(w, r), Recent: c.recent(s)}
+	d := appsData{Nav: "apps", Title: "Apps and tokens", CSRF: c.o.Owner.CSRFToken(w, r), Recent: c.recent(s),
+		Reauth: owner.ReauthURL(r.URL.RequestURI())}
 	clients, err := c.o.Store.ListOAuthClients(ctx)
 	if err != nil {
 		return d, err

@@ -16,6 +16,7 @@ type bulkData struct {
 	Plan             *history.Plan
 	Nothing          string // why there is nothing to undo
 	Recent           bool
+	Reauth           string
 }
 
 // parseSince reads the activity filter's time (UTC); "" is the start of
@@ -39,7 +40,8 @@ func parseSince(s string) (time.Time, error) {
 func (c *Console) bulkPage(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
 	q := r.URL.Query()
 	d := bulkData{Nav: "activity", Title: "Undo an app", CSRF: c.o.Owner.CSRFToken(w, r),
-		App: q.Get("app"), Since: q.Get("since"), Recent: c.recent(s)}
+		App: q.Get("app"), Since: q.Get("since"), Recent: c.recent(s),
+		Reauth: owner.ReauthURL(r.URL.RequestURI())}
 	if d.App == "" {
 		return &httpx.Error{Status: http.StatusBadRequest, Code: history.CodeInvalid,
 			Message: "Pick an app in the activity filter first."}

@@ -3,9 +3,11 @@ package console
 import (
 	"errors"
 	"net/http"
+	"net/url"
 
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
@@ -21,17 +23,40 @@ var (
 	errBadRequest = &httpx.Error{Status: http.StatusBadRequest, Code: "bad_request",
 		Message: "The request was not understood. Reload the page and try again."}
 	errNotRecent = &httpx.Error{Status: http.StatusForbidden, Code: "sign_in_again",
-		Message: "This action needs a sign-in within the last 5 minutes. Sign out, sign in again and repeat it."}
+		Message: "This action needs a sign-in within the last 5 minutes. Sign in again and repeat it."}
 )
 
 // describeProblem titles the console's problem page and offers the way
 // back.
-func describeProblem(_ *http.Request, e *httpx.Error) httpx.Problem {
+func describeProblem(r *http.Request, e *httpx.Error) httpx.Problem {
 	switch e.Code {
-	case "signed_out", "sign_in_again":
+	case "signed_out":
 		return httpx.Problem{Title: "Sign in", Link: "/login", LinkText: "Sign in"}
+	case "sign_in_again":
+		return httpx.Problem{Title: "Sign in again", Link: owner.ReauthURL(formPage(r)), LinkText: "Sign in again"}
 	}
 	return httpx.Problem{Title: "Not done", Link: "/console/activity", LinkText: "Back to the activity"}
+}
+
+// formPage is the console page whose form sent r, for coming back to it
+// after signing in again. It reads only the form already parsed.
+func formPage(r *http.Request) string {
+	f := r.PostForm
+	switch r.URL.Path {
+	case "/console/tokens":
+		return "/console/apps"
+	case "/console/trash/delete":
+		return "/console/trash"
+	case "/console/purge":
+		if p := f.Get("path"); p != "" {
+			return NoteURL(p)
+		}
+	case "/console/undo-app":
+		if app := f.Get("app"); app != "" {
+			return "/console/undo-app?" + url.Values{"app": {app}, "since": {f.Get("since")}}.Encode()
+		}
+	}
+	return "/console/activity"
 }
 
 // refusal turns the history service's and the vault's refusals into what

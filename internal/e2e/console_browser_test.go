@@ -198,4 +198,18 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 	do("open status", chromedp.Navigate(in.URL+"/console/status"), chromedp.WaitVisible(chromedp.CSS("#st-notes")))
 	shoot("status")
+
+	// Signed in already, the owner can still sign in again (as the console
+	// offers when an action needs a recent sign-in) and comes back to the
+	// page with a new session.
+	do("sign in again", chromedp.Navigate(in.URL+"/login?reauth=1&return=%2Fconsole%2Fstatus"),
+		chromedp.WaitVisible(chromedp.CSS("#reauth")),
+		chromedp.Click(chromedp.CSS("details summary")),
+		chromedp.SendKeys(chromedp.CSS("#recovery-code"), owner.recovery[0]),
+		chromedp.Click(chromedp.CSS("#recovery-submit")),
+		chromedp.WaitVisible(chromedp.CSS("#st-session")),
+	)
+	if got := text("#st-session"); !strings.Contains(got, "by recovery") || !strings.Contains(got, "recent") {
+		t.Errorf("after signing in again the session is %q", got)
+	}
 }

@@ -11,7 +11,9 @@ import (
 
 func (o *Owner) loginPage(w http.ResponseWriter, r *http.Request) error {
 	ret, _ := SafeReturnPath(r.URL.Query().Get("return"))
-	if ret != "" && ret != "/login" {
+	// A signed-in owner is sent straight on, unless the page asked for a
+	// fresh sign-in (see ReauthURL).
+	if ret != "" && ret != "/login" && !reauth(r) {
 		if _, ok := o.Session(r); ok {
 			http.Redirect(w, r, ret, http.StatusSeeOther) // #nosec G710 -- ret passed SafeReturnPath: a path on this server only
 			return nil
@@ -36,10 +38,18 @@ func (o *Owner) renderLogin(w http.ResponseWriter, r *http.Request, status int, 
 		Error:    msg,
 	}
 	if s, ok := o.Session(r); ok && msg == "" {
-		d.SignedIn, d.Method = true, s.Method
+		if reauth(r) {
+			d.Reauth = true
+		} else {
+			d.SignedIn, d.Method = true, s.Method
+		}
 	}
 	o.pages.Render(w, status, "login.html", d)
 }
+
+// reauth reports whether the login page was asked to offer sign-in to an
+// owner who is already signed in.
+func reauth(r *http.Request) bool { return r.URL.Query().Get("reauth") == "1" }
 
 // afterLogin sends the browser on: to the return path if it was given one,
 // else back to the login page, which now says "signed in".

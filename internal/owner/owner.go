@@ -182,6 +182,17 @@ func LoginURL(returnTo string) string {
 	return "/login"
 }
 
+// ReauthURL is the login page for an owner who is signed in but must sign
+// in again (an action needs a recent sign-in): it shows the sign-in forms
+// instead of sending the owner straight on, and afterwards returns to
+// returnTo with a new session that replaces the old one.
+func ReauthURL(returnTo string) string {
+	if p, ok := SafeReturnPath(returnTo); ok && p != "/login" {
+		return "/login?reauth=1&return=" + url.QueryEscape(p)
+	}
+	return "/login?reauth=1"
+}
+
 // SafeReturnPath accepts only a path on this server: it must start with a
 // single "/", carry no scheme, host, backslash or control character, and be
 // at most 8 KiB. Anything else could send the browser to another site after

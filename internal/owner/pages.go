@@ -12,6 +12,8 @@ type loginData struct {
 	Error    string
 	SignedIn bool
 	Method   string
+	// Reauth: the owner is signed in but asked to sign in again.
+	Reauth bool
 }
 
 type enrolData struct {
