@@ -158,27 +158,30 @@ func TestOwnerInRealBrowser(t *testing.T) {
 		t.Fatalf("after TOTP login: %q", got)
 	}
 
-	// Sign out, then in with a recovery code, typed in lower case.
+	// Sign out, then in with a recovery code, typed in lower case. Each
+	// submit replaces the page, so every step after one waits for an element
+	// that only the new page has (outcome is #signed-in or #error): an
+	// element both pages share, such as main, can match the old page while
+	// it is being torn down, and acting on it fails with "Could not find
+	// node with given id".
 	recovery := codes[3][1]
-	signInWithRecovery := func(what string) {
+	signInWithRecovery := func(what, outcome string) {
 		do(what, chromedp.Click(chromedp.CSS("#logout")),
 			chromedp.WaitVisible(chromedp.CSS("#totp-code")),
 			chromedp.Click(chromedp.CSS("details summary")),
 			chromedp.WaitVisible(chromedp.CSS("#recovery-code")),
 			chromedp.SendKeys(chromedp.CSS("#recovery-code"), strings.ToLower(recovery)),
 			chromedp.Click(chromedp.CSS("#recovery-submit")),
-			chromedp.WaitReady(chromedp.CSS("main")),
+			chromedp.WaitVisible(chromedp.CSS(outcome)),
 		)
 	}
-	signInWithRecovery("recovery login")
-	do("wait for sign-in", chromedp.WaitVisible(chromedp.CSS("#signed-in")))
+	signInWithRecovery("recovery login", "#signed-in")
 	if got := text("#signed-in"); !strings.Contains(got, "recovery") {
 		t.Fatalf("after recovery login: %q", got)
 	}
 
 	// The same code again is refused.
-	signInWithRecovery("reused recovery code")
-	do("wait for refusal", chromedp.WaitVisible(chromedp.CSS("#error")))
+	signInWithRecovery("reused recovery code", "#error")
 	if got := text("#error"); !strings.Contains(got, "not accepted") {
 		t.Fatalf("reused recovery code: %q", got)
 	}

@@ -45,6 +45,15 @@ const (
 	conformanceBaselineFile = "testdata/conformance-baseline.txt"
 	// conformanceScenarioTimeout bounds one scenario, Node start included.
 	conformanceScenarioTimeout = 2 * time.Minute
+	// conformanceSuiteTimeout is the suite's own limit on one scenario
+	// (--timeout). Its default, 30 s, is for a quiet machine: a scenario
+	// takes 1-4 s here, but CI runs every package at once with the race
+	// detector on two cores, and there a scenario has run past 30 s and
+	// failed as "did not complete" although cortex answered every request.
+	// The limit is raised for slowness only: a failed check, a refused or
+	// cut connection still fails the test, and a scenario that hangs is
+	// still stopped, by this limit and by conformanceScenarioTimeout.
+	conformanceSuiteTimeout = 90 * time.Second
 	// conformanceMinNode is the oldest Node major the suite runs on.
 	conformanceMinNode = 22
 	// conformanceWholeTimeout bounds one run of every scenario at once.
@@ -54,6 +63,10 @@ const (
 // conformanceVersions are the protocol versions cortex is tested at: each
 // scenario runs at every one of them that it applies to.
 var conformanceVersions = []string{"2025-11-25", "2026-07-28"}
+
+// suiteTimeoutArg is conformanceSuiteTimeout as the suite's --timeout
+// takes it, in milliseconds.
+var suiteTimeoutArg = strconv.FormatInt(conformanceSuiteTimeout.Milliseconds(), 10)
 
 // conformanceScenario is a server scenario with the spec versions it
 // applies to, as the suite lists them ("extension" for an extension's).
@@ -189,7 +202,8 @@ func (s conformanceSuite) run(ctx context.Context, dir, url, scenario, version s
 	ctx, cancel := context.WithTimeout(ctx, conformanceScenarioTimeout)
 	defer cancel()
 	outDir := filepath.Join(dir, version, scenario)
-	cmd := s.command(ctx, dir, "server", "--url", url, "--scenario", scenario, "--spec-version", version, "--output-dir", outDir)
+	cmd := s.command(ctx, dir, "server", "--url", url, "--scenario", scenario, "--spec-version", version, "--output-dir", outDir,
+		"--timeout", suiteTimeoutArg)
 	out, runErr := cmd.CombinedOutput()
 	if ctx.Err() != nil {
 		return nil, string(out), fmt.Errorf("scenario did not finish within %v", conformanceScenarioTimeout)
@@ -358,15 +372,16 @@ func TestConformance(t *testing.T) {
 		})
 	}
 
-	// The whole suite in one process, at each version, as a client that
-	// sends everything at once would.
+	// The whole suite in one Node process at each version: one client that
+	// runs every scenario, one after another, against the same cortex.
 	for _, v := range conformanceVersions {
 		t.Run("whole-suite/"+v, func(t *testing.T) {
 			wctx, cancel := context.WithTimeout(ctx, conformanceWholeTimeout)
 			defer cancel()
 			outDir := filepath.Join(work, "whole-"+v)
 			start := time.Now()
-			out, runErr := suite.command(wctx, work, "server", "--url", endpoint, "--spec-version", v, "--suite", "all", "--output-dir", outDir).CombinedOutput()
+			out, runErr := suite.command(wctx, work, "server", "--url", endpoint, "--spec-version", v, "--suite", "all", "--output-dir", outDir,
+				"--timeout", suiteTimeoutArg).CombinedOutput()
 			t.Logf("ran in %v (exit: %v)", time.Since(start).Round(time.Millisecond), runErr)
 			results, err := readConformanceResults(outDir)
 			if err != nil {
