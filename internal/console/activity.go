@@ -29,7 +29,12 @@ type activityData struct {
 	Entries          []entry
 	// Older, when set, is the link to the next page of older entries.
 	Older string
+	// Actions are the owner's latest actions on apps and tokens.
+	Actions []store.OwnerAction
 }
+
+// actionsShown is how many owner actions the activity page lists.
+const actionsShown = 25
 
 type entry struct {
 	store.JournalEntry
@@ -81,6 +86,11 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 			continue
 		}
 		d.Entries = append(d.Entries, c.entry(r, e))
+	}
+	if d.App == "" && d.Note == "" && before == 0 {
+		if d.Actions, err = c.o.Store.OwnerActions(ctx, since, actionsShown); err != nil {
+			return err
+		}
 	}
 	c.pages.Render(w, http.StatusOK, "activity.html", d)
 	return nil

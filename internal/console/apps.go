@@ -76,6 +76,7 @@ func (c *Console) revokeApp(w http.ResponseWriter, r *http.Request, _ owner.Sess
 		return err
 	}
 	c.log.Info("owner revoked an app from the console", "client", id, "writer", "owner (console)")
+	c.recordAction(r, "revoked app", id)
 	http.Redirect(w, r, "/console/apps", http.StatusSeeOther)
 	return nil
 }
@@ -92,6 +93,7 @@ func (c *Console) revokeToken(w http.ResponseWriter, r *http.Request, _ owner.Se
 		return err
 	}
 	c.log.Info("owner revoked a token from the console", "token", name, "writer", "owner (console)")
+	c.recordAction(r, "revoked token", name)
 	http.Redirect(w, r, "/console/apps", http.StatusSeeOther)
 	return nil
 }
@@ -115,6 +117,7 @@ func (c *Console) createToken(w http.ResponseWriter, r *http.Request, s owner.Se
 		return err
 	}
 	c.log.Info("owner created a token from the console", "token", tok.Name, "writer", "owner (console)")
+	c.recordAction(r, "created token", tok.Name)
 	d, err := c.apps(w, r, s)
 	if err != nil {
 		return err
@@ -122,4 +125,12 @@ func (c *Console) createToken(w http.ResponseWriter, r *http.Request, s owner.Se
 	d.Created, d.Secret = tok.Name, secret
 	c.pages.Render(w, http.StatusOK, "apps.html", d)
 	return nil
+}
+
+// recordAction keeps an owner action on an app or token for the Activity
+// page. The action itself is done: a failure here is logged, not shown.
+func (c *Console) recordAction(r *http.Request, action, target string) {
+	if err := c.o.Store.RecordOwnerAction(r.Context(), store.OwnerAction{Action: action, Target: target}); err != nil {
+		c.log.Warn("record owner action", "action", action, "err", err)
+	}
 }

@@ -51,6 +51,19 @@ func TestAppsAndTokens(t *testing.T) {
 	want(t, resp, body, http.StatusNotFound, `data-code="unknown_app"`)
 	resp, body = b.post("/console/tokens/revoke", url.Values{"token": {"laptop"}})
 	want(t, resp, body, http.StatusNotFound, `data-code="unknown_token"`)
+
+	// Both revocations show in Activity, and only once each (the refused
+	// repeats did nothing); they are not journal entries, so `recent` and
+	// undo never act on them.
+	resp, body = b.get("/console/activity")
+	want(t, resp, body, http.StatusOK, `id="owner-actions"`, "revoked app <strong>client-1</strong>",
+		"revoked token <strong>laptop</strong>")
+	if n := strings.Count(body, `class="owner-action"`); n != 2 {
+		t.Errorf("activity lists %d owner actions, want 2:\n%s", n, body)
+	}
+	if j, err := h.st.Journal(ctx, time.Time{}, 0); err != nil || len(j) != 0 {
+		t.Errorf("journal = %+v, %v; want no entries", j, err)
+	}
 }
 
 func TestTokenCreationNeedsRecentSignIn(t *testing.T) {
