@@ -28,14 +28,8 @@ var errNoRenameat2 = errors.New("renameat2 with RENAME_NOREPLACE is not supporte
 // moveNoReplace moves the file at from to the free name to (both checked,
 // locks held), failing with note_exists when to is taken.
 func (v *Vault) moveNoReplace(from, to string) *Error {
-	err := v.renameNoReplace(from, to)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, fs.ErrExist):
-		return newErr(CodeNoteExists, "", err)
-	case !errors.Is(err, errNoRenameat2):
-		return fsErr("rename", err)
+	if done, e := v.renameInOneStep(from, to); done {
+		return e
 	}
 	intent, e := v.beginMove(from, to)
 	if e != nil {
@@ -56,18 +50,28 @@ func (v *Vault) moveNoReplace(from, to string) *Error {
 	return nil
 }
 
+// renameInOneStep moves from to the free name to with renameat2. done is
+// false only where the kernel lacks it, and the caller falls back to link
+// then unlink; otherwise e is the outcome (note_exists when to is taken).
+func (v *Vault) renameInOneStep(from, to string) (done bool, e *Error) {
+	err := v.renameNoReplace(from, to)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, fs.ErrExist):
+		return true, newErr(CodeNoteExists, "", err)
+	case errors.Is(err, errNoRenameat2):
+		return false, nil
+	}
+	return true, fsErr("rename", err)
+}
+
 // placeNew puts the written temp file tmp at the free name p, failing
 // with note_exists when p is taken. A crash between the fallback's link
 // and unlink leaves only a temp file, which the sweep removes.
 func (v *Vault) placeNew(tmp, p string) *Error {
-	err := v.renameNoReplace(tmp, p)
-	switch {
-	case err == nil:
-		return nil
-	case errors.Is(err, fs.ErrExist):
-		return newErr(CodeNoteExists, "", err)
-	case !errors.Is(err, errNoRenameat2):
-		return fsErr("rename", err)
+	if done, e := v.renameInOneStep(tmp, p); done {
+		return e
 	}
 	if e := v.linkNoReplace(tmp, p); e != nil {
 		return e
