@@ -58,26 +58,19 @@ func (s *Store) RecordBackup(ctx context.Context, r BackupRun) error {
 
 // LastBackup returns the latest recorded backup outcome, or ErrNoBackup.
 func (s *Store) LastBackup(ctx context.Context) (BackupRun, error) {
-	var r BackupRun
-	var t, took int64
-	err := s.db.QueryRowContext(ctx, `SELECT time, result, detail, size, took FROM backups ORDER BY id DESC LIMIT 1`).
-		Scan(&t, &r.Result, &r.Detail, &r.Size, &took)
-	if errors.Is(err, sql.ErrNoRows) {
-		return BackupRun{}, ErrNoBackup
-	}
-	if err != nil {
-		return BackupRun{}, fmt.Errorf("last backup: %w", err)
-	}
-	r.Time, r.Took = fromNanos(t), time.Duration(took)
-	return r, nil
+	return s.lastBackup(ctx, `SELECT time, result, detail, size, took FROM backups ORDER BY id DESC LIMIT 1`)
 }
 
 // LastGoodBackup returns the latest successful backup, or ErrNoBackup.
 func (s *Store) LastGoodBackup(ctx context.Context) (BackupRun, error) {
+	return s.lastBackup(ctx, `SELECT time, result, detail, size, took FROM backups WHERE result = 'ok' ORDER BY id DESC LIMIT 1`)
+}
+
+// lastBackup reads the one backup row that query selects.
+func (s *Store) lastBackup(ctx context.Context, query string) (BackupRun, error) {
 	var r BackupRun
 	var t, took int64
-	err := s.db.QueryRowContext(ctx, `SELECT time, result, detail, size, took FROM backups WHERE result = 'ok' ORDER BY id DESC LIMIT 1`).
-		Scan(&t, &r.Result, &r.Detail, &r.Size, &took)
+	err := s.db.QueryRowContext(ctx, query).Scan(&t, &r.Result, &r.Detail, &r.Size, &took)
 	if errors.Is(err, sql.ErrNoRows) {
 		return BackupRun{}, ErrNoBackup
 	}
