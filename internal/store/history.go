@@ -107,25 +107,13 @@ type History struct {
 // OpenHistory opens (creating if needed) history.db in dir, with the same
 // folder and file modes as the state database (0700, 0600).
 func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History, error) {
-	if dir == "" {
-		return nil, errors.New("open note history: empty state directory")
-	}
-	abs, err := filepath.Abs(dir)
+	db, file, err := openFile(dir, HistoryFileName, historyDSN)
 	if err != nil {
 		return nil, fmt.Errorf("open note history: %w", err)
 	}
-	if err := prepareFiles(abs, HistoryFileName); err != nil {
-		return nil, fmt.Errorf("open note history: %w", err)
-	}
-	db, err := sql.Open("sqlite", historyDSN(filepath.Join(abs, HistoryFileName)))
-	if err != nil {
-		return nil, fmt.Errorf("open note history: %w", err)
-	}
-	db.SetMaxOpenConns(4)
-	db.SetMaxIdleConns(4)
 	h := &History{
 		db:        db,
-		file:      filepath.Join(abs, HistoryFileName),
+		file:      file,
 		now:       opts.Now,
 		log:       opts.Logger,
 		days:      opts.Days,
@@ -162,7 +150,7 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 		return nil, fmt.Errorf("open note history: %w", err)
 	}
 	// The files exist now; their names must survive a power cut too.
-	if err := syncPath(abs); err != nil {
+	if err := syncPath(filepath.Dir(file)); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open note history: %w", err)
 	}

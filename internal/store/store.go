@@ -68,25 +68,10 @@ type Store struct {
 // up to date. dir is created with mode 0700, or tightened to 0700 if it
 // exists; the database file gets mode 0600.
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
-	if dir == "" {
-		return nil, errors.New("open state database: empty state directory")
-	}
-	abs, err := filepath.Abs(dir)
+	db, file, err := openFile(dir, FileName, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("open state database: %w", err)
 	}
-	if err := prepareFiles(abs, FileName); err != nil {
-		return nil, fmt.Errorf("open state database: %w", err)
-	}
-
-	db, err := sql.Open("sqlite", dsn(filepath.Join(abs, FileName)))
-	if err != nil {
-		return nil, fmt.Errorf("open state database: %w", err)
-	}
-	// Each connection carries its own page cache; a handful is plenty for
-	// one owner, and writers are serialised by SQLite anyway.
-	db.SetMaxOpenConns(4)
-	db.SetMaxIdleConns(4)
 
 	s := &Store{
 		db:      db,
@@ -101,7 +86,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 
-	if err := retryBusy(ctx, func() error { return migrateKeeping(ctx, db, migrationFiles, s.now, filepath.Join(abs, FileName)) }); err != nil {
+	if err := retryBusy(ctx, func() error { return migrateKeeping(ctx, db, migrationFiles, s.now, file) }); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("open state database: %w", err)
 	}
@@ -123,7 +108,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open state database: %w", err)
 	}
-	s.verified, err = openVerifiedCache(ctx, filepath.Join(abs, FileName))
+	s.verified, err = openVerifiedCache(ctx, file)
 	if err != nil {
 		s.lastWrites.Close()
 		s.verify.Close()
@@ -179,6 +164,32 @@ func dsn(path string) string {
 	q.Set("_txlock", "immediate")
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
 	return u.String()
+}
+
+// openFile opens the database file name in dir (made private first, see
+// prepareFiles) with the DSN dsnOf gives for its path, and returns it with
+// that absolute path.
+func openFile(dir, name string, dsnOf func(string) string) (*sql.DB, string, error) {
+	if dir == "" {
+		return nil, "", errors.New("empty state directory")
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := prepareFiles(abs, name); err != nil {
+		return nil, "", err
+	}
+	file := filepath.Join(abs, name)
+	db, err := sql.Open("sqlite", dsnOf(file))
+	if err != nil {
+		return nil, "", err
+	}
+	// Each connection carries its own page cache; a handful is plenty for
+	// one owner, and writers are serialised by SQLite anyway.
+	db.SetMaxOpenConns(4)
+	db.SetMaxIdleConns(4)
+	return db, file, nil
 }
 
 // prepareFiles makes the directory 0700 and the database file name in it
