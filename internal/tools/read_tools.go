@@ -170,8 +170,8 @@ func (s *server) search(ctx context.Context, _ call, in searchIn) (searchOut, er
 	out := searchOut{Results: make([]searchResult, 0, len(page.Hits)), NextCursor: page.NextCursor}
 	if c := page.Cut; c != nil {
 		out.Incomplete = fmt.Sprintf("Checked %d of %d notes, then stopped to answer quickly: this query is matched note by note, "+
-			"not through the index, so the other notes may match too. Narrow it with a word, tag: or folder:, "+
-			"or pass next_cursor as cursor to check the next notes.", c.Checked, c.Candidates)
+			"not through the index, so the other notes may match too. Pass next_cursor as cursor to check the next notes, "+
+			"or narrow the search with the folder or tag argument.", c.Checked, c.Candidates)
 	}
 	for _, h := range page.Hits {
 		out.Results = append(out.Results, searchResult{

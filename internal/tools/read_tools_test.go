@@ -396,7 +396,7 @@ func TestSearchStopsEarly(t *testing.T) {
 	var out searchOut
 	e.ok("search", map[string]any{"query": "🚀"}, &out)
 	if len(out.Results) != 0 || out.NextCursor == "" ||
-		!strings.HasPrefix(out.Incomplete, "Checked 4 of 7 notes, then stopped") || !strings.Contains(out.Incomplete, "next_cursor") {
+		!strings.HasPrefix(out.Incomplete, "Checked 4 of 7 notes, then stopped") || !strings.Contains(out.Incomplete, "next_cursor") || !strings.Contains(out.Incomplete, "folder or tag argument") {
 		t.Fatalf("first call: %+v", out)
 	}
 	cursor := out.NextCursor
