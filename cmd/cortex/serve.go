@@ -224,8 +224,9 @@ func verifier(st *store.Store, as *oauth.Server) web.Verifier {
 	}
 }
 
-// prune drops journal entries older than the retention, thins the note
-// history to its retention and drops expired OAuth state once an hour.
+// prune drops journal entries and owner actions older than their
+// retention, thins the note history to its retention and drops expired
+// OAuth state once an hour.
 func prune(ctx context.Context, st *store.Store, as *oauth.Server, hist *store.History, days int, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
@@ -235,6 +236,12 @@ func prune(ctx context.Context, st *store.Store, as *oauth.Server, hist *store.H
 			log.Warn("pruning the write journal failed", "err", err)
 		} else if n > 0 {
 			log.Info("pruned the write journal", "entries", n)
+		}
+		// Owner actions stay a year, or as long as the journal if longer.
+		if n, err := st.PruneOwnerActions(ctx, max(store.OwnerActionsKept, time.Duration(days)*24*time.Hour)); err != nil && ctx.Err() == nil {
+			log.Warn("pruning the owner's actions failed", "err", err)
+		} else if n > 0 {
+			log.Info("pruned the owner's actions", "actions", n)
 		}
 		if r, err := hist.Prune(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("pruning the note history failed", "err", err)

@@ -113,6 +113,7 @@ func clientsRevoke(ctx context.Context, s *session, args []string) error {
 	defer st.Close()
 	err = st.DeleteOAuthClient(ctx, id)
 	if err == nil {
+		recordAction(ctx, s, st, "revoked app", id)
 		fmt.Fprintf(s.Stderr, "removed OAuth app %s; its tokens are refused from their next request.\n", id)
 		return nil
 	}
@@ -121,6 +122,7 @@ func clientsRevoke(ctx context.Context, s *session, args []string) error {
 	}
 	if store.ValidTokenName(id) {
 		if err := st.RevokeToken(ctx, id); err == nil {
+			recordAction(ctx, s, st, "revoked token", id)
 			fmt.Fprintf(s.Stderr, "revoked bearer token %q; agents using it are refused from their next request.\n", id)
 			return nil
 		} else if !errors.Is(err, store.ErrTokenNotFound) {

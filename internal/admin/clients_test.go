@@ -53,6 +53,30 @@ func TestClientsAddListRevoke(t *testing.T) {
 	if r = run(t, env, "clients", "list"); strings.Contains(r.stdout, "Meta AI") || strings.Contains(r.stdout, "laptop") {
 		t.Fatalf("list after revoke:\n%s", r.stdout)
 	}
+	if r = run(t, env, "token", "create", "phone"); r.code != 0 {
+		t.Fatalf("token create: %d %s", r.code, r.stderr)
+	}
+	if r = run(t, env, "token", "revoke", "phone"); r.code != 0 {
+		t.Fatalf("token revoke: %d %s", r.code, r.stderr)
+	}
+
+	// The console's Activity lists each of these as done from the CLI; the
+	// refused second revoke did nothing and is not there.
+	st = openStore(t, env.StateDir)
+	defer st.Close()
+	acts, err := st.OwnerActions(context.Background(), time.Time{}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, a := range acts {
+		got = append(got, a.Writer+" "+a.Action+" "+a.Target)
+	}
+	wantActs := []string{"owner (cli) revoked token phone", "owner (cli) created token phone",
+		"owner (cli) revoked token laptop", "owner (cli) revoked app " + id, "owner (cli) created token laptop"}
+	if strings.Join(got, "\n") != strings.Join(wantActs, "\n") {
+		t.Errorf("owner actions, newest first:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantActs, "\n"))
+	}
 }
 
 func TestClientsUsageErrors(t *testing.T) {

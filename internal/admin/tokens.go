@@ -7,6 +7,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -32,6 +33,7 @@ func tokenCreate(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
+	recordAction(ctx, s, st, "created token", name)
 	fmt.Fprintln(s.Stdout, secret)
 	fmt.Fprintf(s.Stderr, "created token %q. Store it now: it is shown only once and cannot be recovered.\n", name)
 	fmt.Fprintf(s.Stderr, "Agents send it as the header  Authorization: Bearer <token>\n")
@@ -82,8 +84,18 @@ func tokenRevoke(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
+	recordAction(ctx, s, st, "revoked token", name)
 	fmt.Fprintf(s.Stderr, "revoked token %q; agents using it are refused from their next request.\n", name)
 	return nil
+}
+
+// recordAction keeps an owner action on an app or token for the console's
+// Activity, as done from the CLI. The action itself is done: a failure
+// here is a warning, not the command's failure.
+func recordAction(ctx context.Context, s *session, st *store.Store, action, target string) {
+	if err := st.RecordOwnerAction(ctx, store.OwnerAction{Action: action, Target: target, Writer: history.OwnerCLI}); err != nil {
+		fmt.Fprintf(s.Stderr, "warning: could not record this in the activity: %v\n", err)
+	}
 }
 
 func formatTime(t time.Time) string {

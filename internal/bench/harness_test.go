@@ -24,6 +24,7 @@ type server struct {
 	token   string
 	serving time.Duration  // exec → first 200 from /healthz
 	ready   chan time.Time // receives when the index reports ready
+	kept    chan time.Time // receives when the history has kept the notes as found at start
 }
 
 func startServer(t *testing.T, bin, vault string) *server {
@@ -33,7 +34,7 @@ func startServer(t *testing.T, bin, vault string) *server {
 	if err != nil {
 		t.Fatalf("token: %v", err)
 	}
-	s := &server{token: strings.TrimSpace(string(tok)), ready: make(chan time.Time, 1)}
+	s := &server{token: strings.TrimSpace(string(tok)), ready: make(chan time.Time, 1), kept: make(chan time.Time, 1)}
 	var env []string
 	if dir := os.Getenv("CORTEX_BENCH_PROFILE"); dir != "" {
 		// A CPU profile of the whole server run, for go tool pprof.
@@ -43,10 +44,12 @@ func startServer(t *testing.T, bin, vault string) *server {
 		Args: []string{"--vault", vault, "--state", state,
 			"--rate-limit", "10000000", "--min-free-mb", "0", "--log-level", "info"},
 		OnLine: func(line string) {
-			if strings.Contains(line, "index ready") {
-				select {
-				case s.ready <- time.Now():
-				default:
+			for text, ch := range map[string]chan time.Time{"index ready": s.ready, "kept the notes as found at start": s.kept} {
+				if strings.Contains(line, text) {
+					select {
+					case ch <- time.Now():
+					default:
+					}
 				}
 			}
 		},

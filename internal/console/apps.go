@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -130,7 +131,7 @@ func (c *Console) createToken(w http.ResponseWriter, r *http.Request, s owner.Se
 // recordAction keeps an owner action on an app or token for the Activity
 // page. The action itself is done: a failure here is logged, not shown.
 func (c *Console) recordAction(r *http.Request, action, target string) {
-	if err := c.o.Store.RecordOwnerAction(r.Context(), store.OwnerAction{Action: action, Target: target}); err != nil {
+	if err := c.o.Store.RecordOwnerAction(r.Context(), store.OwnerAction{Action: action, Target: target, Writer: history.OwnerConsole}); err != nil {
 		c.log.Warn("record owner action", "action", action, "err", err)
 	}
 }

@@ -55,11 +55,15 @@ func TestAppsAndTokens(t *testing.T) {
 	// Both revocations show in Activity, and only once each (the refused
 	// repeats did nothing); they are not journal entries, so `recent` and
 	// undo never act on them.
+	// A revocation from the CLI shows as such.
+	if err := h.st.RecordOwnerAction(ctx, store.OwnerAction{Action: "revoked token", Target: "tablet", Writer: history.OwnerCLI}); err != nil {
+		t.Fatal(err)
+	}
 	resp, body = b.get("/console/activity")
-	want(t, resp, body, http.StatusOK, `id="owner-actions"`, "revoked app <strong>client-1</strong>",
-		"revoked token <strong>laptop</strong>")
-	if n := strings.Count(body, `class="owner-action"`); n != 2 {
-		t.Errorf("activity lists %d owner actions, want 2:\n%s", n, body)
+	want(t, resp, body, http.StatusOK, `id="owner-actions"`, "owner (console) revoked app <strong>client-1</strong>",
+		"owner (console) revoked token <strong>laptop</strong>", "owner (cli) revoked token <strong>tablet</strong>")
+	if n := strings.Count(body, `class="owner-action"`); n != 3 {
+		t.Errorf("activity lists %d owner actions, want 3:\n%s", n, body)
 	}
 	if j, err := h.st.Journal(ctx, time.Time{}, 0); err != nil || len(j) != 0 {
 		t.Errorf("journal = %+v, %v; want no entries", j, err)

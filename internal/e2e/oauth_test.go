@@ -37,6 +37,7 @@ var waitRefreshGrace = flag.Bool("e2e.refresh-grace", false,
 type ownerSecrets struct {
 	totpSecret string
 	recovery   []string
+	enrol      string // the one-time passkey link, for a host name only
 }
 
 var recoveryLine = regexp.MustCompile(`(?m)^\s+\d+\. ([0-9A-Z]{4}(?:-[0-9A-Z]{4}){3})\s*$`)
@@ -45,7 +46,13 @@ var recoveryLine = regexp.MustCompile(`(?m)^\s+\d+\. ([0-9A-Z]{4}(?:-[0-9A-Z]{4}
 // public URL and reads the TOTP secret and recovery codes from the output.
 func setupOwner(t *testing.T, in *instance) ownerSecrets {
 	t.Helper()
-	out, errOut, err := in.admin("setup", "--public-url", in.URL)
+	return setupOwnerAt(t, in, in.URL)
+}
+
+// setupOwnerAt enrols the owner for the public URL publicURL.
+func setupOwnerAt(t *testing.T, in *instance, publicURL string) ownerSecrets {
+	t.Helper()
+	out, errOut, err := in.admin("setup", "--public-url", publicURL)
 	if err != nil {
 		t.Fatalf("admin setup: %v\n%s", err, errOut)
 	}
@@ -57,6 +64,7 @@ func setupOwner(t *testing.T, in *instance) ownerSecrets {
 	}
 	var s ownerSecrets
 	s.totpSecret = u.Query().Get("secret")
+	s.enrol = regexp.MustCompile(`http://\S+/enrol#[A-Za-z0-9_-]+`).FindString(all)
 	for _, m := range recoveryLine.FindAllStringSubmatch(all, -1) {
 		s.recovery = append(s.recovery, m[1])
 	}

@@ -18,7 +18,7 @@ func fillMarkdown(n *Note) {
 	n.Tags = mergeTags(fm.Tags, markdown.InlineTags(n.Content))
 	n.Title = fm.Title
 	if n.Title == "" {
-		n.Title = markdown.Title(n.Content, n.Path)
+		n.Title = markdown.BodyTitle(n.Content, n.Path)
 	}
 }
 

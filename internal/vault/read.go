@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"path"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -62,8 +63,11 @@ type noteMeta struct {
 	tags, aliases         []string
 }
 
-// maxMetaCache bounds the cache; when full it starts over.
-const maxMetaCache = 2048
+// maxMetaCache bounds the cache, at about 1 kB an entry for a note with a
+// few frontmatter keys (the bench's); when full, an entry picked at random
+// makes room, so that fetches spread over a vault larger than the cache
+// still find most notes in it.
+const maxMetaCache = 8192
 
 func (c *metaCache) fill(n *Note) bool {
 	c.mu.Lock()
@@ -77,12 +81,38 @@ func (c *metaCache) fill(n *Note) bool {
 }
 
 func (c *metaCache) store(n *Note) {
+	// The title and inline tags are slices of the note's text: copied, so
+	// that an entry does not keep the whole text alive.
+	m := noteMeta{version: n.Version, title: strings.Clone(n.Title), fmErr: n.FrontmatterError, fm: n.Frontmatter,
+		tags: cloneStrings(n.Tags), aliases: cloneStrings(n.Aliases)}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxMetaCache {
+	if c.m == nil {
 		c.m = make(map[string]noteMeta)
 	}
-	c.m[n.Path] = noteMeta{version: n.Version, title: n.Title, fmErr: n.FrontmatterError, fm: n.Frontmatter, tags: n.Tags, aliases: n.Aliases}
+	p := n.Path
+	if _, ok := c.m[p]; !ok {
+		p = strings.Clone(p)
+		if len(c.m) >= maxMetaCache {
+			for k := range c.m { // map order is random
+				delete(c.m, k)
+				break
+			}
+		}
+	}
+	c.m[p] = m
+}
+
+// cloneStrings copies a list and its strings, keeping nil as nil.
+func cloneStrings(in []string) []string {
+	if in == nil {
+		return nil
+	}
+	out := make([]string, len(in))
+	for i, s := range in {
+		out[i] = strings.Clone(s)
+	}
+	return out
 }
 
 // Instructions returns the owner's instructions file for assistants, or ""

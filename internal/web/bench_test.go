@@ -34,17 +34,7 @@ type stack struct {
 
 func newStack(tb testing.TB, notes int, version string) *stack {
 	tb.Helper()
-	dir := tb.TempDir()
-	for i := range notes {
-		p := filepath.Join(dir, fmt.Sprintf("folder-%d", i%10), fmt.Sprintf("note-%d.md", i))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			tb.Fatal(err)
-		}
-		body := fmt.Sprintf("---\ntags: [garden, plan]\n---\n# Note %d\n\n%s", i, strings.Repeat("Some words about the garden and the plan for the week.\n", 60))
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			tb.Fatal(err)
-		}
-	}
+	dir := writeNotes(tb, notes)
 	ctx := context.Background()
 	st, err := store.Open(ctx, filepath.Join(tb.TempDir(), "state"), store.Options{})
 	if err != nil {
@@ -86,6 +76,22 @@ func newStack(tb testing.TB, notes int, version string) *stack {
 		s.rpc(tb, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	}
 	return s
+}
+
+// writeNotes writes n notes of about 3 KB into a new folder.
+func writeNotes(tb testing.TB, n int) string {
+	dir := tb.TempDir()
+	for i := range n {
+		p := filepath.Join(dir, fmt.Sprintf("folder-%d", i%10), fmt.Sprintf("note-%d.md", i))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			tb.Fatal(err)
+		}
+		body := fmt.Sprintf("---\ntags: [garden, plan]\n---\n# Note %d\n\n%s", i, strings.Repeat("Some words about the garden and the plan for the week.\n", 60))
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return dir
 }
 
 // call is a tools/call of tool with args as a client of s.version sends it.

@@ -172,6 +172,18 @@ func FuzzTags(f *testing.F) {
 			}
 		}
 		_ = Title(content, "dir/n.md")
+		// BodyTitle stops at the first level-1 heading; it must name the
+		// one a full list of the headings names.
+		want := "n"
+		for _, h := range Headings(content) {
+			if h.Level == 1 && h.Text != "" {
+				want = h.Text
+				break
+			}
+		}
+		if got := BodyTitle(content, "dir/n.md"); got != want {
+			t.Fatalf("BodyTitle = %q, the first level-1 heading is %q", got, want)
+		}
 	})
 }
 

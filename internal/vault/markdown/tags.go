@@ -89,10 +89,23 @@ func Title(content, notePath string) string {
 	if fm, err := ParseFrontmatter(content); err == nil && fm.Title != "" {
 		return fm.Title
 	}
-	for _, h := range Headings(content) {
-		if h.Level == 1 && h.Text != "" {
-			return h.Text
+	return BodyTitle(content, notePath)
+}
+
+// BodyTitle is Title for a caller that has parsed the frontmatter already
+// and found no title there: the first level-1 heading, else the file name.
+// It stops at that heading rather than listing every heading of the note.
+func BodyTitle(content, notePath string) string {
+	title := ""
+	forBodyLines(content, func(l line) bool {
+		if level, text, ok := parseHeading(content[l.start:l.end]); ok && level == 1 && text != "" {
+			title = text
+			return false
 		}
+		return true
+	})
+	if title != "" {
+		return title
 	}
 	return trimMD(path.Base(notePath))
 }

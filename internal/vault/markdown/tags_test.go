@@ -44,6 +44,19 @@ func TestTitle(t *testing.T) {
 			t.Errorf("Title(%q, %q) = %q, want %q", tt.content, tt.path, got, tt.want)
 		}
 	}
+	// BodyTitle skips the frontmatter's title, and a heading that the
+	// frontmatter or a fence holds.
+	bodies := []struct{ content, path, want string }{
+		{"---\ntitle: From FM\n---\n# H1\n", "a/b.md", "H1"},
+		{"---\ntitle: x\n# not a heading\n---\ntext", "a/b.md", "b"},
+		{"## Two\n#\n# One\n# Later\n", "a.md", "One"},
+		{"```\n# fenced\n```\n# After\n", "a.md", "After"},
+	}
+	for _, tt := range bodies {
+		if got := BodyTitle(tt.content, tt.path); got != tt.want {
+			t.Errorf("BodyTitle(%q, %q) = %q, want %q", tt.content, tt.path, got, tt.want)
+		}
+	}
 }
 
 func TestFold(t *testing.T) {
