@@ -14,3 +14,7 @@ func faultScale(d time.Duration) time.Duration { return d }
 
 // faultNoRenameat2 lets a test build take the fallback path of moves.
 func faultNoRenameat2() bool { return false }
+
+// faultNoHistory lets a test build write notes without keeping history, to
+// measure what history costs.
+func faultNoHistory() bool { return false }

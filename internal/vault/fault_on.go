@@ -13,7 +13,8 @@ import (
 // environment variable CORTEX_FAULT lists, comma separated, the points at
 // which the process kills itself with SIGKILL (as a crash or power cut
 // would stop it), "no-renameat2" to make moves take their fallback, and
-// "fast-ticks" to run the periodic work often.
+// "fast-ticks" to run the periodic work often, and "no-history" to write
+// notes without keeping history (for measuring what history costs).
 
 func faultSet(name string) bool {
 	for f := range strings.SplitSeq(os.Getenv("CORTEX_FAULT"), ",") {
@@ -41,3 +42,5 @@ func faultScale(d time.Duration) time.Duration {
 }
 
 func faultNoRenameat2() bool { return faultSet("no-renameat2") }
+
+func faultNoHistory() bool { return faultSet("no-history") }

@@ -76,6 +76,9 @@ func Open(opts Options) (*Vault, error) {
 		log:        opts.Logger,
 		history:    opts.History,
 	}
+	if faultNoHistory() {
+		v.history = nil
+	}
 	if v.instr == "" {
 		v.instr = defaultInstructions
 	}
