@@ -44,6 +44,7 @@ type Vault struct {
 	locks     lockTable
 	conflicts conflictCache
 	meta      metaCache
+	instrMemo fileMemo // the instructions file, read again only when it changes
 	ix        *indexer // nil without Options.Index
 
 	synced      func(dir string) // tests: told of every folder synced
