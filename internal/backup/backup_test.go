@@ -259,3 +259,53 @@ func TestPruneKeepsNewest(t *testing.T) {
 		t.Errorf("prune touched another file: %v", err)
 	}
 }
+
+// A restore that fails after writing part of the vault removes what it
+// wrote: no half-restored vault or state is left to be taken for a good one.
+func TestFailedRestoreLeavesNothing(t *testing.T) {
+	vaultDir, stateDir := fixture(t)
+	res := create(t, vaultDir, stateDir)
+	good, err := os.ReadFile(res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A backup that verifies but cannot be written out: top.md renamed
+	// to a path below the file notes/a.md, which comes first.
+	bad := rewrite(t, good, func(h *tar.Header, body []byte) ([]byte, bool) {
+		switch h.Name {
+		case "vault/top.md":
+			h.Name = "vault/notes/a.md/top.md"
+		case manifestName:
+			body = bytes.Replace(body, []byte(`"vault/top.md"`), []byte(`"vault/notes/a.md/top.md"`), 1)
+		}
+		return body, true
+	})
+	p := filepath.Join(t.TempDir(), "b.tar.gz")
+	if err := os.WriteFile(p, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Verify(context.Background(), p, VerifyOptions{}); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	for _, existing := range []bool{false, true} {
+		dst := t.TempDir()
+		rv, rs := filepath.Join(dst, "vault"), filepath.Join(dst, "state")
+		if existing {
+			os.Mkdir(rv, 0o700)
+			os.Mkdir(rs, 0o700)
+		}
+		if _, err := Restore(context.Background(), p, rv, rs); err == nil || !strings.Contains(err.Error(), "restore the vault") {
+			t.Fatalf("restore: %v, want a failure writing the vault", err)
+		}
+		var left []string
+		filepath.WalkDir(dst, func(p string, d os.DirEntry, err error) error {
+			if rel, _ := filepath.Rel(dst, p); rel != "." && (!existing || (rel != "vault" && rel != "state")) {
+				left = append(left, rel)
+			}
+			return nil
+		})
+		if len(left) > 0 {
+			t.Errorf("folders existed before: %v; a failed restore left %v", existing, left)
+		}
+	}
+}

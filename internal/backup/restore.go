@@ -26,6 +26,12 @@ var ErrNotEmpty = errors.New("the folder is not empty")
 // it into vaultDir and stateDir, which must be empty or not exist: a
 // restore never writes over live data. The vault's files are checked
 // against the manifest again as they are written.
+//
+// A restore either completes, with every file on stable storage, or
+// returns an error and removes what it wrote (and the folders it created).
+// cortex.db is installed last, after everything else is durable, so that
+// a restore cut short by a crash never leaves a state folder that looks
+// whole.
 func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, error) {
 	for _, d := range []string{vaultDir, stateDir} {
 		if err := checkEmpty(d); err != nil {
@@ -39,7 +45,11 @@ func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, erro
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return Report{}, err
 	}
+	var installed []string
 	fail := func(err error) (Report, error) {
+		for _, p := range installed {
+			os.Remove(p)
+		}
 		if createdState {
 			os.RemoveAll(stateDir)
 		}
@@ -56,11 +66,12 @@ func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, erro
 	if err := restoreVault(ctx, file, vaultDir, rep.Manifest); err != nil {
 		return fail(fmt.Errorf("restore the vault: %w", err))
 	}
-	for _, name := range []string{store.FileName, store.HistoryFileName} {
+	for _, name := range []string{store.HistoryFileName, store.FileName} {
 		if p, ok := rep.Copies[name]; ok {
 			if err := store.InstallCopy(p, stateDir, name); err != nil {
 				return fail(fmt.Errorf("restore %s: %w", name, err))
 			}
+			installed = append(installed, filepath.Join(stateDir, name))
 		}
 	}
 	return rep, nil
@@ -104,7 +115,13 @@ func restoreVault(ctx context.Context, file, vaultDir string, m Manifest) error 
 		return err
 	}
 	err = restoreEntries(ctx, bufio.NewReaderSize(f, 256<<10), rs, want)
-	return errors.Join(err, rs.Close())
+	if err == nil {
+		err = rs.Sync()
+	}
+	if err != nil {
+		return errors.Join(err, rs.Abort())
+	}
+	return rs.Close()
 }
 
 func restoreEntries(ctx context.Context, r io.Reader, rs *vault.Restorer, want map[string]File) error {

@@ -75,8 +75,9 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 	case <-time.After(2 * time.Minute):
 		t.Logf("run %d: no 'index ready' line within 2 minutes", run)
 	}
-	_, rss, _ := s.procStat()
+	_, rss, peak := s.procStat()
 	rows["RSS steady with index (MB)"] = append(rows["RSS steady with index (MB)"], float64(rss)/1e6)
+	rows["RSS peak at index ready (MB)"] = append(rows["RSS peak at index ready (MB)"], float64(peak)/1e6)
 	// The history's first copy of every note follows the index; measuring
 	// during it would charge its CPU to the calls.
 	select {
@@ -85,8 +86,9 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 	case <-time.After(5 * time.Minute):
 		t.Logf("run %d: the history did not report keeping the notes within 5 minutes", run)
 	}
-	_, rss, _ = s.procStat()
+	_, rss, peak = s.procStat()
 	rows["RSS after history kept (MB)"] = append(rows["RSS after history kept (MB)"], float64(rss)/1e6)
+	rows["RSS peak at history kept (MB)"] = append(rows["RSS peak at history kept (MB)"], float64(peak)/1e6)
 
 	c := newClient(s.URL, s.token, 1, version2025)
 	if err := c.initialize(ctx); err != nil {
@@ -176,7 +178,7 @@ func measureOnce(t *testing.T, bin, vault string, paths []string, d time.Duratio
 			}
 		}
 	}
-	_, rss, peak := s.procStat()
+	_, rss, peak = s.procStat()
 	rows["RSS after the calls (MB)"] = append(rows["RSS after the calls (MB)"], float64(rss)/1e6)
 	rows["RSS peak (MB)"] = append(rows["RSS peak (MB)"], float64(peak)/1e6)
 }

@@ -227,10 +227,27 @@ func InstallCopy(src, stateDir, name string) error {
 	if err := os.Chmod(src, 0o600); err != nil {
 		return err
 	}
+	if err := syncFile(src); err != nil {
+		return err
+	}
 	if err := os.Rename(src, dst); err != nil {
 		return err
 	}
 	return syncDir(stateDir)
+}
+
+// syncFile puts the copy's content on stable storage before it gets its
+// name: a crash must never leave a cortex.db that is only partly written.
+func syncFile(p string) error {
+	f, err := os.OpenFile(p, os.O_RDWR, 0) // #nosec G304 -- our own scratch copy
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func syncDir(dir string) error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"time"
@@ -44,6 +45,7 @@ type searchResult struct {
 type searchOut struct {
 	Results    []searchResult `json:"results"`
 	NextCursor string         `json:"next_cursor,omitempty" jsonschema:"pass as cursor for more results"`
+	Incomplete string         `json:"incomplete,omitempty" jsonschema:"present when the search stopped before checking every note: how far it got and how to narrow it"`
 }
 
 type listIn struct {
@@ -166,6 +168,11 @@ func (s *server) search(ctx context.Context, _ call, in searchIn) (searchOut, er
 		return searchOut{}, err
 	}
 	out := searchOut{Results: make([]searchResult, 0, len(page.Hits)), NextCursor: page.NextCursor}
+	if c := page.Cut; c != nil {
+		out.Incomplete = fmt.Sprintf("Checked %d of %d notes, then stopped to answer quickly: this query is matched note by note, "+
+			"not through the index, so the other notes may match too. Pass next_cursor as cursor to check the next notes, "+
+			"or narrow the search with the folder or tag argument.", c.Checked, c.Candidates)
+	}
 	for _, h := range page.Hits {
 		out.Results = append(out.Results, searchResult{
 			ID:       h.Path,

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
 func TestSearch(t *testing.T) {
@@ -359,4 +362,47 @@ func TestRecent(t *testing.T) {
 		}
 	}
 	e.fail("recent", map[string]any{"days": -1}, "invalid_argument")
+}
+
+// TestSearchStopsEarly: a query without words that matches nothing stops
+// after reading 4 MiB of notes and says so, instead of an empty list a
+// model would take for "nothing matches"; its cursor checks the rest.
+func TestSearchStopsEarly(t *testing.T) {
+	filler := strings.Repeat("plain text, nothing to find here\n", 1<<15) // 1 MiB
+	files := map[string]string{"oldest.md": "- [ ] buy a 🚀\n"}
+	for i := range 6 {
+		files[fmt.Sprintf("n%02d.md", i)] = filler
+	}
+	e := newEnv(t, func(o *vault.Options) {
+		o.Index = true
+		// The notes are there before the vault opens, newest first by name.
+		for name, text := range files {
+			p := filepath.Join(o.Dir, name)
+			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			age := 48 * time.Hour
+			if name != "oldest.md" {
+				age = time.Duration(name[2]-'0') * time.Hour
+			}
+			if err := os.Chtimes(p, time.Now().Add(-age), time.Now().Add(-age)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	if err := e.v.WaitIndexed(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var out searchOut
+	e.ok("search", map[string]any{"query": "🚀"}, &out)
+	if len(out.Results) != 0 || out.NextCursor == "" ||
+		!strings.HasPrefix(out.Incomplete, "Checked 4 of 7 notes, then stopped") || !strings.Contains(out.Incomplete, "next_cursor") || !strings.Contains(out.Incomplete, "folder or tag argument") {
+		t.Fatalf("first call: %+v", out)
+	}
+	cursor := out.NextCursor
+	out = searchOut{}
+	e.ok("search", map[string]any{"query": "🚀", "cursor": cursor}, &out)
+	if len(out.Results) != 1 || out.Results[0].ID != "oldest.md" || out.Incomplete != "" || out.NextCursor != "" {
+		t.Errorf("second call: %+v", out)
+	}
 }

@@ -159,6 +159,16 @@ type Page struct {
 	Hits []Hit
 	// NextCursor, when not empty, fetches the next page.
 	NextCursor string
+	// Cut is set when the search stopped before checking every note it
+	// has to read to decide (text without words, exclusions, properties,
+	// phrases), to stay quick: NextCursor checks the next ones.
+	Cut *ScanCut
+}
+
+// ScanCut says how far a search that stopped early got.
+type ScanCut struct {
+	Checked    int // notes checked so far, over every page of the search
+	Candidates int // notes the search has to check
 }
 
 // Hit is one search result.

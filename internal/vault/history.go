@@ -215,6 +215,8 @@ func (ix *indexer) keepFound() {
 		paths = append(paths, found{p, x.docs[id].size})
 	}
 	ix.mu.RUnlock()
+	// Like the index build, this pass reads every note once and drops it.
+	defer lowerGC(buildGCPercent)()
 	start, kept := time.Now(), 0
 	for len(paths) > 0 {
 		select {

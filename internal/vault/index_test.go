@@ -407,13 +407,14 @@ func TestSearchCharCap(t *testing.T) {
 
 func FuzzSearchCursor(f *testing.F) {
 	f.Add("", "a b")
-	f.Add(encodeCursor(10, "abc"), "x")
+	f.Add(encodeCursor(cursor{hits: 10}, "abc"), "x")
+	f.Add(encodeCursor(cursor{pos: 2000}, "abc"), "x")
 	f.Add("MTAuYWJj", "x")
 	f.Add("LTEuYWJj", "")
 	f.Fuzz(func(t *testing.T, c, q string) {
 		n, e := decodeCursor(c, q)
-		if e == nil && (n < 0 || n >= maxSearchDepth) {
-			t.Fatalf("offset %d accepted", n)
+		if e == nil && (n.hits < 0 || n.hits >= maxSearchDepth || n.pos < 0 || n.pos >= maxCursorPos || c != "" && n == cursor{}) {
+			t.Fatalf("cursor %+v accepted", n)
 		}
 		if e != nil && (e.Code != CodeInvalidArgument || e.Message == "") {
 			t.Fatalf("error %+v", e)

@@ -2,8 +2,10 @@ package vault
 
 import (
 	"context"
+	"errors"
 	"io"
 	"io/fs"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -121,14 +123,65 @@ func (v *Vault) Instructions(ctx context.Context) (string, error) {
 	if e := ctxErr(ctx); e != nil {
 		return "", e
 	}
-	data, _, _, e := v.readNote(v.instr)
+	if text, ok := v.instrMemo.get(v, v.instr); ok {
+		return text, nil
+	}
+	data, fi, _, e := v.readNote(v.instr)
 	if e != nil {
 		if e.Code == CodeNotFound {
+			v.instrMemo.put(nil, "")
 			return "", nil
 		}
 		return "", e
 	}
-	return string(data), nil
+	text := string(data)
+	v.instrMemo.put(fi, text)
+	return text, nil
+}
+
+// fileMemo remembers one small file's text (the instructions, which every
+// MCP request asks for) with the info of the file it was read from, or
+// that there was no file. The file is looked at with one Lstat per call;
+// the text is trusted while that finds the same file (same inode), with
+// the same size and modification time, written longer than racyWindow
+// ago, so that a change within the file system's timestamp tick is read
+// too. Anything else, a missing file becoming present included, reads it
+// again, the checked way. The folders on the way are walked as readNote
+// walks them, so a folder swapped for a link is refused as before.
+type fileMemo struct {
+	mu   sync.Mutex
+	set  bool
+	fi   fs.FileInfo // nil: there was no file
+	text string
+}
+
+func (m *fileMemo) get(v *Vault, p string) (string, bool) {
+	m.mu.Lock()
+	set, was, text := m.set, m.fi, m.text
+	m.mu.Unlock()
+	if !set {
+		return "", false
+	}
+	r, _, release, e := v.openDir(path.Dir(p))
+	if e != nil {
+		return "", false
+	}
+	defer release()
+	fi, err := r.Lstat(path.Base(p))
+	if was == nil {
+		return "", err != nil && errors.Is(err, fs.ErrNotExist)
+	}
+	if err != nil || !os.SameFile(fi, was) || fi.Size() != was.Size() || !fi.ModTime().Equal(was.ModTime()) ||
+		v.now().Sub(fi.ModTime()) < racyWindow {
+		return "", false
+	}
+	return text, true
+}
+
+func (m *fileMemo) put(fi fs.FileInfo, text string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.set, m.fi, m.text = true, fi, text
 }
 
 // conflictCache remembers, per folder, the names of Syncthing conflict

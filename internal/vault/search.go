@@ -28,6 +28,14 @@ const (
 	maxTitleRunes = 200
 	// maxSearchDepth bounds how far cursors page into one result list.
 	maxSearchDepth = 1000
+	// defaultReadBudget bounds the bytes of notes one search call reads to
+	// decide what the index cannot (text without words, exclusions,
+	// properties, phrases): about 1,000 notes of a few kB, some 20 ms.
+	// Each note counts noteReadCost on top of its size, for opening it.
+	defaultReadBudget = 4 << 20
+	noteReadCost      = 512
+	// maxCursorPos bounds a cursor's position among the ranked notes.
+	maxCursorPos = 1 << 30
 )
 
 // Search returns the first page of SearchPage.
@@ -98,41 +106,51 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	}
 	maxChars = max(maxChars, minMaxChars)
 	fp := fingerprint(pq)
-	offset, e := decodeCursor(q.Cursor, fp)
+	cur, e := decodeCursor(q.Cursor, fp)
 	if e != nil {
 		return Page{}, e
 	}
 
-	var hits []Hit // from offset on
-	more, used := false, false
+	var f found // from the cursor on
+	used := false
 	if !inTrash(folder) {
-		hits, more, used, e = v.indexSearch(ctx, pq, offset, limit)
-		if e != nil {
+		if f, used, e = v.indexSearch(ctx, pq, cur, limit); e != nil {
 			return Page{}, e
 		}
 	}
 	if !used {
-		if hits, e = v.scanSearch(ctx, pq, folder); e != nil {
+		hits, e := v.scanSearch(ctx, pq, folder)
+		if e != nil {
 			return Page{}, e
 		}
-		hits = hits[min(offset, len(hits)):]
-		more = len(hits) > limit
+		f = found{hits: hits[min(cur.hits, len(hits)):]}
+		f.more = len(f.hits) > limit
 	}
 	page := Page{Hits: []Hit{}}
 	chars, next := 0, 0
-	for _, h := range hits {
+	for _, h := range f.hits {
 		h.Title = clipRunes(h.Title, maxTitleRunes)
 		n := utf8.RuneCountInString(h.Path) + utf8.RuneCountInString(h.Title) + utf8.RuneCountInString(h.Snippet)
 		if len(page.Hits) == limit || len(page.Hits) > 0 && chars+n > maxChars {
-			more = true
+			f.more, f.cut = true, false
 			break
 		}
 		chars += n
 		next++
 		page.Hits = append(page.Hits, h)
 	}
-	if more && offset+next < maxSearchDepth {
-		page.NextCursor = encodeCursor(offset+next, fp)
+	after := cursor{hits: cur.hits + next}
+	switch {
+	case f.cut:
+		after.pos = f.next
+		page.Cut = &ScanCut{Checked: f.next, Candidates: f.total}
+	case f.after != nil && next > 0:
+		after.pos = f.after[next-1]
+	case f.after != nil:
+		after.pos = cur.pos
+	}
+	if (f.more || f.cut) && after.hits < maxSearchDepth {
+		page.NextCursor = encodeCursor(after, fp)
 	}
 	return page, nil
 }
@@ -166,34 +184,53 @@ type candidate struct {
 	score       float64
 }
 
+// found is what indexSearch found.
+type found struct {
+	hits []Hit
+	// after holds, for each hit of a search read note by note, the
+	// position in the ranked candidates just after it: where a cursor
+	// resumes after showing it. Nil when the index decided alone.
+	after []int
+	more  bool // more hits follow
+	// cut is set when the read budget ran out first: next is the position
+	// to resume reading at, total the number of candidates.
+	cut         bool
+	next, total int
+}
+
 // indexSearch ranks the notes with the index and reads the ones shown,
-// in order, from the offset-th on: it returns up to limit hits and whether
+// in order, from the cursor on: it returns up to limit hits and whether
 // more follow. Without phrases the index decides matches alone; a phrase
-// is only known to be there once the note is read, so then every note up
-// to the page is read and confirmed. It reports false when the index is
-// not built yet.
-func (v *Vault) indexSearch(ctx context.Context, pq markdown.Query, offset, limit int) ([]Hit, bool, bool, *Error) {
+// is only known to be there once the note is read, so then the candidates
+// are read and confirmed in order from the cursor's position, until the
+// page is full or the read budget is spent. It reports false when the
+// index is not built yet.
+func (v *Vault) indexSearch(ctx context.Context, pq markdown.Query, cur cursor, limit int) (found, bool, *Error) {
 	// Extended queries (OR, exclusions, filters, literal text) are decided
 	// on the note itself, like phrases.
 	exact := len(pq.Phrases) == 0 && !pq.Extended()
-	var hits []Hit
+	var f found
 	seen := map[string]bool{}
-	skip := offset // confirmed hits still to pass over
-	done := 0      // ranked candidates already read
-	for k := offset + limit + 1; ; k *= 4 {
+	skip := cur.hits // confirmed hits still to pass over (a cursor without a position)
+	if cur.pos > 0 {
+		skip = 0
+	}
+	done := cur.pos // ranked candidates already read or passed over
+	var spent int64
+	for k := cur.hits + limit + 1; ; k *= 4 {
 		if !exact {
-			k = max(k, 2*(offset+limit)+8)
+			k = max(k, cur.pos+2*(skip+limit)+8)
 		}
 		x := v.ix.current()
 		if x == nil {
-			return nil, false, false, nil
+			return found{}, false, nil
 		}
 		cands := x.candidatesFor(pq)
 		ranked := x.top(cands, k)
 		from := min(done, len(ranked))
 		if exact {
-			from = min(offset, len(ranked))
-			ranked = ranked[:min(len(ranked), offset+limit)]
+			from = min(cur.hits, len(ranked))
+			ranked = ranked[:min(len(ranked), cur.hits+limit)]
 			skip = 0
 		}
 		batch := make([]candidate, 0, len(ranked)-from)
@@ -201,33 +238,46 @@ func (v *Vault) indexSearch(ctx context.Context, pq markdown.Query, offset, limi
 			d := &x.docs[s.doc]
 			batch = append(batch, candidate{d.path, d.title, d.mod, d.size, s.score})
 		}
-		total := len(cands)
+		f.total = len(cands)
 		v.ix.mu.RUnlock()
 		done = len(ranked)
-		for _, c := range batch {
+		if !exact && f.after == nil {
+			f.after = []int{}
+		}
+		for i, c := range batch {
 			if e := ctxErr(ctx); e != nil {
-				return nil, false, true, e
+				return found{}, true, e
 			}
 			if seen[c.path] {
 				continue
 			}
+			if !exact && spent >= v.readBudget {
+				f.cut, f.next = true, from+i
+				return f, true, nil
+			}
 			seen[c.path] = true
+			spent += min(c.size, v.maxNote) + noteReadCost
 			h, ok := v.confirm(pq, c)
 			switch {
 			case !ok:
 			case skip > 0:
 				skip--
-			case len(hits) == limit:
-				return hits, true, true, nil
+			case len(f.hits) == limit:
+				f.more = true
+				return f, true, nil
 			default:
-				hits = append(hits, h)
+				f.hits = append(f.hits, h)
+				if !exact {
+					f.after = append(f.after, from+i+1)
+				}
 			}
 		}
 		if exact {
-			return hits, total > offset+limit, true, nil
+			f.more = f.total > cur.hits+limit
+			return f, true, nil
 		}
-		if done >= total {
-			return hits, false, true, nil
+		if done >= f.total {
+			return f, true, nil
 		}
 	}
 }
@@ -285,26 +335,46 @@ func writeQuery(h hash.Hash, q markdown.Query) {
 	}
 }
 
-func encodeCursor(offset int, fp string) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(strconv.Itoa(offset) + "." + fp))
+// cursor is where the next page of a search starts: after hits results,
+// and, for a search read note by note, at position pos of the ranked
+// candidates (0: pass over hits results from the start instead).
+type cursor struct{ hits, pos int }
+
+func encodeCursor(c cursor, fp string) string {
+	s := strconv.Itoa(c.hits)
+	if c.pos > 0 {
+		s += "." + strconv.Itoa(c.pos)
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(s + "." + fp))
 }
 
-// decodeCursor returns the offset a cursor stands for; "" is 0.
-func decodeCursor(c, fp string) (int, *Error) {
+// decodeCursor returns the position a cursor stands for; "" is the start.
+func decodeCursor(c, fp string) (cursor, *Error) {
 	if c == "" {
-		return 0, nil
+		return cursor{}, nil
 	}
 	bad := newErr(CodeInvalidArgument, "The cursor does not belong to this search; repeat the search without a cursor.", nil)
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
-		return 0, bad
+		return cursor{}, bad
 	}
-	num, got, ok := strings.Cut(string(b), ".")
-	n, err := strconv.Atoi(num)
-	if !ok || err != nil || got != fp || n <= 0 || n >= maxSearchDepth {
-		return 0, bad
+	parts := strings.Split(string(b), ".")
+	if len(parts) < 2 || len(parts) > 3 || parts[len(parts)-1] != fp {
+		return cursor{}, bad
 	}
-	return n, nil
+	var cur cursor
+	var err1, err2 error
+	cur.hits, err1 = strconv.Atoi(parts[0])
+	if len(parts) == 3 {
+		cur.pos, err2 = strconv.Atoi(parts[1])
+		if err2 == nil && (cur.pos <= 0 || cur.pos >= maxCursorPos) {
+			err2 = strconv.ErrRange
+		}
+	}
+	if err1 != nil || err2 != nil || cur.hits < 0 || cur.hits >= maxSearchDepth || cur.hits == 0 && cur.pos == 0 {
+		return cursor{}, bad
+	}
+	return cur, nil
 }
 
 // clipRunes shortens s to at most n runes, marking the cut with "…".

@@ -35,12 +35,16 @@ type Vault struct {
 	freeSpace func(dir string) (uint64, error)
 	maxWrite  int
 	maxNote   int64
-	now       func() time.Time
-	log       *slog.Logger
+	// readBudget is the most bytes one search call reads (defaultReadBudget;
+	// tests lower it).
+	readBudget int64
+	now        func() time.Time
+	log        *slog.Logger
 
 	locks     lockTable
 	conflicts conflictCache
 	meta      metaCache
+	instrMemo fileMemo // the instructions file, read again only when it changes
 	ix        *indexer // nil without Options.Index
 
 	synced      func(dir string) // tests: told of every folder synced
@@ -62,15 +66,16 @@ func Open(opts Options) (*Vault, error) {
 		return nil, newErr(CodeInvalidArgument, "The vault path is not a directory; point it at the folder holding the notes.", nil)
 	}
 	v := &Vault{
-		dir:       opts.Dir,
-		instr:     opts.Instructions,
-		minFree:   opts.MinFree,
-		freeSpace: opts.FreeSpace,
-		maxWrite:  opts.MaxWrite,
-		maxNote:   opts.MaxNote,
-		now:       opts.Now,
-		log:       opts.Logger,
-		history:   opts.History,
+		dir:        opts.Dir,
+		instr:      opts.Instructions,
+		minFree:    opts.MinFree,
+		freeSpace:  opts.FreeSpace,
+		maxWrite:   opts.MaxWrite,
+		maxNote:    opts.MaxNote,
+		readBudget: defaultReadBudget,
+		now:        opts.Now,
+		log:        opts.Logger,
+		history:    opts.History,
 	}
 	if faultNoHistory() {
 		v.history = nil

@@ -1,0 +1,68 @@
+package vault
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Both ways of making a restore durable leave the files written; Abort
+// takes everything back out, and the folder too when it made it.
+func TestRestorerSyncAndAbort(t *testing.T) {
+	for _, noSyncfs := range []bool{false, true} {
+		dir := filepath.Join(t.TempDir(), "vault")
+		r, err := NewRestorer(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.noSyncfs = noSyncfs
+		if err := r.Dir("a/b", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.File("a/b/n.md", 0o644, time.Time{}, strings.NewReader("# N\n")); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.File("top.md", 0o644, time.Time{}, strings.NewReader("top\n")); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Sync(); err != nil {
+			t.Fatalf("sync (noSyncfs %v): %v", noSyncfs, err)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, "a", "b", "n.md")); err != nil || string(b) != "# N\n" {
+			t.Errorf("restored %q %v", b, err)
+		}
+	}
+
+	parent := t.TempDir()
+	for _, existed := range []bool{false, true} {
+		dir := filepath.Join(parent, "v")
+		if existed {
+			os.Mkdir(dir, 0o700)
+		}
+		r, err := NewRestorer(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.File("a/n.md", 0o644, time.Time{}, strings.NewReader("# N\n")); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Abort(); err != nil {
+			t.Fatal(err)
+		}
+		ents, err := os.ReadDir(dir)
+		switch {
+		case existed && (err != nil || len(ents) != 0):
+			t.Errorf("abort left %v %v in a folder that existed", ents, err)
+		case !existed && !errors.Is(err, fs.ErrNotExist):
+			t.Errorf("abort left the folder it made: %v %v", ents, err)
+		}
+		os.Remove(dir)
+	}
+}

@@ -1,0 +1,155 @@
+package vault
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// budgetVault opens an indexed vault of n notes of about 2 kB, note 0 the
+// newest, whose read budget covers about perCall notes; mark(i) says which
+// notes hold an open task and a rocket.
+func budgetVault(t *testing.T, n, perCall int, mark func(int) bool) *Vault {
+	t.Helper()
+	dir := t.TempDir()
+	files := map[string]string{}
+	for i := range n {
+		body := strings.Repeat("plain words of a note ", 90)
+		if mark(i) {
+			body += "\n- [ ] call the plumber 🚀\n"
+		}
+		files[fmt.Sprintf("n%03d.md", i)] = "# Note\n\n" + body + "\n"
+	}
+	writeFiles(t, dir, files)
+	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		mod := base.Add(-time.Duration(i) * time.Minute)
+		if err := os.Chtimes(filepath.Join(dir, fmt.Sprintf("n%03d.md", i)), mod, mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := Open(Options{Dir: dir, FreeSpace: plenty, Index: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	if err := v.WaitIndexed(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v.readBudget = int64(perCall) * (int64(len(files["n000.md"])) + noteReadCost)
+	return v
+}
+
+// TestSearchReadBudget: a query the index cannot decide (text without
+// words) that matches nothing stops after the read budget instead of
+// reading every note, says how far it got, and its cursor reads on from
+// there until the one match, in the oldest note, is found.
+func TestSearchReadBudget(t *testing.T) {
+	const n, perCall = 60, 8
+	v := budgetVault(t, n, perCall, func(i int) bool { return i == n-1 })
+	p, err := v.SearchPage(ctx, Query{Text: "🚀"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Hits) != 0 || p.Cut == nil || p.Cut.Checked != perCall || p.Cut.Candidates != n || p.NextCursor == "" {
+		t.Fatalf("first page: %d hits, cut %+v, cursor %q; want none, %d of %d notes checked, a cursor", len(p.Hits), p.Cut, p.NextCursor, perCall, n)
+	}
+	var got []string
+	calls := 1
+	for p.NextCursor != "" {
+		checked := p.Cut.Checked
+		if p, err = v.SearchPage(ctx, Query{Text: "🚀", Cursor: p.NextCursor}); err != nil {
+			t.Fatal(err)
+		}
+		calls++
+		got = append(got, hitPaths(p.Hits)...)
+		if p.Cut != nil && (p.Cut.Checked != checked+perCall || p.Cut.Candidates != n) {
+			t.Fatalf("call %d: cut %+v after %d checked", calls, p.Cut, checked)
+		}
+		if calls > n {
+			t.Fatal("the cursor does not move on")
+		}
+	}
+	if want := []string{fmt.Sprintf("n%03d.md", n-1)}; !slices.Equal(got, want) || p.Cut != nil {
+		t.Errorf("found %v (last cut %+v), want %v", got, p.Cut, want)
+	}
+	if want := (n + perCall - 1) / perCall; calls != want {
+		t.Errorf("%d calls, want %d", calls, want)
+	}
+}
+
+// TestSearchReadBudgetPages: matches found before the budget runs out are
+// shown, and paging over budget-cut and full pages alike gives every match
+// once, newest first. Queries the index narrows are not cut.
+func TestSearchReadBudgetPages(t *testing.T) {
+	const n = 90
+	every5 := func(i int) bool { return i%5 == 0 }
+	v := budgetVault(t, n, 4, every5)
+	var want []string
+	for i := range n {
+		if every5(i) {
+			want = append(want, fmt.Sprintf("n%03d.md", i))
+		}
+	}
+	for _, q := range []string{"- [ ]", "🚀", "plumber -nothing", `"call the plumber"`} {
+		var got []string
+		cuts := 0
+		cursor := ""
+		for range 3 * n {
+			p, err := v.SearchPage(ctx, Query{Text: q, Limit: 2, Cursor: cursor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, hitPaths(p.Hits)...)
+			if p.Cut != nil {
+				cuts++
+			}
+			if cursor = p.NextCursor; cursor == "" {
+				break
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: paged through %v, want %v", q, got, want)
+		}
+		// The index finds the notes with words and phrases; text without
+		// words has to be looked for in every note, in calls of 4 notes.
+		if literal := !strings.Contains(q, "plumber"); literal != (cuts > 0) {
+			t.Errorf("%q: %d pages cut by the budget", q, cuts)
+		}
+	}
+}
+
+// BenchmarkSearchReadBudget measures a query without words that matches
+// nothing, over 10,000 notes of about 3.5 kB: one call (which stops at the
+// read budget) and every call its cursors lead to, reading all the notes.
+func BenchmarkSearchReadBudget(b *testing.B) {
+	v := openBench(b, benchVault(b, 10000))
+	b.Run("one call", func(b *testing.B) {
+		for b.Loop() {
+			if _, err := v.SearchPage(ctx, Query{Text: "🚀"}); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("all calls", func(b *testing.B) {
+		calls := 0
+		for b.Loop() {
+			q := Query{Text: "🚀"}
+			for {
+				p, err := v.SearchPage(ctx, q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				calls++
+				if q.Cursor = p.NextCursor; q.Cursor == "" {
+					break
+				}
+			}
+		}
+		b.ReportMetric(float64(calls)/float64(b.N), "calls/op")
+	})
+}
