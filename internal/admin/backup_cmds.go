@@ -79,12 +79,30 @@ func dbNames(m backup.Manifest) []string {
 }
 
 func backupVerify(ctx context.Context, s *session, args []string) error {
+	if err := checkBackupFile(args[0]); err != nil {
+		return err
+	}
 	rep, err := backup.Verify(ctx, args[0], backup.VerifyOptions{})
 	if err != nil {
 		return backupErr(args[0], err)
 	}
 	printReport(s.Stdout, args[0], rep)
 	fmt.Fprintln(s.Stderr, "the backup is complete and intact")
+	return nil
+}
+
+// checkBackupFile refuses a path that names no backup file before any
+// work starts.
+func checkBackupFile(file string) error {
+	fi, err := os.Stat(file)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fail("check the backup's path (backups are named cortex-backup-TIME.tar.gz)", "no backup at %s", absPath(file))
+	case err != nil:
+		return fail("check that you may read the backup", "cannot read the backup %s: %v", absPath(file), err)
+	case fi.IsDir():
+		return fail("name one backup file in that folder (cortex-backup-TIME.tar.gz), the newest last in name order", "%s is a folder, not a backup", absPath(file))
+	}
 	return nil
 }
 
@@ -95,12 +113,28 @@ func backupErr(file string, err error) error {
 		return fail(damagedHint, "%s is damaged: %s", file, strings.TrimPrefix(err.Error(), backup.ErrDamaged.Error()+": "))
 	case errors.Is(err, backup.ErrTooNew):
 		return fail("install that cortex version (or a newer one) to restore this backup", "%v", err)
-	case errors.Is(err, backup.ErrNotEmpty):
-		return fail("restore into new, empty folders; a restore never writes over existing notes or state", "%v", err)
-	case errors.Is(err, os.ErrNotExist):
-		return fail("check the backup's path", "no backup at %s", absPath(file))
 	}
-	return fail("check the backup's path and that you may read it", "cannot read the backup %s: %v", file, err)
+	return fail("check that you may read the backup and that its disk is sound", "cannot read the backup %s: %v", file, err)
+}
+
+// restoreErr turns Restore's refusals and failures into CLI errors.
+func restoreErr(file string, err error) error {
+	// The folders are checked first; then a missing backup is named as such.
+	if !errors.Is(err, backup.ErrNotEmpty) && !errors.Is(err, backup.ErrNested) {
+		if ferr := checkBackupFile(file); ferr != nil {
+			return ferr
+		}
+	}
+	switch {
+	case errors.Is(err, backup.ErrDamaged), errors.Is(err, backup.ErrTooNew):
+		return backupErr(file, err)
+	case errors.Is(err, backup.ErrNotEmpty):
+		return fail("restore into new, empty folders; a restore never writes over existing notes or state", "cannot restore into %v", err)
+	case errors.Is(err, backup.ErrNested):
+		return fail("name two separate new folders, e.g. --vault /srv/cortex/vault --state /var/lib/cortex", "restore: %v", err)
+	}
+	return fail("check that you may write to the --vault and --state folders and that their disk has room; nothing restored was left there",
+		"restore failed: %v", err)
 }
 
 func printReport(w io.Writer, file string, rep backup.Report) {
@@ -136,7 +170,7 @@ func restoreBackup(ctx context.Context, s *session, file string) error {
 	}
 	rep, err := backup.Restore(ctx, file, s.vault, s.state)
 	if err != nil {
-		return backupErr(file, err)
+		return restoreErr(file, err)
 	}
 	printReport(s.Stdout, file, rep)
 	fmt.Fprintf(s.Stderr, "restored %d notes into %s and the state into %s\nstart the server with --vault %s --state %s\n",

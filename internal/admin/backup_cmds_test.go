@@ -49,7 +49,21 @@ func TestBackupVerifyRestore(t *testing.T) {
 		t.Errorf("restored tokens: %s %s", r.stdout, r.stderr)
 	}
 	r = run(t, env, "restore", file, "--vault", filepath.Join(dst, "vault"), "--state", filepath.Join(dst, "state2"))
-	if r.code != 1 || !strings.Contains(r.stderr, "the folder is not empty") {
+	if r.code != 1 || !strings.Contains(r.stderr, "the folder is not empty (it holds notes)") {
 		t.Errorf("restore over a vault: exit %d, %s", r.code, r.stderr)
+	}
+	r = run(t, env, "restore", file, "--vault", filepath.Join(dst, "vault2"), "--state", env.StateDir)
+	if r.code != 1 || !strings.Contains(r.stderr, "it is a state folder") {
+		t.Errorf("restore over the live state: exit %d, %s", r.code, r.stderr)
+	}
+	r = run(t, env, "restore", file, "--vault", filepath.Join(dst, "s3", "vault"), "--state", filepath.Join(dst, "s3"))
+	if r.code != 1 || !strings.Contains(r.stderr, "neither inside the other") {
+		t.Errorf("restore with the vault inside the state: exit %d, %s", r.code, r.stderr)
+	}
+	if r := run(t, env, "backup", "verify", to); r.code != 1 || !strings.Contains(r.stderr, "is a folder, not a backup") {
+		t.Errorf("verify of a folder: exit %d, %s", r.code, r.stderr)
+	}
+	if ents, _ := os.ReadDir(dst); len(ents) != 2 {
+		t.Errorf("refused restores left %v", ents)
 	}
 }

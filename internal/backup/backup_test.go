@@ -167,7 +167,7 @@ func TestDamageRefused(t *testing.T) {
 		{"flipped middle", flip(len(good) / 2), ""},
 		{"flipped crc", flip(len(good) - 6), "checksum"},
 		{"flipped size", flip(len(good) - 2), ""},
-		{"truncated", good[:len(good)/2], "truncated"},
+		{"truncated", good[:len(good)/2], "the archive is truncated: it stops "},
 		{"truncated end", good[:len(good)-4], ""},
 		{"empty", nil, "too short"},
 		{"not gzip", []byte("hello, this is not a backup at all"), "not a gzip"},
@@ -180,6 +180,12 @@ func TestDamageRefused(t *testing.T) {
 			return body, true
 		}), "vault/notes/b.md does not match its SHA-256"},
 		{"database missing", rewrite(t, good, func(h *tar.Header, body []byte) ([]byte, bool) { return body, h.Name != "state/cortex.db" }), "state/cortex.db is listed"},
+		{"manifest edited", rewrite(t, good, func(h *tar.Header, body []byte) ([]byte, bool) {
+			if h.Name == manifestName {
+				return append([]byte("//"), body...), true
+			}
+			return body, true
+		}), "is not the JSON cortex writes"},
 		{"manifest missing", rewrite(t, good, func(h *tar.Header, body []byte) ([]byte, bool) { return body, h.Name != manifestName }), "no manifest"},
 	}
 	for _, c := range cases {

@@ -22,6 +22,10 @@ import (
 // ErrNotEmpty: a restore was pointed at a folder that holds something.
 var ErrNotEmpty = errors.New("the folder is not empty")
 
+// ErrNested: a restore was given one folder for the vault and the state,
+// or one inside the other.
+var ErrNested = errors.New("the vault and the state must be two separate folders, neither inside the other")
+
 // Restore checks the backup in file (as Verify does) and only then writes
 // it into vaultDir and stateDir, which must be empty or not exist: a
 // restore never writes over live data. The vault's files are checked
@@ -38,12 +42,12 @@ func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, erro
 			return Report{}, err
 		}
 	}
-	if abs(vaultDir) == abs(stateDir) {
-		return Report{}, errors.New("the vault and the state must be two different folders")
+	if v, st := abs(vaultDir), abs(stateDir); inside(v, st) || inside(st, v) {
+		return Report{}, ErrNested
 	}
 	createdState := !exists(stateDir)
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return Report{}, err
+		return Report{}, fmt.Errorf("create the state folder: %w", err)
 	}
 	var installed []string
 	fail := func(err error) (Report, error) {
@@ -89,9 +93,21 @@ func checkEmpty(dir string) error {
 		return err
 	}
 	if len(ents) > 0 {
-		return fmt.Errorf("%s: %w", abs(dir), ErrNotEmpty)
+		return notEmpty(dir, ents[0].Name())
 	}
 	return nil
+}
+
+// notEmpty says what the folder holds, and what that suggests.
+func notEmpty(dir, first string) error {
+	why := ""
+	switch {
+	case strings.HasPrefix(first, ".cortex-verify-"):
+		why = ", left by a restore that did not finish: remove the folder and restore again"
+	case first == store.FileName || first == store.HistoryFileName:
+		why = ": it is a state folder"
+	}
+	return fmt.Errorf("%s: %w (it holds %s%s)", abs(dir), ErrNotEmpty, first, why)
 }
 
 // restoreVault reads the archive a second time and writes its vault files
@@ -112,7 +128,7 @@ func restoreVault(ctx context.Context, file, vaultDir string, m Manifest) error 
 		if errors.Is(err, vault.ErrNotEmpty) {
 			return fmt.Errorf("%s: %w", abs(vaultDir), ErrNotEmpty)
 		}
-		return err
+		return fmt.Errorf("open the new vault folder: %w", err)
 	}
 	err = restoreEntries(ctx, bufio.NewReaderSize(f, 256<<10), rs, want)
 	if err == nil {
@@ -140,7 +156,7 @@ func restoreEntries(ctx context.Context, r io.Reader, rs *vault.Restorer, want m
 			return nil
 		}
 		if err != nil {
-			return streamErr(err, "the vault")
+			return streamErr(err, "among the vault's files")
 		}
 		rel, ok := strings.CutPrefix(hdr.Name, vaultPrefix)
 		if !ok {

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bufio"
 	"bytes"
+	"compress/flate"
 	"compress/gzip"
 	"context"
 	"crypto/sha256"
@@ -91,9 +92,9 @@ func Verify(ctx context.Context, file string, opts VerifyOptions) (rep Report, e
 		if err != nil {
 			return true, err
 		}
-		_, err = io.Copy(out, r)
-		if cerr := out.Close(); err == nil {
-			err = cerr
+		_, err = io.Copy(scratchWriter{out}, r)
+		if cerr := out.Close(); err == nil && cerr != nil {
+			err = scratchError{cerr}
 		}
 		rep.Copies[base] = p
 		return true, err
@@ -165,7 +166,10 @@ func readArchive(ctx context.Context, r *bufio.Reader, take func(name string, r 
 	tr := tar.NewReader(gz)
 	got := map[string]seen{}
 	var m *Manifest
-	last := "its start"
+	// manifestErr: the manifest did not parse. The rest is still read:
+	// if bytes were changed, the gzip checksum says so more plainly.
+	var manifestErr error
+	after := "at its start" // where the next entry begins, for messages
 	h := sha256.New()
 	for {
 		if err := ctx.Err(); err != nil {
@@ -176,10 +180,10 @@ func readArchive(ctx context.Context, r *bufio.Reader, take func(name string, r 
 			break
 		}
 		if err != nil {
-			return nil, nil, streamErr(err, last)
+			return nil, nil, streamErr(err, after)
 		}
 		name := hdr.Name
-		if m != nil {
+		if m != nil || manifestErr != nil {
 			return nil, nil, damaged("it holds %s after its manifest", name)
 		}
 		if !validName(name) {
@@ -188,7 +192,7 @@ func readArchive(ctx context.Context, r *bufio.Reader, take func(name string, r 
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			got[name] = seen{size: -1}
-			last = name
+			after = "after " + name
 			continue
 		case tar.TypeReg:
 		default:
@@ -200,60 +204,89 @@ func readArchive(ctx context.Context, r *bufio.Reader, take func(name string, r 
 		if name == manifestName {
 			body, err := io.ReadAll(io.LimitReader(tr, 256<<20))
 			if err != nil {
-				return nil, nil, streamErr(err, name)
+				return nil, nil, streamErr(err, "inside "+name)
 			}
 			m = new(Manifest)
 			if err := json.Unmarshal(body, m); err != nil {
-				return nil, nil, damaged("its manifest cannot be read: %v", err)
+				m, manifestErr = nil, damaged("its manifest (%s) is not the JSON cortex writes (%v): it was edited or not made by cortex", name, err)
 			}
-			last = name
+			after = "after " + name
 			continue
 		}
 		h.Reset()
 		cr := &countingReader{r: io.TeeReader(tr, h)}
 		took, err := take(name, cr)
-		if err != nil && !errors.Is(err, ErrDamaged) {
-			return nil, nil, streamErr(err, name)
-		}
-		if err != nil {
+		var se scratchError
+		switch {
+		case errors.As(err, &se):
+			return nil, nil, fmt.Errorf("write a scratch copy of %s: %w", name, se.err)
+		case err != nil && !errors.Is(err, ErrDamaged):
+			return nil, nil, streamErr(err, "inside "+name)
+		case err != nil:
 			return nil, nil, err
 		}
 		if !took || cr.n < hdr.Size {
 			if _, err := io.Copy(io.Discard, cr); err != nil {
-				return nil, nil, streamErr(err, name)
+				return nil, nil, streamErr(err, "inside "+name)
 			}
 		}
 		got[name] = seen{size: cr.n, sum: hex.EncodeToString(h.Sum(nil))}
-		last = name
+		after = "after " + name
 	}
 	// Past the tar's end: the rest of the gzip stream, for its checksum.
 	if _, err := io.Copy(io.Discard, gz); err != nil {
-		return nil, nil, streamErr(err, "its end")
+		return nil, nil, streamErr(err, "just before its end")
 	}
 	if err := gz.Close(); err != nil {
-		return nil, nil, streamErr(err, "its end")
+		return nil, nil, streamErr(err, "just before its end")
 	}
 	if n, _ := io.Copy(io.Discard, r); n > 0 {
-		return nil, nil, damaged("%d bytes follow the end of its compressed data", n)
+		return nil, nil, damaged("%d bytes follow the end of its compressed data: something was appended to it", n)
+	}
+	if manifestErr != nil {
+		return nil, nil, manifestErr
 	}
 	if m == nil {
-		return nil, nil, damaged("it has no manifest (it ends after %s): the archive is truncated or was not made by cortex", last)
+		return nil, nil, damaged("it has no manifest (it stops %s): the archive is truncated, or was not made by cortex", after)
 	}
 	return got, m, nil
 }
 
-// streamErr names what a read error means for the owner.
-func streamErr(err error, at string) error {
+// streamErr names what a read error means for the owner; where says
+// where in the archive it happened ("after NAME", "inside NAME", ...).
+func streamErr(err error, where string) error {
+	var corrupt flate.CorruptInputError
 	switch {
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		return damaged("the archive is truncated: it ends inside %s", at)
-	case errors.Is(err, gzip.ErrChecksum):
-		return damaged("its compressed data fails its checksum: bytes of the archive were changed")
 	case errors.Is(err, ErrDamaged):
 		return err
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return damaged("the archive is truncated: it stops %s", where)
+	case errors.Is(err, gzip.ErrChecksum):
+		return damaged("bytes of the archive were changed: its compressed data fails its checksum")
+	case errors.As(err, &corrupt), errors.Is(err, gzip.ErrHeader):
+		return damaged("bytes of the archive were changed: its compressed data is corrupt %s", where)
+	case errors.Is(err, tar.ErrHeader):
+		return damaged("bytes of the archive were changed: its list of files is garbled %s", where)
 	}
-	return damaged("its data cannot be read after %s: %v", at, err)
+	return damaged("it cannot be read %s: %v", where, err)
 }
+
+// scratchWriter marks errors writing a scratch copy, which are this
+// machine's (a full disk), not the backup's.
+type scratchWriter struct{ w io.Writer }
+
+func (s scratchWriter) Write(p []byte) (int, error) {
+	n, err := s.w.Write(p)
+	if err != nil {
+		err = scratchError{err}
+	}
+	return n, err
+}
+
+type scratchError struct{ err error }
+
+func (e scratchError) Error() string { return e.err.Error() }
+func (e scratchError) Unwrap() error { return e.err }
 
 // checkManifest compares what was read with what the manifest lists.
 func checkManifest(m *Manifest, got map[string]seen) error {
