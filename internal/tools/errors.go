@@ -76,11 +76,13 @@ var toolMessages = map[string]string{
 	vault.CodeVaultReplaced:    "the vault folder was moved or replaced on the server, so writes are paused; tell the owner to restart cortex and do not retry now",
 	vault.CodeSectionNotFound:  "no heading matches this section; fetch the note to see its headings and pass one exactly",
 	vault.CodeSectionAmbiguous: "several headings match this section; name it with its level as shown in candidates (like \"## Plan\"), or if two are identical, rename one with edit_note first",
-	vault.CodeNoMatch:          "old_text was not found in the note; fetch the note again and copy the exact text, including spaces and line breaks",
-	vault.CodeMultipleMatches:  "old_text occurs %d times; include more surrounding text so it occurs once, or set replace_all to change every occurrence",
-	vault.CodeBadFrontmatter:   "the note's frontmatter is not valid YAML; repair it with edit_note before using update_frontmatter",
-	vault.CodeNotANote:         "only Markdown notes (paths ending in .md) can be used here",
-	vault.CodeInvalidArgument:  "check the arguments against the tool's input schema and try again",
+	vault.CodeSectionHasSubsections: "this section holds the subsections listed in candidates, which replace_section would erase with it; " +
+		"replace one of them, change exact text with edit_note, or set include_subsections to replace them all",
+	vault.CodeNoMatch:         "old_text was not found in the note; fetch the note again and copy the exact text, including spaces and line breaks",
+	vault.CodeMultipleMatches: "old_text occurs %d times; include more surrounding text so it occurs once, or set replace_all to change every occurrence",
+	vault.CodeBadFrontmatter:  "the note's frontmatter is not valid YAML; repair it with edit_note before using update_frontmatter",
+	vault.CodeNotANote:        "only Markdown notes (paths ending in .md) can be used here",
+	vault.CodeInvalidArgument: "check the arguments against the tool's input schema and try again",
 }
 
 const internalMessage = "something went wrong on the server; try again later, and tell the owner if it keeps happening"

@@ -47,6 +47,7 @@ func TestVaultErrorsReachTheModel(t *testing.T) {
 		{"note_too_large", "fetch", map[string]any{"id": "big.md"}},
 		{"section_not_found", "append", map[string]any{"id": "a.md", "text": "x", "section": "Nope"}},
 		{"section_ambiguous", "replace_section", map[string]any{"id": "a.md", "version": v, "heading": "Dup", "content": "z"}},
+		{"section_has_subsections", "replace_section", map[string]any{"id": "a.md", "version": v, "heading": "# A", "content": "z"}},
 		{"no_match", "edit_note", map[string]any{"id": "a.md", "version": v, "old_text": "three", "new_text": "3"}},
 		{"multiple_matches", "edit_note", map[string]any{"id": "a.md", "version": v, "old_text": "two", "new_text": "2"}},
 		{"invalid_frontmatter", "update_frontmatter", map[string]any{"id": "bad.md", "version": e.version("bad.md"), "set": map[string]any{"k": "v"}}},
@@ -75,6 +76,11 @@ func TestVaultErrorsReachTheModel(t *testing.T) {
 			case "section_ambiguous":
 				if len(te.Candidates) != 2 {
 					t.Errorf("candidates = %v", te.Candidates)
+				}
+			case "section_has_subsections":
+				if strings.Join(te.Candidates, "|") != "## Dup (line 5)|## Dup (line 9)" || !strings.Contains(te.Message, "include_subsections") ||
+					!strings.Contains(te.Message, "edit_note") {
+					t.Errorf("error = %+v", te)
 				}
 			}
 		})

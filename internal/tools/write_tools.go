@@ -35,6 +35,9 @@ type replaceSectionIn struct {
 	Version string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
 	Heading string `json:"heading" jsonschema:"the section's heading, e.g. Plan or ## Plan"`
 	Content string `json:"content" jsonschema:"new text of the section below its heading line"`
+	// Without it a section with subsections is refused: replacing a note's
+	// top heading would otherwise erase every section below it.
+	IncludeSubsections bool `json:"include_subsections,omitempty" jsonschema:"also replace the subsections below the heading"`
 }
 
 type frontmatterIn struct {
@@ -108,8 +111,8 @@ func (s *server) addWriteTools(srv *mcp.Server) {
 	}, s.editNote)
 	addTool(s, srv, &mcp.Tool{
 		Name: "replace_section",
-		Description: "Replace the text of one section (under a heading, up to the next heading of the same " +
-			"or higher level); the heading line stays. Needs the version from your latest fetch.",
+		Description: "Replace the text under a heading, up to the next heading of the same or higher level (its " +
+			"subsections too, only with include_subsections: true); the heading line stays. Needs the version from your latest fetch.",
 		Annotations: writes("Replace section", true, true),
 	}, s.replaceSection)
 	addTool(s, srv, &mcp.Tool{
@@ -267,7 +270,7 @@ func (s *server) replaceSection(ctx context.Context, c call, in replaceSectionIn
 	}
 	var r vault.WriteResult
 	if err == nil {
-		r, err = s.vault.ReplaceSection(ctx, in.ID, in.Version, in.Heading, in.Content)
+		r, err = s.vault.ReplaceSection(ctx, in.ID, in.Version, in.Heading, in.Content, in.IncludeSubsections)
 	}
 	return s.written(ctx, c, in.ID, in.Version, r, err)
 }

@@ -197,3 +197,26 @@ func TestJournalFailureDoesNotFailTheWrite(t *testing.T) {
 		t.Errorf("journal failure not logged:\n%s", e.log.String())
 	}
 }
+
+// TestReplaceTopHeading: replace_section on a note's top heading, whose
+// section holds every other section of the note, is refused with the
+// sections it would erase; with include_subsections it replaces them.
+func TestReplaceTopHeading(t *testing.T) {
+	e := newEnv(t)
+	const doc = "# Garden\n\nIntro.\n\n## Plan\n\nDig.\n\n## Budget\n\n100\n\n## Log\n\nWatered.\n"
+	e.write("g.md", doc)
+	v := e.version("g.md")
+	te := e.fail("replace_section", map[string]any{"id": "g.md", "version": v, "heading": "Garden", "content": "New intro.\n"}, "section_has_subsections")
+	if strings.Join(te.Candidates, "|") != "## Plan (line 5)|## Budget (line 9)|## Log (line 13)" {
+		t.Errorf("candidates = %v", te.Candidates)
+	}
+	if got := e.read("g.md"); got != doc {
+		t.Fatalf("a refused replace changed the note:\n%s", got)
+	}
+	var out writeOut
+	e.ok("replace_section", map[string]any{"id": "g.md", "version": v, "heading": "Garden", "content": "New intro.\n",
+		"include_subsections": true}, &out)
+	if got := e.read("g.md"); got != "# Garden\nNew intro.\n" || out.PreviousVersion != v {
+		t.Errorf("note = %q, previous_version %q", got, out.PreviousVersion)
+	}
+}

@@ -24,12 +24,15 @@ const (
 	CodeDiskLow          = "disk_low"
 	CodeSectionNotFound  = "section_not_found"
 	CodeSectionAmbiguous = "section_ambiguous"
-	CodeNoMatch          = "no_match"
-	CodeMultipleMatches  = "multiple_matches"
-	CodeBadFrontmatter   = "invalid_frontmatter"
-	CodeInvalidArgument  = "invalid_argument"
-	CodeNotANote         = "not_a_note"
-	CodeInternal         = "internal"
+	// CodeSectionHasSubsections: replacing the section would replace the
+	// subsections below its heading too, and the caller did not ask for it.
+	CodeSectionHasSubsections = "section_has_subsections"
+	CodeNoMatch               = "no_match"
+	CodeMultipleMatches       = "multiple_matches"
+	CodeBadFrontmatter        = "invalid_frontmatter"
+	CodeInvalidArgument       = "invalid_argument"
+	CodeNotANote              = "not_a_note"
+	CodeInternal              = "internal"
 	// CodeVaultReplaced: the vault path names another folder than the one
 	// cortex opened (a restore, a move); writes wait for a restart.
 	CodeVaultReplaced = "vault_replaced"
@@ -47,7 +50,8 @@ type Error struct {
 	Count int
 	// Candidates lists what the caller may choose from: the matching
 	// headings (CodeSectionAmbiguous), the note's headings
-	// (CodeSectionNotFound). At most 50; More counts the rest.
+	// (CodeSectionNotFound), the subsections a replacement would erase
+	// (CodeSectionHasSubsections). At most 50; More counts the rest.
 	Candidates []string
 	More       int
 	// Err is the underlying cause, for logs only.

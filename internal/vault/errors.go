@@ -22,13 +22,15 @@ var defaultMessages = map[string]string{
 	CodeDiskLow:          "The disk is nearly full, so writes are paused; ask the owner to free some space.",
 	CodeSectionNotFound:  "No heading matches this section; read the note to see its headings.",
 	CodeSectionAmbiguous: "Several headings match this section; pass one of the candidate headings in full.",
-	CodeNoMatch:          "The old text was not found; read the note again and copy the exact text to replace.",
-	CodeMultipleMatches:  "The old text occurs more than once; include more surrounding text to make it unique, or replace all occurrences.",
-	CodeBadFrontmatter:   "The note's frontmatter is not valid YAML; fix it with an edit first.",
-	CodeInvalidArgument:  "Check the arguments and try again.",
-	CodeNotANote:         "Only Markdown notes (names ending in .md) can be read or written.",
-	CodeVaultReplaced:    msgReplaced,
-	CodeInternal:         "Something went wrong on the server; try again later or tell the owner.",
+	CodeSectionHasSubsections: "The section holds the subsections listed in candidates, which replacing it would erase too; " +
+		"replace one of them, change exact text with an edit, or ask to replace the subsections as well.",
+	CodeNoMatch:         "The old text was not found; read the note again and copy the exact text to replace.",
+	CodeMultipleMatches: "The old text occurs more than once; include more surrounding text to make it unique, or replace all occurrences.",
+	CodeBadFrontmatter:  "The note's frontmatter is not valid YAML; fix it with an edit first.",
+	CodeInvalidArgument: "Check the arguments and try again.",
+	CodeNotANote:        "Only Markdown notes (names ending in .md) can be read or written.",
+	CodeVaultReplaced:   msgReplaced,
+	CodeInternal:        "Something went wrong on the server; try again later or tell the owner.",
 }
 
 // Sentences for a path through a file, as if it were a folder: one for

@@ -65,7 +65,7 @@ func TestFrontmatterSetAndRemoveNamesTheKey(t *testing.T) {
 func TestSectionNotFoundListsHeadings(t *testing.T) {
 	const doc = "# Garden\nintro\n## Budget\n100\n## Plants\n"
 	v, _ := newTestVault(t, map[string]string{"a.md": doc, "flat.md": "no headings\n"}, nil)
-	_, err := v.ReplaceSection(ctx, "a.md", ver(doc), "Costs", "x")
+	_, err := v.ReplaceSection(ctx, "a.md", ver(doc), "Costs", "x", false)
 	e := errOf(t, err, CodeSectionNotFound)
 	want := []string{"# Garden (line 1)", "## Budget (line 3)", "## Plants (line 5)"}
 	if strings.Join(e.Candidates, "|") != strings.Join(want, "|") || e.More != 0 || !e.Specific() {

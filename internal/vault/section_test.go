@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"slices"
 	"testing"
 )
 
@@ -48,20 +49,27 @@ func TestReplaceSection(t *testing.T) {
 	const doc = "# Title\nintro\n\n## Tasks\n- one\n- two\n\n## Notes\ntext\n"
 	tests := []struct {
 		name, content, heading, body, want, code string
+		subsections                              bool
 	}{
-		{"middle", doc, "Tasks", "- done", "# Title\nintro\n\n## Tasks\n- done\n\n## Notes\ntext\n", ""},
-		{"keeps own blank line", doc, "Tasks", "- done\n\n", "# Title\nintro\n\n## Tasks\n- done\n\n## Notes\ntext\n", ""},
-		{"last", doc, "## Notes", "new", "# Title\nintro\n\n## Tasks\n- one\n- two\n\n## Notes\nnew\n", ""},
-		{"empty body", doc, "Notes", "", "# Title\nintro\n\n## Tasks\n- one\n- two\n\n## Notes\n", ""},
-		{"whole note under h1", doc, "Title", "only", "# Title\nonly\n", ""},
-		{"heading at end without newline", "## A", "A", "x", "## A\nx\n", ""},
-		{"missing", doc, "Nope", "x", doc, CodeSectionNotFound},
-		{"blank heading", doc, " ", "x", doc, CodeInvalidArgument},
+		{"middle", doc, "Tasks", "- done", "# Title\nintro\n\n## Tasks\n- done\n\n## Notes\ntext\n", "", false},
+		{"keeps own blank line", doc, "Tasks", "- done\n\n", "# Title\nintro\n\n## Tasks\n- done\n\n## Notes\ntext\n", "", false},
+		{"last", doc, "## Notes", "new", "# Title\nintro\n\n## Tasks\n- one\n- two\n\n## Notes\nnew\n", "", false},
+		{"empty body", doc, "Notes", "", "# Title\nintro\n\n## Tasks\n- one\n- two\n\n## Notes\n", "", false},
+		{"whole note under h1", doc, "Title", "only", "# Title\nonly\n", "", true},
+		{"h1 over subsections refused", doc, "Title", "only", doc, CodeSectionHasSubsections, false},
+		{"h1 without subsections", "# Title\nintro\n", "Title", "only", "# Title\nonly\n", "", false},
+		{"h2 over an h3", "## A\nx\n### B\ny\n## C\n", "A", "z", "## A\nx\n### B\ny\n## C\n", CodeSectionHasSubsections, false},
+		{"h2 with its h3", "## A\nx\n### B\ny\n## C\n", "A", "z", "## A\nz\n## C\n", "", true},
+		{"h3 beside its h2", "## A\nx\n### B\ny\n## C\n", "B", "z", "## A\nx\n### B\nz\n## C\n", "", false},
+		{"heading in a code block is no subsection", "## A\n```\n# not a heading\n```\n", "A", "z", "## A\nz\n", "", false},
+		{"heading at end without newline", "## A", "A", "x", "## A\nx\n", "", false},
+		{"missing", doc, "Nope", "x", doc, CodeSectionNotFound, false},
+		{"blank heading", doc, " ", "x", doc, CodeInvalidArgument, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			v, dir := newTestVault(t, map[string]string{"n.md": tt.content}, nil)
-			_, err := v.ReplaceSection(ctx, "n.md", ver(tt.content), tt.heading, tt.body)
+			_, err := v.ReplaceSection(ctx, "n.md", ver(tt.content), tt.heading, tt.body, tt.subsections)
 			wantCode(t, err, tt.code)
 			if got := readFile(t, dir, "n.md"); got != tt.want {
 				t.Errorf("content = %q, want %q", got, tt.want)
@@ -69,10 +77,17 @@ func TestReplaceSection(t *testing.T) {
 		})
 	}
 	v, _ := newTestVault(t, map[string]string{"n.md": doc}, nil)
-	_, err := v.ReplaceSection(ctx, "n.md", "", "Tasks", "x")
+	_, err := v.ReplaceSection(ctx, "n.md", "", "Tasks", "x", false)
 	wantCode(t, err, CodeVersionRequired)
-	_, err = v.ReplaceSection(ctx, "n.md", ver("x"), "Tasks", "x")
+	_, err = v.ReplaceSection(ctx, "n.md", ver("x"), "Tasks", "x", false)
 	wantCode(t, err, CodeNoteChanged)
+
+	// The refusal names the subsections that would have gone.
+	_, err = v.ReplaceSection(ctx, "n.md", ver(doc), "# Title", "x", false)
+	e := errOf(t, err, CodeSectionHasSubsections)
+	if want := []string{"## Tasks (line 4)", "## Notes (line 8)"}; !slices.Equal(e.Candidates, want) || e.More != 0 {
+		t.Errorf("candidates %v (more %d), want %v", e.Candidates, e.More, want)
+	}
 }
 
 func TestUpdateFrontmatter(t *testing.T) {

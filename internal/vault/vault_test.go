@@ -157,7 +157,7 @@ func TestDiskFloor(t *testing.T) {
 		"create":  func() error { _, err := v.Create(ctx, "c.md", "x"); return err },
 		"append":  func() error { _, err := v.Append(ctx, "a.md", "x", ""); return err },
 		"edit":    func() error { _, err := v.Edit(ctx, "a.md", n.Version, "text", "t", false); return err },
-		"replace": func() error { _, err := v.ReplaceSection(ctx, "a.md", n.Version, "# H", "x"); return err },
+		"replace": func() error { _, err := v.ReplaceSection(ctx, "a.md", n.Version, "# H", "x", true); return err },
 		"frontmatter": func() error {
 			_, err := v.UpdateFrontmatter(ctx, "a.md", n.Version, map[string]any{"k": 1.0}, nil)
 			return err

@@ -109,8 +109,12 @@ func (v *Vault) Edit(ctx context.Context, p, version, oldText, newText string, r
 }
 
 // ReplaceSection replaces the body of the section under heading and keeps
-// the heading line itself.
-func (v *Vault) ReplaceSection(ctx context.Context, p, version, heading, content string) (WriteResult, error) {
+// the heading line itself. The body runs to the next heading of the same
+// or a higher level, so it holds the subsections below the heading: unless
+// subsections is set, a section that has any is refused with
+// CodeSectionHasSubsections and their list, since replacing the top heading
+// of a note would otherwise erase the whole note below it.
+func (v *Vault) ReplaceSection(ctx context.Context, p, version, heading, content string, subsections bool) (WriteResult, error) {
 	if strings.TrimSpace(heading) == "" {
 		return WriteResult{}, newErr(CodeInvalidArgument, "Name the heading of the section to replace.", nil)
 	}
@@ -118,6 +122,11 @@ func (v *Vault) ReplaceSection(ctx context.Context, p, version, heading, content
 		_, bodyStart, end, err := markdown.FindSection(cur, heading)
 		if err != nil {
 			return "", sectionErr(err)
+		}
+		if !subsections {
+			if e := subsectionsErr(cur, bodyStart, end); e != nil {
+				return "", e
+			}
 		}
 		body := withEOL(cur, content)
 		if body != "" && !strings.HasSuffix(body, "\n") {
@@ -243,6 +252,23 @@ func sectionErr(err error) *Error {
 		return e
 	}
 	return newErr(CodeSectionNotFound, "", err)
+}
+
+// subsectionsErr refuses to replace content[bodyStart:end] when headings
+// lie in it, listing them.
+func subsectionsErr(content string, bodyStart, end int) *Error {
+	var in []markdown.Heading
+	for _, h := range markdown.Headings(content) {
+		if h.Start >= bodyStart && h.Start < end {
+			in = append(in, h)
+		}
+	}
+	if len(in) == 0 {
+		return nil
+	}
+	e := newErr(CodeSectionHasSubsections, "", nil)
+	e.Candidates, e.More = markdown.HeadingList(in)
+	return e
 }
 
 // Section returns the section of content under heading, heading line

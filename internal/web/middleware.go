@@ -80,7 +80,12 @@ func sameOriginNull(r *http.Request, origin string) bool {
 
 // readWithin sets a read deadline on the connection while body is read and
 // clears it at the end of the body, so a long response that follows is not
-// cut off by it.
+// cut off by it. When the handler returns before the end of the body, the
+// deadline stays: net/http then reads away the rest of the body (up to
+// 256 KiB) under it, so a client that trickles an unread body is still cut
+// off, and it sets the connection's own idle and header deadlines before
+// reading the next request, so the next request on a keep-alive
+// connection never meets this one.
 func readWithin(w http.ResponseWriter, body io.ReadCloser, d time.Duration) io.ReadCloser {
 	rc := http.NewResponseController(w)
 	if rc.SetReadDeadline(time.Now().Add(d)) != nil {

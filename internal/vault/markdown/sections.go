@@ -48,6 +48,10 @@ func (e *AmbiguousError) Error() string {
 	return fmt.Sprintf("%d headings match; name the section with its level or rename one", len(e.Candidates)+e.More)
 }
 
+// HeadingList renders headings for an error as "## Plan (line 12)",
+// capped at MaxCandidates; the count of the rest comes second.
+func HeadingList(hs []Heading) ([]string, int) { return candidateList(hs) }
+
 // candidateList renders headings for an error, capped at MaxCandidates.
 func candidateList(hs []Heading) ([]string, int) {
 	out := make([]string, 0, min(len(hs), MaxCandidates))
