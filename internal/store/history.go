@@ -100,6 +100,12 @@ type History struct {
 	freeSpace func() (uint64, error)
 	minFree   uint64
 
+	// stored is the stored total as the committer's open transaction
+	// sees it (no other writer can change it meanwhile), when known; only
+	// the committer uses it.
+	stored      int64
+	storedKnown bool
+
 	// committed counts the committer's commits; synced is the last one
 	// known durable, under syncMu (syncUpTo).
 	committed atomic.Uint64
@@ -407,6 +413,7 @@ func (h *History) commit(batch []*keepReq) {
 			r.ids, r.err = nil, fmt.Errorf("keep note version: %w", err)
 		}
 	}
+	h.storedKnown = false
 	tx, err := h.db.BeginTx(ctx, nil)
 	if err != nil {
 		failAll(err)
@@ -428,6 +435,7 @@ func (h *History) commit(batch []*keepReq) {
 		return
 	}
 	if failed {
+		h.storedKnown = false
 		if err := tx.Rollback(); err != nil {
 			failAll(err)
 			return
@@ -448,6 +456,7 @@ func (h *History) commit(batch []*keepReq) {
 			r.ids, r.err = h.keepIn(ctx, tx, r)
 			if r.err != nil {
 				r.ids = nil
+				h.storedKnown = false
 				if _, err := tx.ExecContext(ctx, `ROLLBACK TO keep`); err != nil {
 					// The transaction is in an unknown state: fail the batch.
 					failAll(err)
@@ -526,6 +535,7 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 			if err != nil {
 				return nil, fmt.Errorf("keep note version: %w", err)
 			}
+			h.stored += int64(len(p.data))
 			for j := i + 1; j < len(ps); j++ { // the same bytes later in this call
 				if !ps[j].reuse && bytes.Equal(ps[j].hash, p.hash) {
 					ps[j].blobID = p.blobID
@@ -614,13 +624,18 @@ func (h *History) versionOf(ctx context.Context, tx *sql.Tx, blob int64) (string
 // many it dropped.
 func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64) (dropped int, err error) {
 	total := func() (int64, error) {
-		var n int64
-		err := tx.StmtContext(ctx, h.storedTotal).QueryRowContext(ctx).Scan(&n)
-		return n, err
+		h.storedKnown = false
+		if err := tx.StmtContext(ctx, h.storedTotal).QueryRowContext(ctx).Scan(&h.stored); err != nil {
+			return 0, err
+		}
+		h.storedKnown = true
+		return h.stored, nil
 	}
-	n, err := total()
-	if err != nil {
-		return 0, fmt.Errorf("keep note version: %w", err)
+	n := h.stored
+	if !h.storedKnown {
+		if n, err = total(); err != nil {
+			return 0, fmt.Errorf("keep note version: %w", err)
+		}
 	}
 	defer func() {
 		if dropped > 0 {
