@@ -89,7 +89,7 @@ type History struct {
 	db   *sql.DB
 	file string // history.db's path
 	// Statements of every Keep, prepared once.
-	blobByHash, lastVersion, insertBlob, insertVersion, storedTotal *sql.Stmt
+	blobByHash, lastVersion, lastWithHash, insertBlob, insertVersion, storedTotal *sql.Stmt
 	// sync makes committed versions durable (syncCommitted; tests count
 	// its calls).
 	sync      func() error
@@ -174,6 +174,8 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 	}{
 		{&h.blobByHash, `SELECT id FROM blobs WHERE hash = ?`},
 		{&h.lastVersion, `SELECT blob, gone FROM versions WHERE path = ? ORDER BY id DESC LIMIT 1`},
+		{&h.lastWithHash, `SELECT v.blob, v.gone, b.hash FROM versions v JOIN blobs b ON b.id = v.blob
+			WHERE v.path = ? ORDER BY v.id DESC LIMIT 1`},
 		{&h.insertBlob, `INSERT INTO blobs (hash, size, stored, data) VALUES (?, ?, ?, ?) RETURNING id`},
 		{&h.insertVersion, `INSERT INTO versions (path, version, blob, time, writer, kind, gone) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`},
 		{&h.storedTotal, `SELECT stored FROM totals WHERE one = 1`},
@@ -235,7 +237,7 @@ func syncPath(p string) error {
 func (h *History) Close() error {
 	close(h.quit)
 	<-h.stopped
-	for _, s := range []*sql.Stmt{h.blobByHash, h.lastVersion, h.insertBlob, h.insertVersion, h.storedTotal} {
+	for _, s := range []*sql.Stmt{h.blobByHash, h.lastVersion, h.lastWithHash, h.insertBlob, h.insertVersion, h.storedTotal} {
 		s.Close()
 	}
 	return h.db.Close()
@@ -277,6 +279,9 @@ type prepared struct {
 	size   int
 	reuse  bool // Gone without content: repeat the last blob
 	blobID int64
+	// same: an Observed item the path's last version already holds (as
+	// findBlobs saw it), to skip unless this call writes the path first.
+	same bool
 }
 
 // keepReq is one Keep call waiting for the committer.
@@ -506,8 +511,12 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 	}
 	var err error
 	ids := make([]int64, len(r.items))
+	wrote := map[string]bool{} // paths this call added a version to
 	for i, it := range r.items {
 		p := &ps[i]
+		if p.same && !wrote[it.Path] {
+			continue // seen as it was last kept
+		}
 		var last struct {
 			blob int64
 			gone bool
@@ -562,6 +571,7 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 		if err != nil {
 			return nil, fmt.Errorf("keep note version: %w", err)
 		}
+		wrote[it.Path] = true
 	}
 	return ids, nil
 }
@@ -575,7 +585,22 @@ func (h *History) findBlobs(ctx context.Context, tx *sql.Tx, items []Keep, ps []
 		if p.reuse {
 			continue
 		}
-		p.blobID = 0
+		p.blobID, p.same = 0, false
+		if items[i].Observed {
+			// Usually the text a write replaces, which the path's last
+			// version holds: one query answers both questions.
+			var gone bool
+			var hash []byte
+			err := tx.StmtContext(ctx, h.lastWithHash).QueryRowContext(ctx, items[i].Path).Scan(&p.blobID, &gone, &hash)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return 0, fmt.Errorf("keep note version: %w", err)
+			}
+			if err == nil && gone == items[i].Gone && bytes.Equal(hash, p.hash) {
+				p.same = true
+				continue
+			}
+			p.blobID = 0
+		}
 		err := tx.StmtContext(ctx, h.blobByHash).QueryRowContext(ctx, p.hash).Scan(&p.blobID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
