@@ -153,11 +153,23 @@ func printReport(w io.Writer, file string, rep backup.Report) {
 		}
 		var parts []string
 		for _, c := range cr.Counts {
-			parts = append(parts, fmt.Sprintf("%d %s", c.N, c.What))
+			parts = append(parts, fmt.Sprintf("%d %s", c.N, countNoun(c)))
 		}
 		fmt.Fprintf(tw, "%s\tschema %d, integrity ok; %s\n", name, cr.Schema, strings.Join(parts, ", "))
 	}
 	tw.Flush()
+}
+
+// countNoun is c.What ("journal entries", "passkeys") in the singular
+// when there is one.
+func countNoun(c store.Count) string {
+	if c.N != 1 {
+		return c.What
+	}
+	if w, ok := strings.CutSuffix(c.What, "ies"); ok {
+		return w + "y"
+	}
+	return strings.TrimSuffix(c.What, "s")
 }
 
 // restoreBackup is `cortex admin restore FILE --vault DIR --state DIR`.
