@@ -57,6 +57,9 @@ func backupCreate(ctx context.Context, s *session, _ []string) error {
 	if errors.Is(err, backup.ErrDiskLow) {
 		return fail("free space on that disk, or write the backup to another disk with --to DIR", "backup not taken: %v", err)
 	}
+	if errors.Is(err, vault.ErrKeptChanging) {
+		return fail("run the backup again when that file is not being written to (an app rewriting it all the time keeps it from being copied whole)", "backup failed, nothing was written: %v", err)
+	}
 	if err != nil {
 		return fail("check that --to names a folder you may write to, and --vault and --state the server's folders", "backup failed, nothing was written: %v", err)
 	}
