@@ -72,6 +72,7 @@ clean:
 ## bench: the benchmark harness (synthetic 1k/10k/50k vaults, the real binary over HTTP); not part of test
 bench:
 	CORTEX_BENCH=1 $(GO) test -run '^TestBench$$' -v -count=1 -timeout 120m ./internal/bench
+	CORTEX_BENCH=1 $(GO) test -run '^TestBenchBackup$$' -v -count=1 -timeout 60m ./internal/bench
 	CORTEX_BENCH=1 $(GO) test -run '^TestBenchHistory$$' -v -count=1 -timeout 60m ./internal/bench
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./internal/vault/...
 	$(GO) test -run '^$$' -bench EditNote -count 5 ./internal/history/

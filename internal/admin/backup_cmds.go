@@ -57,6 +57,9 @@ func backupCreate(ctx context.Context, s *session, _ []string) error {
 	if errors.Is(err, backup.ErrDiskLow) {
 		return fail("free space on that disk, or write the backup to another disk with --to DIR", "backup not taken: %v", err)
 	}
+	if errors.Is(err, vault.ErrKeptChanging) {
+		return fail("run the backup again when that file is not being written to (an app rewriting it all the time keeps it from being copied whole)", "backup failed, nothing was written: %v", err)
+	}
 	if err != nil {
 		return fail("check that --to names a folder you may write to, and --vault and --state the server's folders", "backup failed, nothing was written: %v", err)
 	}
@@ -153,11 +156,23 @@ func printReport(w io.Writer, file string, rep backup.Report) {
 		}
 		var parts []string
 		for _, c := range cr.Counts {
-			parts = append(parts, fmt.Sprintf("%d %s", c.N, c.What))
+			parts = append(parts, fmt.Sprintf("%d %s", c.N, countNoun(c)))
 		}
 		fmt.Fprintf(tw, "%s\tschema %d, integrity ok; %s\n", name, cr.Schema, strings.Join(parts, ", "))
 	}
 	tw.Flush()
+}
+
+// countNoun is c.What ("journal entries", "passkeys") in the singular
+// when there is one.
+func countNoun(c store.Count) string {
+	if c.N != 1 {
+		return c.What
+	}
+	if w, ok := strings.CutSuffix(c.What, "ies"); ok {
+		return w + "y"
+	}
+	return strings.TrimSuffix(c.What, "s")
 }
 
 // restoreBackup is `cortex admin restore FILE --vault DIR --state DIR`.

@@ -32,7 +32,7 @@ func TestBackupVerifyRestore(t *testing.T) {
 		t.Fatalf("backup printed %q", file)
 	}
 	r = run(t, env, "backup", "verify", file)
-	if r.code != 0 || !strings.Contains(r.stdout, "notes      1") || !strings.Contains(r.stdout, "1 bearer tokens") {
+	if r.code != 0 || !strings.Contains(r.stdout, "notes      1") || !strings.Contains(r.stdout, "1 bearer token, 0 journal entries") {
 		t.Fatalf("verify: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	dst := t.TempDir()

@@ -96,7 +96,7 @@ func TestHistoryCommands(t *testing.T) {
 	}
 	clock := testkit.NewClock(fixedNow.Add(-time.Hour))
 	appWrites(t, env, clock, "claude", func(call func(string, map[string]any) map[string]any, version func(string) string) {
-		call("replace_section", map[string]any{"id": "plan.md", "version": version("plan.md"), "heading": "# Plan", "content": "erased\n"})
+		call("replace_section", map[string]any{"id": "plan.md", "version": version("plan.md"), "heading": "# Plan", "content": "erased\n", "include_subsections": true})
 		call("edit_note", map[string]any{"id": "other.md", "version": version("other.md"), "old_text": "other", "new_text": "OTHER"})
 	})
 

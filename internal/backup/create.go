@@ -116,6 +116,7 @@ func Create(ctx context.Context, dir string, opts Options) (res Result, err erro
 		opts.Now = time.Now
 	}
 	start := opts.Now()
+	dir = abs(dir) // the path is recorded and shown later, from anywhere
 	if inside(abs(dir), abs(opts.Vault)) || inside(abs(dir), abs(opts.State)) {
 		return Result{}, ErrInside
 	}

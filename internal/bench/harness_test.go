@@ -22,6 +22,7 @@ import (
 type server struct {
 	*testkit.Server
 	token   string
+	state   string         // its state folder
 	serving time.Duration  // exec → first 200 from /healthz
 	ready   chan time.Time // receives when the index reports ready
 	kept    chan time.Time // receives when the history has kept the notes as found at start
@@ -34,7 +35,7 @@ func startServer(t *testing.T, bin, vault string) *server {
 	if err != nil {
 		t.Fatalf("token: %v", err)
 	}
-	s := &server{token: strings.TrimSpace(string(tok)), ready: make(chan time.Time, 1), kept: make(chan time.Time, 1)}
+	s := &server{token: strings.TrimSpace(string(tok)), state: state, ready: make(chan time.Time, 1), kept: make(chan time.Time, 1)}
 	var env []string
 	if dir := os.Getenv("CORTEX_BENCH_PROFILE"); dir != "" {
 		// A CPU profile of the whole server run, for go tool pprof.

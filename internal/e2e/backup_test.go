@@ -22,8 +22,9 @@ import (
 // for ten seconds, the backup taken once every client has written and half
 // the time has passed.
 const (
-	backupWriters  = 8
-	backupWorkload = 10 * time.Second
+	backupWriters   = 8
+	backupWorkload  = 10 * time.Second
+	backupSeedNotes = 3000
 )
 
 // noteText is what writer w writes into its note i: a few KiB, so that a
@@ -67,8 +68,16 @@ func TestBackupWhileWritingRestores(t *testing.T) {
 		t.Skip("starts the real binary and writes for ten seconds")
 	}
 	in := newInstance(t)
-	if err := os.MkdirAll(in.Vault, 0o755); err != nil {
+	// Notes already there, so that the backup takes long enough for many
+	// writes to land while it runs.
+	seed := filepath.Join(in.Vault, "seed")
+	if err := os.MkdirAll(seed, 0o755); err != nil {
 		t.Fatal(err)
+	}
+	for i := range backupSeedNotes {
+		if err := os.WriteFile(filepath.Join(seed, fmt.Sprintf("s%05d.md", i)), []byte(noteText(9, i)), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tok := in.token("writer")
 	gone := in.token("gone")
@@ -231,7 +240,7 @@ func TestBackupWhileWritingRestores(t *testing.T) {
 
 	// Every note in the restored vault, written before or while the backup
 	// ran, is whole: its full text, or (a log) whole appended lines.
-	notesFound := 0
+	notesFound, seeds := 0, 0
 	err = filepath.WalkDir(restored.Vault, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
@@ -251,6 +260,14 @@ func TestBackupWhileWritingRestores(t *testing.T) {
 			}
 			return nil
 		}
+		if strings.HasPrefix(rel, "seed/") {
+			var i int
+			if _, err := fmt.Sscanf(rel, "seed/s%05d.md", &i); err != nil || string(b) != noteText(9, i) {
+				t.Errorf("%s, in the vault before the backup, is restored as %d bytes, want %d", rel, len(b), len(noteText(9, i)))
+			}
+			seeds++
+			return nil
+		}
 		if strings.HasSuffix(rel, "/log.md") {
 			if !wholeLog(string(b)) {
 				t.Errorf("%s is torn in the restore:\n%q", rel, b)
@@ -260,6 +277,9 @@ func TestBackupWhileWritingRestores(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if seeds != backupSeedNotes {
+		t.Errorf("the restored vault holds %d of the %d notes it held before the writers began", seeds, backupSeedNotes)
 	}
 	if notesFound < beforeNotes {
 		t.Errorf("the restored vault holds %d notes; %d were acknowledged before the backup", notesFound, beforeNotes)

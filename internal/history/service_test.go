@@ -152,7 +152,7 @@ func TestRestoreAnEarlierVersion(t *testing.T) {
 	w := newWorld(t, map[string]string{"plan.md": plan})
 	// The assistant replaces the body under the top heading, erasing
 	// every section below it.
-	w.call("claude", "replace_section", map[string]any{"id": "plan.md", "version": w.version("plan.md"), "heading": "# Plan", "content": "gone\n"})
+	w.call("claude", "replace_section", map[string]any{"id": "plan.md", "version": w.version("plan.md"), "heading": "# Plan", "content": "gone\n", "include_subsections": true})
 	if w.read("plan.md") == plan {
 		t.Fatal("the edit did not change the note")
 	}

@@ -179,7 +179,7 @@ func snapshotFile(r *os.Root, rel, name string, note bool, opts SnapshotOptions,
 			return err
 		}
 		if !unchanged(r, name, st) {
-			return fmt.Errorf("copy %s: %w; run the backup again when it is quiet", rel, ErrKeptChanging)
+			return fmt.Errorf("copy %s: %w", rel, ErrKeptChanging)
 		}
 		return nil
 	}

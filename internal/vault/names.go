@@ -43,6 +43,13 @@ type Named struct {
 func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 	pathErr := checkPath(name)
 	isDir := false
+	if pathErr == nil && v.indexed(name) {
+		// A note the index holds at this path is answered without looking
+		// at the disk: what the Lstat below would answer for it, a folder
+		// of that name included (it has a note's extension). Reading it
+		// checks everything again.
+		return Named{Path: name}, nil
+	}
 	if pathErr == nil {
 		fi, err := v.root.Lstat(name)
 		switch {
@@ -93,6 +100,17 @@ func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 	e.Candidates = paths[:min(len(paths), markdown.MaxCandidates)]
 	e.More = len(paths) - len(e.Candidates)
 	return Named{}, e
+}
+
+// indexed reports whether the index holds a note at exactly path p.
+func (v *Vault) indexed(p string) bool {
+	x := v.ix.current()
+	if x == nil {
+		return false
+	}
+	_, ok := x.byPath[p]
+	v.ix.mu.RUnlock()
+	return ok && hasNoteExt(p)
 }
 
 // namedPaths lists the notes target names as a link would, in the form it
