@@ -89,7 +89,7 @@ type History struct {
 	db   *sql.DB
 	file string // history.db's path
 	// Statements of every Keep, prepared once.
-	blobByHash, lastVersion, insertBlob, insertVersion, storedTotal *sql.Stmt
+	blobByHash, lastVersion, lastWithHash, insertBlob, insertVersion, storedTotal *sql.Stmt
 	// sync makes committed versions durable (syncCommitted; tests count
 	// its calls).
 	sync      func() error
@@ -99,6 +99,12 @@ type History struct {
 	maxBytes  int64
 	freeSpace func() (uint64, error)
 	minFree   uint64
+
+	// stored is the stored total as the committer's open transaction
+	// sees it (no other writer can change it meanwhile), when known; only
+	// the committer uses it.
+	stored      int64
+	storedKnown bool
 
 	// committed counts the committer's commits; synced is the last one
 	// known durable, under syncMu (syncUpTo).
@@ -168,6 +174,8 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 	}{
 		{&h.blobByHash, `SELECT id FROM blobs WHERE hash = ?`},
 		{&h.lastVersion, `SELECT blob, gone FROM versions WHERE path = ? ORDER BY id DESC LIMIT 1`},
+		{&h.lastWithHash, `SELECT v.blob, v.gone, b.hash FROM versions v JOIN blobs b ON b.id = v.blob
+			WHERE v.path = ? ORDER BY v.id DESC LIMIT 1`},
 		{&h.insertBlob, `INSERT INTO blobs (hash, size, stored, data) VALUES (?, ?, ?, ?) RETURNING id`},
 		{&h.insertVersion, `INSERT INTO versions (path, version, blob, time, writer, kind, gone) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`},
 		{&h.storedTotal, `SELECT stored FROM totals WHERE one = 1`},
@@ -229,7 +237,7 @@ func syncPath(p string) error {
 func (h *History) Close() error {
 	close(h.quit)
 	<-h.stopped
-	for _, s := range []*sql.Stmt{h.blobByHash, h.lastVersion, h.insertBlob, h.insertVersion, h.storedTotal} {
+	for _, s := range []*sql.Stmt{h.blobByHash, h.lastVersion, h.lastWithHash, h.insertBlob, h.insertVersion, h.storedTotal} {
 		s.Close()
 	}
 	return h.db.Close()
@@ -271,6 +279,9 @@ type prepared struct {
 	size   int
 	reuse  bool // Gone without content: repeat the last blob
 	blobID int64
+	// same: an Observed item the path's last version already holds (as
+	// findBlobs saw it), to skip unless this call writes the path first.
+	same bool
 }
 
 // keepReq is one Keep call waiting for the committer.
@@ -407,6 +418,7 @@ func (h *History) commit(batch []*keepReq) {
 			r.ids, r.err = nil, fmt.Errorf("keep note version: %w", err)
 		}
 	}
+	h.storedKnown = false
 	tx, err := h.db.BeginTx(ctx, nil)
 	if err != nil {
 		failAll(err)
@@ -428,6 +440,7 @@ func (h *History) commit(batch []*keepReq) {
 		return
 	}
 	if failed {
+		h.storedKnown = false
 		if err := tx.Rollback(); err != nil {
 			failAll(err)
 			return
@@ -448,6 +461,7 @@ func (h *History) commit(batch []*keepReq) {
 			r.ids, r.err = h.keepIn(ctx, tx, r)
 			if r.err != nil {
 				r.ids = nil
+				h.storedKnown = false
 				if _, err := tx.ExecContext(ctx, `ROLLBACK TO keep`); err != nil {
 					// The transaction is in an unknown state: fail the batch.
 					failAll(err)
@@ -497,8 +511,12 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 	}
 	var err error
 	ids := make([]int64, len(r.items))
+	wrote := map[string]bool{} // paths this call added a version to
 	for i, it := range r.items {
 		p := &ps[i]
+		if p.same && !wrote[it.Path] {
+			continue // seen as it was last kept
+		}
 		var last struct {
 			blob int64
 			gone bool
@@ -526,6 +544,7 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 			if err != nil {
 				return nil, fmt.Errorf("keep note version: %w", err)
 			}
+			h.stored += int64(len(p.data))
 			for j := i + 1; j < len(ps); j++ { // the same bytes later in this call
 				if !ps[j].reuse && bytes.Equal(ps[j].hash, p.hash) {
 					ps[j].blobID = p.blobID
@@ -552,6 +571,7 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 		if err != nil {
 			return nil, fmt.Errorf("keep note version: %w", err)
 		}
+		wrote[it.Path] = true
 	}
 	return ids, nil
 }
@@ -565,7 +585,22 @@ func (h *History) findBlobs(ctx context.Context, tx *sql.Tx, items []Keep, ps []
 		if p.reuse {
 			continue
 		}
-		p.blobID = 0
+		p.blobID, p.same = 0, false
+		if items[i].Observed {
+			// Usually the text a write replaces, which the path's last
+			// version holds: one query answers both questions.
+			var gone bool
+			var hash []byte
+			err := tx.StmtContext(ctx, h.lastWithHash).QueryRowContext(ctx, items[i].Path).Scan(&p.blobID, &gone, &hash)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return 0, fmt.Errorf("keep note version: %w", err)
+			}
+			if err == nil && gone == items[i].Gone && bytes.Equal(hash, p.hash) {
+				p.same = true
+				continue
+			}
+			p.blobID = 0
+		}
 		err := tx.StmtContext(ctx, h.blobByHash).QueryRowContext(ctx, p.hash).Scan(&p.blobID)
 		switch {
 		case errors.Is(err, sql.ErrNoRows):
@@ -614,13 +649,18 @@ func (h *History) versionOf(ctx context.Context, tx *sql.Tx, blob int64) (string
 // many it dropped.
 func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64) (dropped int, err error) {
 	total := func() (int64, error) {
-		var n int64
-		err := tx.StmtContext(ctx, h.storedTotal).QueryRowContext(ctx).Scan(&n)
-		return n, err
+		h.storedKnown = false
+		if err := tx.StmtContext(ctx, h.storedTotal).QueryRowContext(ctx).Scan(&h.stored); err != nil {
+			return 0, err
+		}
+		h.storedKnown = true
+		return h.stored, nil
 	}
-	n, err := total()
-	if err != nil {
-		return 0, fmt.Errorf("keep note version: %w", err)
+	n := h.stored
+	if !h.storedKnown {
+		if n, err = total(); err != nil {
+			return 0, fmt.Errorf("keep note version: %w", err)
+		}
 	}
 	defer func() {
 		if dropped > 0 {

@@ -116,3 +116,24 @@ func TestHistoryBatchWithARefusedCall(t *testing.T) {
 		t.Fatalf("the observed text stored as %q, %v", got, err)
 	}
 }
+
+// An Observed text equal to the path's last version is skipped, unless
+// an earlier item of the same call wrote the path: then it is no longer
+// the last version, and is kept again.
+func TestHistoryObservedAfterAWriteInTheSameCall(t *testing.T) {
+	h := openHistory(t, t.TempDir(), testkit.NewClock(time.Time{}), HistoryOptions{})
+	keep(t, h, Keep{Path: "a.md", Content: []byte("one"), Writer: "app", Kind: KindCreate})
+	if ids := keep(t, h, Keep{Path: "a.md", Content: []byte("one"), Writer: "external", Kind: KindExternal, Observed: true}); ids[0] != 0 {
+		t.Fatalf("the last version seen again was kept: %v", ids)
+	}
+	ids := keep(t, h,
+		Keep{Path: "a.md", Content: []byte("two"), Writer: "app", Kind: KindEdit},
+		Keep{Path: "a.md", Content: []byte("one"), Writer: "external", Kind: KindExternal, Observed: true})
+	if ids[0] == 0 || ids[1] == 0 {
+		t.Fatalf("ids %v; want both kept", ids)
+	}
+	vs := versionsOf(t, h, "a.md")
+	if len(vs) != 3 || vs[0].Kind != KindExternal || vs[1].Kind != KindEdit {
+		t.Fatalf("versions %+v; want external, edit, create (newest first)", vs)
+	}
+}

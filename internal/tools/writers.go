@@ -7,9 +7,11 @@ import (
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
-// maxCachedWriters bounds CacheJournal's memory (about 100 bytes a note);
-// when full it starts over.
-const maxCachedWriters = 8192
+// maxCachedWriters bounds CacheJournal's memory (about 100 bytes a note,
+// most of them notes with no journaled write); when full, a note picked at
+// random makes room, so that fetches spread over a vault larger than the
+// cache still find most notes in it.
+const maxCachedWriters = 16384
 
 // CacheJournal wraps j so that the last writer of a note is looked up in j
 // once and then remembered: fetch, search and recent name the last writer of
@@ -94,7 +96,10 @@ func (c *cachedJournal) LastWrites(ctx context.Context, paths []string) (map[str
 
 func (c *cachedJournal) putLocked(p string, lw lastWrite) {
 	if _, ok := c.last[p]; !ok && len(c.last) >= maxCachedWriters {
-		clear(c.last)
+		for k := range c.last { // map order is random
+			delete(c.last, k)
+			break
+		}
 	}
 	c.last[p] = lw
 }

@@ -97,7 +97,11 @@ func TestCacheJournalIsBounded(t *testing.T) {
 	for i := range maxCachedWriters + 10 {
 		c.RecordWrite(context.Background(), store.JournalEntry{Path: string(rune('a'+i%26)) + string(rune(i)), Result: store.ResultOK})
 	}
-	if n := len(c.last); n > maxCachedWriters {
-		t.Errorf("cache holds %d notes, want at most %d", n, maxCachedWriters)
+	if n := len(c.last); n != maxCachedWriters {
+		t.Errorf("cache holds %d notes, want %d: full, not started over", n, maxCachedWriters)
+	}
+	last := string(rune('a'+(maxCachedWriters+9)%26)) + string(rune(maxCachedWriters+9))
+	if _, ok := c.last[last]; !ok {
+		t.Error("the note written last is not in the cache")
 	}
 }
