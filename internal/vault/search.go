@@ -151,6 +151,8 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	}
 	if (f.more || f.cut) && after.hits < maxSearchDepth {
 		page.NextCursor = encodeCursor(after, fp)
+	} else {
+		page.Cut = nil // at the depth limit there is no reading on
 	}
 	return page, nil
 }
