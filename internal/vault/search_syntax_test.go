@@ -74,6 +74,10 @@ func TestSearchSyntax(t *testing.T) {
 		{Query{Text: "folder:Projects 🚀"}, []string{"Projects/Homelab.md"}, false},
 		{Query{Text: "folder:Notes 🚀"}, []string{}, false},
 		{Query{Text: "- [ ]", Folder: "Daily"}, []string{"Daily/2026-12-01.md"}, false},
+		{Query{Text: "folder:Daily - [ ]"}, []string{"Daily/2026-12-01.md"}, false},
+		{Query{Text: "- [ ] seeds"}, []string{"Projects/Garden Redesign.md"}, false},
+		{Query{Text: "- [ ] garden"}, []string{"Projects/Garden Redesign.md", "Daily/2026-12-01.md"}, true},
+		{Query{Text: "- [x] garden"}, []string{"Projects/Garden Redesign.md"}, false},
 		{Query{Tag: "project"}, []string{"Projects/Homelab.md", "Projects/Garden Redesign.md"}, false},
 		{Query{Text: "garden OR homelab", Tag: "project"}, []string{"Projects/Garden Redesign.md", "Projects/Homelab.md"}, true},
 	}

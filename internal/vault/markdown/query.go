@@ -108,8 +108,9 @@ var unsupportedOps = []string{"line:", "block:", "section:", "task:", "task-todo
 // properties, content:x as plain text. A word that splits into several
 // tokens, such as a run of CJK characters or "state-of-the-art", becomes a
 // phrase. A query (or alternative) with none of these, such as "- [ ]" or
-// an emoji, is a Literal; beside them, an emoji (any symbol) is kept in
-// Symbols, while other text without words (punctuation) is dropped. Operators Obsidian has and this search does not
+// an emoji, is a Literal; beside them, a task box ("- [ ]") is kept as the
+// Literal and an emoji (any symbol) in Symbols, while other text without
+// words (punctuation) is dropped. Operators Obsidian has and this search does not
 // (line:, section:, task:, regular expressions, parentheses) set
 // Unsupported. At most 32 of each kind of item are kept. PrefixLast is set
 // when the query ends in a plain word without a trailing space.
@@ -173,6 +174,13 @@ func parseClause(q string) Query {
 	if isTaskMarker(strings.TrimSpace(q)) {
 		// "- [x]" is a done task to look for, not the property x.
 		return Query{Literal: strings.TrimSpace(q)}
+	}
+	// Beside words or filters ("- [ ] folder:Daily"), a task box is looked
+	// for as written too, rather than read as "-" and an empty property.
+	whole := strings.TrimSpace(q)
+	task, q := cutTaskMarker(q)
+	for more := task; more != ""; {
+		more, q = cutTaskMarker(q) // the first box is looked for; others are not read as properties
 	}
 	var out Query
 	var symbols []string // kept unless the query turns out to be a Literal
@@ -305,14 +313,33 @@ func parseClause(q string) Query {
 		r, _ := utf8.DecodeLastRuneInString(q)
 		out.PrefixLast = lastTerm && !unicode.IsSpace(r) && r != '"'
 	}
-	if out.Empty() {
-		if lit := strings.TrimSpace(q); lit != "" && out.Unsupported == "" {
-			out = Query{Literal: lit}
+	switch {
+	case out.Empty():
+		if whole != "" && out.Unsupported == "" {
+			out = Query{Literal: whole}
 		}
-	} else {
+	default:
 		out.Symbols = symbols
+		out.Literal = task
 	}
 	return out
+}
+
+// cutTaskMarker finds the first task box standing as words of q ("- [ ]"
+// between spaces) and returns it and q without it.
+func cutTaskMarker(q string) (string, string) {
+	for i := 0; i+5 <= len(q); i++ {
+		if i > 0 && !isSpaceByte(q[i-1]) {
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(q[min(i+3, len(q)):])
+		end := i + 3 + size + 1
+		if end > len(q) || !isTaskMarker(q[i:end]) || end < len(q) && !isSpaceByte(q[end]) {
+			continue
+		}
+		return q[i:end], q[:i] + " " + q[end:]
+	}
+	return "", q
 }
 
 // hasSymbol reports text holding an emoji or another symbol (Unicode So),
