@@ -84,7 +84,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 
 	st, err := store.Open(ctx, cfg.State, store.Options{Logger: log, Version: version})
 	if err != nil {
-		return fmt.Errorf("open the state database: %w", err)
+		return err // it says "open state database: ..." itself
 	}
 	defer st.Close()
 

@@ -286,6 +286,10 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // every other command pointed at a folder without cortex's state says so,
 // so that a mistyped --state leaves no empty database that no server reads.
 func (s *session) openStore(ctx context.Context) (*store.Store, error) {
+	if err := store.UnfinishedRestore(absPath(s.state)); err != nil {
+		return nil, fail("empty the --vault and --state folders of that restore, then run `cortex admin restore FILE --vault DIR --state DIR` again",
+			"%v", err)
+	}
 	_, err := os.Stat(filepath.Join(s.state, store.FileName))
 	fresh := errors.Is(err, os.ErrNotExist)
 	if fresh && !s.cmd.creates {

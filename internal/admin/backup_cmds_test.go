@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/store"
 )
 
 func init() {
@@ -59,6 +61,14 @@ func TestBackupVerifyRestore(t *testing.T) {
 	r = run(t, env, "restore", file, "--vault", filepath.Join(dst, "s3", "vault"), "--state", filepath.Join(dst, "s3"))
 	if r.code != 1 || !strings.Contains(r.stderr, "neither inside the other") {
 		t.Errorf("restore with the vault inside the state: exit %d, %s", r.code, r.stderr)
+	}
+	env3 := env
+	env3.StateDir = filepath.Join(dst, "state")
+	if err := store.MarkRestoring(env3.StateDir); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, env3, "token", "list"); r.code != 1 || !strings.Contains(r.stderr, "did not finish") || !strings.Contains(r.stderr, "run `cortex admin restore") {
+		t.Errorf("token list on an unfinished restore: exit %d, %s", r.code, r.stderr)
 	}
 	if r := run(t, env, "backup", "verify", to); r.code != 1 || !strings.Contains(r.stderr, "is a folder, not a backup") {
 		t.Errorf("verify of a folder: exit %d, %s", r.code, r.stderr)

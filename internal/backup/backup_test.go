@@ -315,3 +315,36 @@ func TestFailedRestoreLeavesNothing(t *testing.T) {
 		}
 	}
 }
+
+// What a restore cut short by a crash leaves (its marker, a scratch copy,
+// part of the vault) is opened by nothing, and named for what it is.
+func TestUnfinishedRestoreRefused(t *testing.T) {
+	vaultDir, stateDir := fixture(t)
+	res := create(t, vaultDir, stateDir)
+	dst := t.TempDir()
+	rs := filepath.Join(dst, "state")
+	if err := os.MkdirAll(filepath.Join(rs, ".cortex-verify-1"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.MarkRestoring(rs); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.Open(context.Background(), rs, store.Options{}); !errors.Is(err, store.ErrRestoreUnfinished) {
+		t.Errorf("open of a state folder left by an unfinished restore: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(rs, store.FileName)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refused open made a database: %v", err)
+	}
+	_, err := Restore(context.Background(), res.Path, filepath.Join(dst, "vault"), rs)
+	if !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), "left by a restore that did not finish") {
+		t.Errorf("restore into it: %v", err)
+	}
+	// A restore that completes leaves no marker.
+	rs2 := filepath.Join(dst, "state2")
+	if _, err := Restore(context.Background(), res.Path, filepath.Join(dst, "vault2"), rs2); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.UnfinishedRestore(rs2); err != nil {
+		t.Errorf("after a restore: %v", err)
+	}
+}

@@ -33,9 +33,10 @@ var ErrNested = errors.New("the vault and the state must be two separate folders
 //
 // A restore either completes, with every file on stable storage, or
 // returns an error and removes what it wrote (and the folders it created).
-// cortex.db is installed last, after everything else is durable, so that
-// a restore cut short by a crash never leaves a state folder that looks
-// whole.
+// From its first write to its last, store.RestoreMarker in the state
+// folder keeps the server and the admin commands from opening it, so that
+// a restore cut short by a crash never leaves a state folder that passes
+// for whole; cortex.db is installed last, once everything else is durable.
 func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, error) {
 	for _, d := range []string{vaultDir, stateDir} {
 		if err := checkEmpty(d); err != nil {
@@ -56,8 +57,15 @@ func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, erro
 		}
 		if createdState {
 			os.RemoveAll(stateDir)
+		} else {
+			os.Remove(filepath.Join(stateDir, store.RestoreMarker))
 		}
 		return Report{}, err
+	}
+	// Until the end, the marker keeps the server and the admin commands
+	// from taking what a crash would leave here for a state.
+	if err := store.MarkRestoring(stateDir); err != nil {
+		return fail(fmt.Errorf("write to the state folder: %w", err))
 	}
 	// The scratch copies live in the new state folder, so that installing
 	// them is a rename on one file system.
@@ -77,6 +85,9 @@ func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, erro
 			}
 			installed = append(installed, filepath.Join(stateDir, name))
 		}
+	}
+	if err := store.RestoreDone(stateDir); err != nil {
+		return fail(fmt.Errorf("finish the restore: %w", err))
 	}
 	return rep, nil
 }
@@ -102,7 +113,7 @@ func checkEmpty(dir string) error {
 func notEmpty(dir, first string) error {
 	why := ""
 	switch {
-	case strings.HasPrefix(first, ".cortex-verify-"):
+	case strings.HasPrefix(first, ".cortex-verify-") || first == store.RestoreMarker:
 		why = ", left by a restore that did not finish: remove the folder and restore again"
 	case first == store.FileName || first == store.HistoryFileName:
 		why = ": it is a state folder"

@@ -11,7 +11,7 @@ import (
 
 // Render turns a note's Markdown into HTML for the owner's eyes. It knows
 // the common blocks (headings, paragraphs, lists, quotes, fenced code,
-// rules, frontmatter) and inlines (code, strong, emphasis, links,
+// rules, frontmatter, pipe tables) and inlines (code, strong, emphasis, links,
 // [[wikilinks]]); everything else shows as text. Every character of the
 // note is escaped and the only tags are the ones written here, so raw
 // HTML in a note is shown, never run. Links go to other notes (/notes/…)
@@ -35,9 +35,10 @@ func Render(content string) template.HTML {
 
 type renderer struct {
 	b     *strings.Builder
-	block string // "p", "ul", "ol", "quote", "code", or "" between blocks
+	block string // "p", "ul", "ol", "quote", "code", "table", or "" between blocks
 	fence string // the fence that opened a code block
 	para  []string
+	align []string // a table's column classes ("", "c" or "r")
 }
 
 func (r *renderer) line(s string) {
@@ -52,6 +53,13 @@ func (r *renderer) line(s string) {
 		return
 	}
 	t := strings.TrimSpace(s)
+	if r.block == "table" {
+		if strings.Contains(t, "|") {
+			r.row("td", cells(t))
+			return
+		}
+		r.close()
+	}
 	switch {
 	case t == "":
 		r.close()
@@ -76,6 +84,7 @@ func (r *renderer) line(s string) {
 		r.item("ul", t[bullet(t):])
 	case ordered(t) > 0:
 		r.item("ol", t[ordered(t):])
+	case r.block == "p" && r.startTable(t):
 	default:
 		if r.block == "ul" || r.block == "ol" {
 			r.close()
@@ -135,8 +144,92 @@ func (r *renderer) close() {
 		r.b.WriteString("</" + r.block + ">\n")
 	case "code":
 		r.b.WriteString("</code></pre>\n")
+	case "table":
+		r.b.WriteString("</tbody></table>\n")
 	}
-	r.block, r.para = "", nil
+	r.block, r.para, r.align = "", nil, nil
+}
+
+// startTable starts a table when t is a delimiter row (|:--|--:|) with as
+// many cells as the paragraph's last line, which becomes the header; the
+// lines before it stay a paragraph.
+func (r *renderer) startTable(t string) bool {
+	head := r.para[len(r.para)-1]
+	if !strings.Contains(t, "-") || !strings.Contains(head, "|") && !strings.Contains(t, "|") {
+		return false
+	}
+	names, delims := cells(head), cells(t)
+	if len(names) != len(delims) {
+		return false
+	}
+	align := make([]string, len(delims))
+	for i, d := range delims {
+		left, right := strings.HasPrefix(d, ":"), strings.HasSuffix(d, ":")
+		if strings.Trim(d, ":") == "" || strings.Trim(d, "-:") != "" || strings.Contains(strings.Trim(d, ":"), ":") {
+			return false
+		}
+		switch {
+		case left && right:
+			align[i] = "c"
+		case right:
+			align[i] = "r"
+		}
+	}
+	r.para = r.para[:len(r.para)-1]
+	if len(r.para) > 0 {
+		r.close()
+	}
+	r.block, r.para, r.align = "table", nil, align
+	r.b.WriteString("<table><thead>")
+	r.row("th", names)
+	r.b.WriteString("</thead><tbody>\n")
+	return true
+}
+
+// row writes one table row of the table's width: missing cells are empty,
+// cells beyond the header's are left out.
+func (r *renderer) row(tag string, cs []string) {
+	r.b.WriteString("<tr>")
+	for i, a := range r.align {
+		r.b.WriteString("<" + tag)
+		if a != "" {
+			r.b.WriteString(` class="` + a + `"`)
+		}
+		r.b.WriteString(">")
+		if i < len(cs) {
+			r.inline(cs[i])
+		}
+		r.b.WriteString("</" + tag + ">")
+	}
+	r.b.WriteString("</tr>")
+	if tag == "td" {
+		r.b.WriteByte('\n')
+	}
+}
+
+// cells splits a table line at its pipes; an outer pipe at either end is
+// optional and \| is a pipe inside a cell (as in [[note\|alias]]).
+func cells(t string) []string {
+	t = strings.TrimSpace(t)
+	t = strings.TrimPrefix(t, "|")
+	if strings.HasSuffix(t, "|") && !strings.HasSuffix(t, `\|`) {
+		t = t[:len(t)-1]
+	}
+	var out []string
+	var cell strings.Builder
+	for i := 0; i < len(t); i++ {
+		switch {
+		case t[i] == '\\' && i+1 < len(t) && t[i+1] == '|':
+			cell.WriteByte('|')
+			i++
+		case t[i] == '|':
+			out = append(out, strings.TrimSpace(cell.String()))
+			cell.Reset()
+		default:
+			cell.WriteByte(t[i])
+		}
+	}
+	return append(out, strings.TrimSpace(cell.String()))
 }
 
 func heading(t string) int {

@@ -28,6 +28,20 @@ func TestRender(t *testing.T) {
 		{"<img src=x onerror=alert(1)>", "<p>&lt;img src=x onerror=alert(1)&gt;</p>\n"},
 		{"---\ntitle: T\n---\nbody", "<pre class=\"frontmatter\">title: T</pre>\n<p>body</p>\n"},
 		{"snake_case_name", "<p>snake_case_name</p>\n"},
+		// Tables (GitHub's and Obsidian's pipe tables): a header row, a
+		// delimiter row giving the alignment, then rows until a line
+		// without a pipe; short rows are filled, long ones cut.
+		{"| Name | Qty |\n|:-----|----:|\n| **tea** | 2 |\n| [[Shop\\|shop]] |\n\nafter",
+			"<table><thead><tr><th>Name</th><th class=\"r\">Qty</th></tr></thead><tbody>\n" +
+				"<tr><td><strong>tea</strong></td><td class=\"r\">2</td></tr>\n" +
+				`<tr><td><a class="wikilink" href="/notes/Shop">shop</a></td><td class="r"></td></tr>` + "\n" +
+				"</tbody></table>\n<p>after</p>\n"},
+		{"intro\na | b\n:-:|---\n1 | 2 | 3\ntext",
+			"<p>intro</p>\n<table><thead><tr><th class=\"c\">a</th><th>b</th></tr></thead><tbody>\n" +
+				"<tr><td class=\"c\">1</td><td>2</td></tr>\n</tbody></table>\n<p>text</p>\n"},
+		// Not a table: the delimiter row's cells do not match the header's.
+		{"a | b\n|---|", "<p>a | b<br>\n|---|</p>\n"},
+		{"| `a\\|b` |\n|---|", "<table><thead><tr><th><code>a|b</code></th></tr></thead><tbody>\n</tbody></table>\n"},
 	} {
 		if got := string(Render(c.in)); got != c.want {
 			t.Errorf("Render(%q)\n got %q\nwant %q", c.in, got, c.want)
@@ -39,11 +53,11 @@ func TestRender(t *testing.T) {
 // it may write, with the only attributes it may give them.
 var (
 	tagRE   = regexp.MustCompile(`<[^>]*>`)
-	allowed = regexp.MustCompile(`^</?(h[1-6]|p|br|ul|ol|li|blockquote|pre|code|hr|strong|em|a)( class="(wikilink|frontmatter)")?( href="(/notes/[^"<>]*|https?://[^"<>]*|mailto:[^"<>]*)")?( rel="noopener noreferrer nofollow")?>$`)
+	allowed = regexp.MustCompile(`^</?(h[1-6]|p|br|ul|ol|li|blockquote|pre|code|hr|strong|em|a|table|thead|tbody|tr|th|td)( class="(wikilink|frontmatter|c|r)")?( href="(/notes/[^"<>]*|https?://[^"<>]*|mailto:[^"<>]*)")?( rel="noopener noreferrer nofollow")?>$`)
 )
 
 func FuzzRender(f *testing.F) {
-	for _, s := range []string{planNote, "[a](b)", "**_x_**", "`", "[[", "<script>alert(1)</script>", "[x](javascript:1)", "[x](\" onmouseover=\"a)", "---\na: <b>\n---\n"} {
+	for _, s := range []string{planNote, "[a](b)", "**_x_**", "`", "[[", "<script>alert(1)</script>", "[x](javascript:1)", "[x](\" onmouseover=\"a)", "---\na: <b>\n---\n", "| a | b |\n|:-|-:|\n| <i> | [x](javascript:1) |"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {

@@ -30,8 +30,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 const (
@@ -281,8 +284,17 @@ func loadConformanceBaseline(t *testing.T) map[string]string {
 // the bearer token and changes nothing else the server judges: Host and
 // Origin reach the server as the client sent them, and no X-Forwarded-*
 // header is added (the request must look direct, as from a local client).
-func newTokenProxy(t *testing.T, target *url.URL, token string) *httptest.Server {
+// What the proxy reports (a failed request to cortex answered 502, a copy
+// cut short) goes to errLog.
+func newTokenProxy(t *testing.T, target *url.URL, token string, errLog io.Writer) *httptest.Server {
 	t.Helper()
+	srv := httptest.NewServer(tokenProxy(target, token, errLog))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// tokenProxy is the handler of newTokenProxy.
+func tokenProxy(target *url.URL, token string, errLog io.Writer) http.Handler {
 	p := &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(target)
@@ -290,12 +302,22 @@ func newTokenProxy(t *testing.T, target *url.URL, token string) *httptest.Server
 			r.Out.Header.Set("Authorization", "Bearer "+token)
 		},
 		FlushInterval: -1, // SSE events pass at once
-		// Clients closing SSE streams make the proxy log aborted copies.
-		ErrorLog: log.New(io.Discard, "", 0),
+		// Shown when a test fails; clients closing SSE streams make the
+		// proxy log aborted copies, which are harmless.
+		ErrorLog: log.New(errLog, "proxy: ", log.Ltime|log.Lmicroseconds),
 	}
-	srv := httptest.NewServer(p)
-	t.Cleanup(srv.Close)
-	return srv
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// The transport may still read the request body (once more, at its
+		// end) after cortex's answer has started; without full duplex the
+		// server closes the body when the answer starts, that read fails,
+		// and the transport drops the connection the answer is coming on
+		// (TestConformanceProxyFinishesAnswers).
+		if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		p.ServeHTTP(w, r)
+	})
 }
 
 func TestConformance(t *testing.T) {
@@ -333,7 +355,8 @@ func TestConformance(t *testing.T) {
 	if err != nil {
 		t.Fatalf("cortex printed an unusable URL %q: %v", srv.URL, err)
 	}
-	proxy := newTokenProxy(t, target, token)
+	proxyLog := new(testkit.Buffer)
+	proxy := newTokenProxy(t, target, token, proxyLog)
 	endpoint := proxy.URL + "/mcp"
 
 	all := os.Getenv(conformanceAllEnv) == "1"
@@ -362,7 +385,7 @@ func TestConformance(t *testing.T) {
 						t.Error(err)
 					}
 					if t.Failed() {
-						t.Logf("suite output:\n%s\ncortex log:\n%s", ansiEscape.ReplaceAllString(out, ""), srv.logs.String())
+						t.Logf("suite output:\n%s\nproxy log:\n%s\ncortex log:\n%s", ansiEscape.ReplaceAllString(out, ""), proxyLog.String(), srv.logs.String())
 					}
 				})
 			}
@@ -395,6 +418,9 @@ func TestConformance(t *testing.T) {
 					continue
 				}
 				t.Run(name, func(t *testing.T) { judgeConformance(t, checks, base, name) })
+			}
+			if t.Failed() {
+				t.Logf("suite output:\n%s\nproxy log:\n%s\ncortex log:\n%s", ansiEscape.ReplaceAllString(string(out), ""), proxyLog.String(), srv.logs.String())
 			}
 		})
 	}
@@ -469,7 +495,7 @@ func TestConformanceProxyKeepsHostAndOrigin(t *testing.T) {
 	}))
 	defer backend.Close()
 	target, _ := url.Parse(backend.URL)
-	proxy := newTokenProxy(t, target, "ctx_test")
+	proxy := newTokenProxy(t, target, "ctx_test", io.Discard)
 
 	tests := []struct {
 		name, host, origin, auth string
@@ -503,6 +529,74 @@ func TestConformanceProxyKeepsHostAndOrigin(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestConformanceProxyFinishesAnswers: the proxy passes cortex's whole
+// answer even when the answer starts before the proxy's transport has done
+// with the request body. The transport reads the body once more after
+// sending it, to check that it is not longer than declared; an HTTP/1
+// server drains and closes the request body when the answer starts, so that
+// read could fail, and the transport then closed its connection to cortex
+// while the answer was still being copied: the suite saw "terminated", or
+// waited for the end of an answer until its 90-second timeout
+// (go.dev/issue/40747). Here the last read of the body waits until the
+// client has the answer's headers, which makes that order certain.
+func TestConformanceProxyFinishesAnswers(t *testing.T) {
+	more := make(chan struct{})
+	backend := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.Copy(io.Discard, r.Body); err != nil {
+			t.Errorf("backend: reading the request: %v", err)
+		}
+		io.WriteString(w, "first\n")
+		http.NewResponseController(w).Flush()
+		<-more
+		io.WriteString(w, "second\n")
+	}))
+	defer backend.Close()
+	target, _ := url.Parse(backend.URL)
+	gotHeaders, reread := make(chan struct{}), make(chan struct{})
+	proxyLog := new(testkit.Buffer)
+	h := tokenProxy(target, "ctx_test", proxyLog)
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = &lastReadWaits{ReadCloser: r.Body, wait: gotHeaders, done: reread}
+		h.ServeHTTP(w, r)
+	}))
+	defer proxy.Close()
+
+	resp, err := http.Post(proxy.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	if err != nil {
+		close(more)
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	close(gotHeaders)
+	<-reread // the transport's last read of the request body is done
+	close(more)
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || string(body) != "first\nsecond\n" {
+		t.Errorf("client read %q, %v; want the whole answer\nproxy log:\n%s", body, err, proxyLog.String())
+	}
+}
+
+// lastReadWaits is a request body whose reads after its end wait for wait,
+// then close done.
+type lastReadWaits struct {
+	io.ReadCloser
+	wait <-chan struct{}
+	done chan struct{}
+	end  bool
+	once sync.Once
+}
+
+func (b *lastReadWaits) Read(p []byte) (int, error) {
+	if !b.end {
+		n, err := b.ReadCloser.Read(p)
+		b.end = err != nil
+		return n, err
+	}
+	<-b.wait
+	defer b.once.Do(func() { close(b.done) })
+	return b.ReadCloser.Read(p)
 }
 
 func TestConformanceBaselineIsWellFormed(t *testing.T) {

@@ -202,6 +202,21 @@ func TestConsoleBrowserBulkUndoAndRecentSignIn(t *testing.T) {
 	if status, body := mcpStatus(t, in, secret, mcpInitialize); status != 200 {
 		t.Fatalf("the new token gets %d: %s", status, body)
 	}
+
+	// Revoked from the command line, the token is refused, and Activity
+	// lists the revocation as the CLI's, after the console's creation.
+	if _, errOut, err := in.admin("token", "revoke", "tablet"); err != nil {
+		t.Fatalf("token revoke: %v\n%s", err, errOut)
+	}
+	if status, _ := mcpStatus(t, in, secret, mcpInitialize); status != 401 {
+		t.Errorf("after revoking from the CLI the token gets %d; want 401", status)
+	}
+	do("open activity", chromedp.Navigate(base+"/console/activity"), chromedp.WaitVisible(chromedp.CSS("#owner-actions")))
+	acts := text("#owner-actions")
+	cli, console := strings.Index(acts, "owner (cli) revoked token tablet"), strings.Index(acts, "owner (console) created token tablet")
+	if cli < 0 || console < 0 || cli > console {
+		t.Errorf("Activity lists the owner's actions as\n%s\nwant the CLI's revocation above the console's creation", acts)
+	}
 }
 
 // ageSessions moves every owner session's sign-in time back by d in the state database of a running server.

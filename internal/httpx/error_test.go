@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -98,6 +99,33 @@ func TestRecoverAnswers500AndLogsThePanic(t *testing.T) {
 	}
 	if !strings.Contains(log.String(), "panic serving request") || !strings.Contains(log.String(), "code=internal") {
 		t.Fatalf("log:\n%s", log.String())
+	}
+}
+
+// TestRecoverAbortsAStartedAnswer: a panic after the response has started
+// breaks the connection, so that a client cannot take the cut answer for a
+// whole one, and the request still has its log line.
+func TestRecoverAbortsAStartedAnswer(t *testing.T) {
+	var log bytes.Buffer // read once the server has closed
+	logger := slog.New(slog.NewTextHandler(&log, nil))
+	srv := httptest.NewServer(LogRequests(logger, time.Now)(Recover(logger, JSON)(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		io.WriteString(w, "the first half")
+		http.NewResponseController(w).Flush()
+		panic("boom")
+	}))))
+	defer srv.Close()
+	resp, err := http.Get(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err == nil {
+		t.Errorf("the client read %q to a clean end; want the cut answer to fail", body)
+	}
+	srv.Close() // the handler has returned: its log lines are written
+	if l := log.String(); !strings.Contains(l, "panic serving request") || !strings.Contains(l, "msg=request") || !strings.Contains(l, "aborted=true") {
+		t.Errorf("log:\n%s", l)
 	}
 }
 

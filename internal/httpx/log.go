@@ -49,38 +49,57 @@ func LogRequests(logger *slog.Logger, now func() time.Time) func(http.Handler) h
 			start := now()
 			rec := new(record)
 			sw := &statusWriter{ResponseWriter: w}
+			// Deferred, so that a request aborted by http.ErrAbortHandler
+			// (Recover's answer to a panic after the response started) has
+			// its line too.
+			defer func() {
+				v := recover()
+				logRequest(logger, r, sw, rec, now().Sub(start), v != nil)
+				if v != nil {
+					panic(v)
+				}
+			}()
 			next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), recordKey{}, rec)))
-			status := sw.status
-			if status == 0 {
-				status = http.StatusOK
-			}
-			attrs := []slog.Attr{
-				slog.String("method", r.Method),
-				slog.String("path", r.URL.Path),
-				slog.Int("status", status),
-				slog.Duration("duration", now().Sub(start)),
-			}
-			if rec.app != "" {
-				attrs = append(attrs, slog.String("app", rec.app))
-			}
-			if rec.code != "" {
-				attrs = append(attrs, slog.String("code", rec.code))
-			}
-			if rec.err != nil {
-				attrs = append(attrs, slog.String("error", rec.err.Error()))
-			}
-			level := slog.LevelInfo
-			if status >= 500 {
-				level = slog.LevelError
-			}
-			logger.LogAttrs(r.Context(), level, "request", attrs...)
 		})
 	}
 }
 
+// logRequest writes the line of one request.
+func logRequest(logger *slog.Logger, r *http.Request, sw *statusWriter, rec *record, d time.Duration, aborted bool) {
+	status := sw.status
+	if status == 0 {
+		status = http.StatusOK
+	}
+	attrs := []slog.Attr{
+		slog.String("method", r.Method),
+		slog.String("path", r.URL.Path),
+		slog.Int("status", status),
+		slog.Duration("duration", d),
+	}
+	if aborted {
+		attrs = append(attrs, slog.Bool("aborted", true))
+	}
+	if rec.app != "" {
+		attrs = append(attrs, slog.String("app", rec.app))
+	}
+	if rec.code != "" {
+		attrs = append(attrs, slog.String("code", rec.code))
+	}
+	if rec.err != nil {
+		attrs = append(attrs, slog.String("error", rec.err.Error()))
+	}
+	level := slog.LevelInfo
+	if status >= 500 {
+		level = slog.LevelError
+	}
+	logger.LogAttrs(r.Context(), level, "request", attrs...)
+}
+
 // Recover turns a panic into a 500 that tells the client nothing and the
 // log everything, written in the route's format (SetRenderer) or else with
-// render. http.ErrAbortHandler keeps its meaning: abort quietly. It runs
+// render; after the response has started, the response is aborted instead
+// (the connection closes mid-answer). http.ErrAbortHandler keeps its
+// meaning: abort quietly. It runs
 // inside LogRequests.
 func Recover(logger *slog.Logger, render Renderer) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
@@ -96,7 +115,11 @@ func Recover(logger *slog.Logger, render Renderer) func(http.Handler) http.Handl
 				logger.Error("panic serving request", "method", r.Method, "path", r.URL.Path,
 					"panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				if sw, ok := w.(*statusWriter); ok && sw.status != 0 {
-					return // the response has started; nothing sane to add
+					// The response has started: nothing sane can follow, and
+					// ending it normally would pass a cut answer off as whole
+					// (a chunked body gets its last chunk). Aborting closes
+					// the connection, so the client sees the break.
+					panic(http.ErrAbortHandler)
 				}
 				format := render
 				if rec := recordOf(r); rec != nil && rec.render != nil {

@@ -261,3 +261,50 @@ func syncDir(dir string) error {
 	}
 	return nil
 }
+
+// RestoreMarker is the file a restore of a backup keeps in the state folder
+// from its first write until everything is in place. A restore cut short (a
+// crash, a power cut) leaves it behind, and then nothing opens the folder.
+const RestoreMarker = "RESTORE-UNFINISHED"
+
+// ErrRestoreUnfinished: the state folder holds RestoreMarker.
+var ErrRestoreUnfinished = errors.New("a restore of a backup into this state folder did not finish")
+
+// UnfinishedRestore returns an error wrapping ErrRestoreUnfinished when dir
+// holds RestoreMarker.
+func UnfinishedRestore(dir string) error {
+	if _, err := os.Lstat(filepath.Join(dir, RestoreMarker)); err == nil {
+		return fmt.Errorf("%s: %w (%s is there); empty it and the vault folder it was restoring into, and run the restore again", dir, ErrRestoreUnfinished, RestoreMarker)
+	}
+	return nil
+}
+
+// MarkRestoring puts RestoreMarker, durably, into stateDir, which must
+// exist.
+func MarkRestoring(stateDir string) error {
+	p := filepath.Join(stateDir, RestoreMarker)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) // #nosec G304 -- the new state folder
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString("A restore of a cortex backup into this folder began and did not finish.\n" +
+		"Empty this folder and the vault folder it was restoring into, then run `cortex admin restore` again.\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return syncDir(stateDir)
+}
+
+// RestoreDone removes RestoreMarker from stateDir, durably.
+func RestoreDone(stateDir string) error {
+	if err := os.Remove(filepath.Join(stateDir, RestoreMarker)); err != nil {
+		return err
+	}
+	return syncDir(stateDir)
+}

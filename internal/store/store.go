@@ -177,6 +177,9 @@ func openFile(dir, name string, dsnOf func(string) string) (*sql.DB, string, err
 	if err != nil {
 		return nil, "", err
 	}
+	if err := UnfinishedRestore(abs); err != nil {
+		return nil, "", err
+	}
 	if err := prepareFiles(abs, name); err != nil {
 		return nil, "", err
 	}

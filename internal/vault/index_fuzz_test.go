@@ -31,6 +31,7 @@ func FuzzIndexAgreesWithMatch(f *testing.F) {
 	f.Add("garden OR -rack [status:act] path:dir", "Dir/n.md", "---\nstatus: active\n---\ngarden\n")
 	f.Add("-tag:x file:note [owners:bo] OR 🚀", "Dir/Note.md", "---\nowners: [Ana, Bo]\ntags: [x]\n---\n🚀 go\n")
 	f.Add("- [ ]", "t.md", "- [ ] task\n")
+	f.Add("🚀 go folder:Dir", "Dir/n.md", "🚀 go\n")
 	f.Add(`[tags:"a b"] -"old stuff"`, "t.md", "---\ntags: [a b c]\n---\nnew stuff\n")
 	f.Fuzz(func(t *testing.T, q, p, content string) {
 		if checkPath(p) != nil || !isNoteName(lastSeg(p)) {

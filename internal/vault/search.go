@@ -151,6 +151,8 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	}
 	if (f.more || f.cut) && after.hits < maxSearchDepth {
 		page.NextCursor = encodeCursor(after, fp)
+	} else {
+		page.Cut = nil // at the depth limit there is no reading on
 	}
 	return page, nil
 }
@@ -322,7 +324,7 @@ func writeQuery(h hash.Hash, q markdown.Query) {
 		props = append(props, p.Name, p.Value, strconv.FormatBool(p.HasValue))
 	}
 	for _, s := range [][]string{q.Terms, q.Phrases, q.Tags, {q.Folder, strconv.FormatBool(q.PrefixLast)},
-		q.NotTerms, q.NotPhrases, q.NotTags, q.Paths, q.Files, props, {q.Literal}} {
+		q.NotTerms, q.NotPhrases, q.NotTags, q.Paths, q.Files, props, {q.Literal}, q.Symbols} {
 		for _, x := range s {
 			h.Write([]byte(x))
 			h.Write([]byte{0})

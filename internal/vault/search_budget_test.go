@@ -153,3 +153,31 @@ func BenchmarkSearchReadBudget(b *testing.B) {
 		b.ReportMetric(float64(calls)/float64(b.N), "calls/op")
 	})
 }
+
+// TestSearchReadBudgetDepth: at the depth limit of 1,000 results a search
+// cut by the budget gives no cursor, and so does not say it could go on.
+func TestSearchReadBudgetDepth(t *testing.T) {
+	const n, perCall = 2040, 30
+	v := budgetVault(t, n, perCall, func(i int) bool { return i%2 == 0 })
+	q := Query{Text: "🚀", Limit: 50}
+	hits := 0
+	for calls := 0; ; calls++ {
+		p, err := v.SearchPage(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hits += len(p.Hits)
+		if p.Cut != nil && p.NextCursor == "" {
+			t.Fatalf("after %d hits: cut %+v without a cursor", hits, p.Cut)
+		}
+		if q.Cursor = p.NextCursor; q.Cursor == "" {
+			break
+		}
+		if calls > n {
+			t.Fatal("the cursor does not move on")
+		}
+	}
+	if hits < maxSearchDepth || hits >= maxSearchDepth+perCall {
+		t.Errorf("%d hits over all pages, want the first %d or a few more", hits, maxSearchDepth)
+	}
+}

@@ -54,6 +54,11 @@ func matchExt(q Query, notePath, title, content string, scoring bool) (float64, 
 			return 0, ""
 		}
 	}
+	for _, s := range q.Symbols {
+		if !strings.Contains(content, s) && !strings.Contains(notePath, s) {
+			return 0, ""
+		}
+	}
 	if q.Literal != "" {
 		at := indexFoldCase(content, q.Literal)
 		if at < 0 {

@@ -32,6 +32,9 @@ type Query struct {
 	// Literal is a query without words ("- [ ]", "🚀"), found as written,
 	// ignoring case.
 	Literal string
+	// Symbols are emoji and other symbols written beside words or filters
+	// ("🚀 launch", "folder:Projects ✅"): each must appear as written.
+	Symbols []string
 
 	// Or holds the alternatives of a query with OR; the fields above are
 	// then empty.
@@ -54,7 +57,8 @@ type Property struct {
 // Extended reports a query that uses more than words, phrases, tags and a
 // folder: matching it needs the note itself, not only its terms.
 func (q *Query) Extended() bool {
-	return len(q.Or) > 0 || len(q.NotTerms)+len(q.NotPhrases)+len(q.NotTags)+len(q.Paths)+len(q.Files)+len(q.Props) > 0 || q.Literal != ""
+	return len(q.Or) > 0 || len(q.NotTerms)+len(q.NotPhrases)+len(q.NotTags)+len(q.Paths)+len(q.Files)+len(q.Props)+len(q.Symbols) > 0 ||
+		q.Literal != ""
 }
 
 // Empty reports a query that selects nothing by itself.
@@ -104,7 +108,9 @@ var unsupportedOps = []string{"line:", "block:", "section:", "task:", "task-todo
 // properties, content:x as plain text. A word that splits into several
 // tokens, such as a run of CJK characters or "state-of-the-art", becomes a
 // phrase. A query (or alternative) with none of these, such as "- [ ]" or
-// an emoji, is a Literal. Operators Obsidian has and this search does not
+// an emoji, is a Literal; beside them, a task box ("- [ ]") is kept as the
+// Literal and an emoji (any symbol) in Symbols, while other text without
+// words (punctuation) is dropped. Operators Obsidian has and this search does not
 // (line:, section:, task:, regular expressions, parentheses) set
 // Unsupported. At most 32 of each kind of item are kept. PrefixLast is set
 // when the query ends in a plain word without a trailing space.
@@ -169,12 +175,23 @@ func parseClause(q string) Query {
 		// "- [x]" is a done task to look for, not the property x.
 		return Query{Literal: strings.TrimSpace(q)}
 	}
+	// Beside words or filters ("- [ ] folder:Daily"), a task box is looked
+	// for as written too, rather than read as "-" and an empty property.
+	whole := strings.TrimSpace(q)
+	task, q := cutTaskMarker(q)
+	for more := task; more != ""; {
+		more, q = cutTaskMarker(q) // the first box is looked for; others are not read as properties
+	}
 	var out Query
+	var symbols []string // kept unless the query turns out to be a Literal
 	lastTerm := false
 	items := func() int { return len(out.Terms) + len(out.Phrases) }
 	addText := func(text string, phrase bool) {
 		toks := Tokens(Fold(text))
 		switch {
+		case len(toks) == 0 && hasSymbol(text) && len(symbols) < maxQueryItems:
+			symbols = appendNew(symbols, strings.TrimSpace(text))
+			lastTerm = false
 		case len(toks) == 0 || items() >= maxQueryItems:
 			lastTerm = false
 		case len(toks) == 1:
@@ -296,12 +313,44 @@ func parseClause(q string) Query {
 		r, _ := utf8.DecodeLastRuneInString(q)
 		out.PrefixLast = lastTerm && !unicode.IsSpace(r) && r != '"'
 	}
-	if out.Empty() {
-		if lit := strings.TrimSpace(q); lit != "" && out.Unsupported == "" {
-			out = Query{Literal: lit}
+	switch {
+	case out.Empty():
+		if whole != "" && out.Unsupported == "" {
+			out = Query{Literal: whole}
 		}
+	default:
+		out.Symbols = symbols
+		out.Literal = task
 	}
 	return out
+}
+
+// cutTaskMarker finds the first task box standing as words of q ("- [ ]"
+// between spaces) and returns it and q without it.
+func cutTaskMarker(q string) (string, string) {
+	for i := 0; i+5 <= len(q); i++ {
+		if i > 0 && !isSpaceByte(q[i-1]) {
+			continue
+		}
+		_, size := utf8.DecodeRuneInString(q[min(i+3, len(q)):])
+		end := i + 3 + size + 1
+		if end > len(q) || !isTaskMarker(q[i:end]) || end < len(q) && !isSpaceByte(q[end]) {
+			continue
+		}
+		return q[i:end], q[:i] + " " + q[end:]
+	}
+	return "", q
+}
+
+// hasSymbol reports text holding an emoji or another symbol (Unicode So),
+// which a search must not drop the way it drops punctuation.
+func hasSymbol(text string) bool {
+	for _, r := range text {
+		if unicode.Is(unicode.So, r) {
+			return true
+		}
+	}
+	return false
 }
 
 // isTaskMarker reports a Markdown task box as written in a list: "- [ ]",
