@@ -89,6 +89,47 @@ func (s *Store) LastWrites(ctx context.Context, paths []string) (map[string]Jour
 	return out, nil
 }
 
+// SeenVersion is cortex.db's data version as last read for a credential
+// check (every authenticated request reads it, verified.go), 0 before the
+// first. It differs from an earlier answer once anything was committed to
+// the database in between, by this process or another (cortex admin), so
+// a cache of journal answers can tell cheaply when to look for new entries
+// (JournalAfter).
+func (s *Store) SeenVersion() int64 { return s.verified.seen.Load() }
+
+// LastJournalID is the id of the newest journal entry, 0 when there is none.
+func (s *Store) LastJournalID(ctx context.Context) (int64, error) {
+	var id int64
+	if err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM journal`).Scan(&id); err != nil {
+		return 0, fmt.Errorf("last journal id: %w", err)
+	}
+	return id, nil
+}
+
+// JournalAfter returns the entries with an id above afterID, oldest first,
+// at most limit of them.
+func (s *Store) JournalAfter(ctx context.Context, afterID int64, limit int) ([]JournalEntry, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT id, time, app, tool, path, old_version, new_version, result
+		FROM journal WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+	if err != nil {
+		return nil, fmt.Errorf("journal after: %w", err)
+	}
+	defer rows.Close()
+	var out []JournalEntry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, fmt.Errorf("journal after: %w", err)
+		}
+		out = append(out, e)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("journal after: %w", err)
+	}
+	return out, nil
+}
+
 // Journal returns the entries at or after since, newest first, at most limit
 // of them (DefaultJournalLimit if limit <= 0, never more than MaxJournalLimit).
 func (s *Store) Journal(ctx context.Context, since time.Time, limit int) ([]JournalEntry, error) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Every request to /mcp verifies its bearer credential, and the answer is
@@ -38,6 +39,10 @@ type verifiedCache struct {
 
 	mu      sync.Mutex
 	entries map[string]verified
+
+	// seen is the last data version read (0 before the first), for
+	// SeenVersion.
+	seen atomic.Int64
 }
 
 type verified struct {
@@ -118,6 +123,9 @@ func (c *verifiedCache) version() (v int64, ok bool) {
 		v = n
 		return nil
 	})
+	if err == nil {
+		c.seen.Store(v)
+	}
 	return v, err == nil
 }
 

@@ -105,3 +105,86 @@ func TestCacheJournalIsBounded(t *testing.T) {
 		t.Error("the note written last is not in the cache")
 	}
 }
+
+// TestCacheJournalSeesOtherWriters: entries written to the journal by
+// anything but the cache — the console's undo in this process, `cortex
+// admin undo` in another — are what the next lookup after a request's
+// credential check answers, not the note's writer remembered before.
+func TestCacheJournalSeesOtherWriters(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(ctx, dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	other, err := store.Open(ctx, dir, store.Options{}) // as cortex admin would
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	secret, _, err := st.CreateToken(ctx, "cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := func() { // what every authenticated request does first
+		t.Helper()
+		if _, err := st.VerifyToken(ctx, secret); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writer := func(c Journal, p string) string {
+		t.Helper()
+		m, err := c.LastWrites(ctx, []string{p})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := m[p]; ok {
+			return e.App + "@" + e.NewVersion
+		}
+		return "-"
+	}
+	ok := func(p, v, app string) store.JournalEntry {
+		return store.JournalEntry{Path: p, Tool: "edit_note", NewVersion: v, App: app, Result: store.ResultOK}
+	}
+	c := CacheJournal(st)
+	request()
+	if err := c.RecordWrite(ctx, ok("a.md", "v1", "claude")); err != nil {
+		t.Fatal(err)
+	}
+	request()
+	if got := writer(c, "a.md"); got != "claude@v1" {
+		t.Fatalf("after the tool's write: %s", got)
+	}
+	if got := writer(c, "b.md"); got != "-" {
+		t.Fatalf("an unwritten note: %s", got)
+	}
+
+	// Another process undoes the change and writes b.md; this process's
+	// console writes c.md straight to the store.
+	for _, e := range []store.JournalEntry{ok("a.md", "v0", "owner (cli)"), ok("b.md", "w1", "owner (cli)")} {
+		if err := other.RecordWrite(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.RecordWrite(ctx, ok("c.md", "x1", "owner (console)")); err != nil {
+		t.Fatal(err)
+	}
+	if got := writer(c, "c.md"); got != "owner (console)@x1" { // a miss: asked of the store
+		t.Fatalf("c.md: %s", got)
+	}
+	request()
+	for p, want := range map[string]string{"a.md": "owner (cli)@v0", "b.md": "owner (cli)@w1", "c.md": "owner (console)@x1"} {
+		if got := writer(c, p); got != want {
+			t.Errorf("%s after the next request: %s, want %s", p, got, want)
+		}
+	}
+	// A failed write elsewhere changes nothing.
+	if err := other.RecordWrite(ctx, store.JournalEntry{Path: "a.md", Tool: "edit_note", App: "gpt", Result: "stale_version"}); err != nil {
+		t.Fatal(err)
+	}
+	request()
+	if got := writer(c, "a.md"); got != "owner (cli)@v0" {
+		t.Errorf("after a failed write elsewhere: %s", got)
+	}
+}
