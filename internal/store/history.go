@@ -202,6 +202,10 @@ func historyDSN(path string) string {
 	}
 	q := u.Query()
 	q.Set("_synchronous", "NORMAL")
+	// A 256 KiB page cache a connection, not SQLite's 2 MB: history is
+	// written far more than read, and the first copy of the notes filled
+	// the default caches (10k notes: RSS 49.9 → 45.3 MB after that copy).
+	q.Add("_pragma", "cache_size(-256)")
 	u.RawQuery = q.Encode()
 	return u.String()
 }
