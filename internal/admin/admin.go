@@ -298,7 +298,7 @@ func (s *session) openStore(ctx context.Context) (*store.Store, error) {
 	st, err := store.Open(ctx, s.state, store.Options{Now: s.Now})
 	if err != nil {
 		return nil, fail("check that --state points at cortex's state directory and that you may write to it",
-			"cannot open the state database: %v", err)
+			"%v", err) // it says "open state database: ..." itself
 	}
 	if fresh {
 		fmt.Fprintf(s.Stderr, "created a new state database in %s; start the server with --state %s (or CORTEX_STATE) to use it\n",
