@@ -328,6 +328,12 @@ func (h *History) Keep(ctx context.Context, items []Keep) ([]int64, error) {
 	for _, id := range req.ids {
 		if id != 0 {
 			if err := h.syncUpTo(req.seq); err != nil {
+				// The rows are committed but not known durable, and the
+				// caller will not make the change: drop them, so that no
+				// version the note never had is listed.
+				if derr := h.Drop(context.WithoutCancel(ctx), req.ids); derr != nil {
+					h.log.Warn("note history: versions of a failed keep stay listed", "err", derr)
+				}
 				return nil, fmt.Errorf("keep note version: sync: %w", err)
 			}
 			break

@@ -296,6 +296,12 @@ func TestHistoryKeepSyncs(t *testing.T) {
 	if _, err := h.Keep(ctx, []Keep{{Path: "a.md", Content: []byte("v2"), Writer: "app", Kind: KindEdit}}); err == nil {
 		t.Fatal("Keep succeeded although the sync failed")
 	}
+	// A failed Keep stores nothing: the caller does not make the change,
+	// so v2 must not be listed as a version the note had.
+	fail = nil
+	if vs := versionsOf(t, h, "a.md"); len(vs) != 1 || vs[0].Kind != KindEdit || vs[0].Size != 2 {
+		t.Errorf("versions after a Keep whose sync failed: %+v", vs)
+	}
 }
 
 // TestHistoryPragmas: the history's connections sync the WAL themselves
