@@ -348,3 +348,41 @@ func TestUnfinishedRestoreRefused(t *testing.T) {
 		t.Errorf("after a restore: %v", err)
 	}
 }
+
+// A restore that fails after the vault is written (installing the state
+// fails) removes the vault too: left alone it would look whole, and a new
+// restore into it would be refused.
+func TestRestoreFailingLateLeavesNothing(t *testing.T) {
+	vaultDir, stateDir := fixture(t)
+	res := create(t, vaultDir, stateDir)
+	for _, existing := range []bool{false, true} {
+		dst := t.TempDir()
+		rv, rs := filepath.Join(dst, "vault"), filepath.Join(dst, "state")
+		if existing {
+			os.Mkdir(rv, 0o700)
+			os.Mkdir(rs, 0o700)
+		}
+		install := func(src, dir, name string) error {
+			if name == store.FileName {
+				return errors.New("disk full")
+			}
+			return store.InstallCopy(src, dir, name)
+		}
+		if _, err := restore(context.Background(), res.Path, rv, rs, install); err == nil || !strings.Contains(err.Error(), "disk full") {
+			t.Fatalf("restore: %v, want the failure installing the state", err)
+		}
+		var left []string
+		filepath.WalkDir(dst, func(p string, d os.DirEntry, err error) error {
+			if rel, _ := filepath.Rel(dst, p); rel != "." && (!existing || (rel != "vault" && rel != "state")) {
+				left = append(left, rel)
+			}
+			return nil
+		})
+		if len(left) > 0 {
+			t.Errorf("folders existed before: %v; a failed restore left %v", existing, left)
+		}
+		if _, err := Restore(context.Background(), res.Path, rv, rs); err != nil {
+			t.Errorf("a restore again after the failed one: %v", err)
+		}
+	}
+}

@@ -38,6 +38,12 @@ var ErrNested = errors.New("the vault and the state must be two separate folders
 // a restore cut short by a crash never leaves a state folder that passes
 // for whole; cortex.db is installed last, once everything else is durable.
 func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, error) {
+	return restore(ctx, file, vaultDir, stateDir, store.InstallCopy)
+}
+
+// restore is Restore with the step that installs the database copies
+// given, so that tests can make it fail once the vault is written.
+func restore(ctx context.Context, file, vaultDir, stateDir string, install func(src, stateDir, name string) error) (Report, error) {
 	for _, d := range []string{vaultDir, stateDir} {
 		if err := checkEmpty(d); err != nil {
 			return Report{}, err
@@ -51,7 +57,14 @@ func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, erro
 		return Report{}, fmt.Errorf("create the state folder: %w", err)
 	}
 	var installed []string
+	var rv *vault.Restorer // the vault written, until the restore is done
 	fail := func(err error) (Report, error) {
+		if rv != nil {
+			// The vault alone would look whole: it goes too.
+			if aerr := rv.Abort(); aerr != nil {
+				err = errors.Join(err, fmt.Errorf("remove the restored vault: %w", aerr))
+			}
+		}
 		for _, p := range installed {
 			os.Remove(p)
 		}
@@ -75,12 +88,12 @@ func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, erro
 	}
 	scratch := filepath.Dir(rep.Copies[store.FileName])
 	defer os.RemoveAll(scratch)
-	if err := restoreVault(ctx, file, vaultDir, rep.Manifest); err != nil {
+	if rv, err = restoreVault(ctx, file, vaultDir, rep.Manifest); err != nil {
 		return fail(fmt.Errorf("restore the vault: %w", err))
 	}
 	for _, name := range []string{store.HistoryFileName, store.FileName} {
 		if p, ok := rep.Copies[name]; ok {
-			if err := store.InstallCopy(p, stateDir, name); err != nil {
+			if err := install(p, stateDir, name); err != nil {
 				return fail(fmt.Errorf("restore %s: %w", name, err))
 			}
 			installed = append(installed, filepath.Join(stateDir, name))
@@ -88,6 +101,9 @@ func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, erro
 	}
 	if err := store.RestoreDone(stateDir); err != nil {
 		return fail(fmt.Errorf("finish the restore: %w", err))
+	}
+	if err := rv.Close(); err != nil {
+		return rep, fmt.Errorf("restore the vault: %w", err)
 	}
 	return rep, nil
 }
@@ -123,32 +139,34 @@ func notEmpty(dir, first string) error {
 
 // restoreVault reads the archive a second time and writes its vault files
 // through the vault's Restorer, each checked against the manifest as it
-// goes (the archive could have changed since Verify read it).
-func restoreVault(ctx context.Context, file, vaultDir string, m Manifest) error {
+// goes (the archive could have changed since Verify read it). It returns
+// the Restorer with every file durable and the folder still held, for the
+// caller to Close, or to Abort when a later step fails.
+func restoreVault(ctx context.Context, file, vaultDir string, m Manifest) (*vault.Restorer, error) {
 	want := make(map[string]File, len(m.Files))
 	for _, f := range m.Files {
 		want[f.Path] = f
 	}
 	f, err := os.Open(file) // #nosec G304 -- the owner names the backup
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer f.Close()
 	rs, err := vault.NewRestorer(vaultDir)
 	if err != nil {
 		if errors.Is(err, vault.ErrNotEmpty) {
-			return fmt.Errorf("%s: %w", abs(vaultDir), ErrNotEmpty)
+			return nil, fmt.Errorf("%s: %w", abs(vaultDir), ErrNotEmpty)
 		}
-		return fmt.Errorf("open the new vault folder: %w", err)
+		return nil, fmt.Errorf("open the new vault folder: %w", err)
 	}
 	err = restoreEntries(ctx, bufio.NewReaderSize(f, 256<<10), rs, want)
 	if err == nil {
 		err = rs.Sync()
 	}
 	if err != nil {
-		return errors.Join(err, rs.Abort())
+		return nil, errors.Join(err, rs.Abort())
 	}
-	return rs.Close()
+	return rs, nil
 }
 
 func restoreEntries(ctx context.Context, r io.Reader, rs *vault.Restorer, want map[string]File) error {
