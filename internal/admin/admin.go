@@ -285,6 +285,10 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // creates (setup, token create) may create it, and they say that they did;
 // every other command pointed at a folder without cortex's state says so,
 // so that a mistyped --state leaves no empty database that no server reads.
+// damagedStateHint is what to do about a damaged state database.
+const damagedStateHint = "restore the state from a backup (cortex admin restore FILE --vault DIR --state DIR, into empty folders), " +
+	"or move cortex.db aside to start again without tokens, apps or the owner"
+
 func (s *session) openStore(ctx context.Context) (*store.Store, error) {
 	if err := store.UnfinishedRestore(absPath(s.state)); err != nil {
 		return nil, fail("empty the --vault and --state folders of that restore, then run `cortex admin restore FILE --vault DIR --state DIR` again",
@@ -296,6 +300,9 @@ func (s *session) openStore(ctx context.Context) (*store.Store, error) {
 		return nil, errNoState(s.state)
 	}
 	st, err := store.Open(ctx, s.state, store.Options{Now: s.Now})
+	if errors.Is(err, store.ErrDamaged) {
+		return nil, fail(damagedStateHint, "%v", err)
+	}
 	if err != nil {
 		return nil, fail("check that --state points at cortex's state directory and that you may write to it",
 			"%v", err) // it says "open state database: ..." itself

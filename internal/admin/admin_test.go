@@ -402,3 +402,25 @@ func TestStatusReportsTheServedVault(t *testing.T) {
 		t.Errorf("--vault should win:\n%s", r.stdout)
 	}
 }
+
+// TestDamagedStateDatabase: a cortex.db that is not a SQLite database (a
+// bad copy, a damaged card) is named as damaged, with the way back: a
+// restore from a backup, or moving the file aside.
+func TestDamagedStateDatabase(t *testing.T) {
+	env := testEnv(t)
+	if err := os.MkdirAll(env.StateDir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	junk := bytes.Repeat([]byte("not a database "), 512)
+	if err := os.WriteFile(filepath.Join(env.StateDir, store.FileName), junk, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, env, "token", "list")
+	if r.code != 1 || !strings.Contains(r.stderr, "damaged") ||
+		!strings.Contains(r.stderr, "hint: restore the state from a backup") {
+		t.Fatalf("code %d, stderr %q", r.code, r.stderr)
+	}
+	if got, err := os.ReadFile(filepath.Join(env.StateDir, store.FileName)); err != nil || !bytes.Equal(got, junk) {
+		t.Fatalf("the damaged file was changed (%v)", err)
+	}
+}

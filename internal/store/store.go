@@ -21,6 +21,8 @@ import (
 	"sync"
 	"time"
 
+	sqlite3 "modernc.org/sqlite/lib"
+
 	"modernc.org/sqlite" // registers the "sqlite" driver; its Error carries result codes
 )
 
@@ -34,6 +36,9 @@ var (
 	ErrInvalidTokenName    = errors.New("invalid token name")
 	ErrInvalidJournalEntry = errors.New("invalid journal entry")
 	ErrSchemaTooNew        = errors.New("database was written by a newer cortex")
+	// ErrDamaged: the file is not a SQLite database, or SQLite found it
+	// corrupt.
+	ErrDamaged = errors.New("the database file is damaged or is not a cortex database")
 )
 
 // Options configures Open. The zero value is valid.
@@ -88,6 +93,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 
 	if err := retryBusy(ctx, func() error { return migrateKeeping(ctx, db, migrationFiles, s.now, file) }); err != nil {
 		db.Close()
+		if damaged(err) {
+			return nil, fmt.Errorf("open state database: %s: %w (%v)", file, ErrDamaged, err)
+		}
 		return nil, fmt.Errorf("open state database: %w", err)
 	}
 	if opts.Version != "" {
@@ -148,6 +156,17 @@ const sqliteBusy = 5
 // Close releases the database. The Store must not be used afterwards.
 func (s *Store) Close() error {
 	return errors.Join(s.verify.Close(), s.lastWrites.Close(), s.verified.close(), s.db.Close())
+}
+
+// damaged reports whether err is SQLite saying the file is not a database
+// or is corrupt.
+func damaged(err error) bool {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return false
+	}
+	code := se.Code() & 0xff // the primary result code
+	return code == sqlite3.SQLITE_NOTADB || code == sqlite3.SQLITE_CORRUPT
 }
 
 // dsn builds a file: URI so that any character in the path survives, with

@@ -1,6 +1,7 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -322,5 +323,16 @@ func TestTwoStoresOneFile(t *testing.T) {
 		if len(entries) != 2*perStore {
 			t.Errorf("store %d sees %d journal entries, want %d", i, len(entries), 2*perStore)
 		}
+	}
+}
+
+func TestOpenDamagedDatabase(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FileName), bytes.Repeat([]byte("not a database "), 512), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Open(context.Background(), dir, Options{})
+	if !errors.Is(err, ErrDamaged) {
+		t.Fatalf("Open = %v, want ErrDamaged", err)
 	}
 }
