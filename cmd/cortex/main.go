@@ -87,7 +87,7 @@ func serveHint(err error) string {
 	case errors.Is(err, store.ErrSchemaTooNew):
 		return "a newer cortex has used this state folder: run that version, or point --state (CORTEX_STATE) at another folder"
 	case errors.Is(err, store.ErrDamaged):
-		return "restore the state from a backup (cortex admin restore FILE --vault DIR --state DIR, into empty folders), or move cortex.db aside to start again without tokens, apps or the owner"
+		return "restore the state from a backup (cortex admin restore FILE --vault DIR --state DIR, into empty folders), or move the damaged file aside: without cortex.db tokens, apps and the owner start over, without history.db the notes' history does"
 	case errors.Is(err, fs.ErrPermission):
 		return "cortex may not use that file, folder or port: check the owner and mode of --vault and --state, and use a port above 1023 unless allowed"
 	}

@@ -95,7 +95,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		MinFree: cfg.MinFreeBytes, FreeSpace: func() (uint64, error) { return vault.FreeSpace(cfg.State) },
 	})
 	if err != nil {
-		return fmt.Errorf("open the note history: %w", err)
+		return err // it says "open note history: ..." itself
 	}
 	defer hist.Close()
 	v, err := vault.Open(vault.Options{

@@ -161,6 +161,9 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 	// an upgrade changes its schema.
 	if err := retryBusy(ctx, func() error { return migrateKeeping(ctx, db, sub, h.now, h.file) }); err != nil {
 		db.Close()
+		if damaged(err) {
+			return nil, fmt.Errorf("open note history: %s: %w (%v)", file, ErrDamaged, err)
+		}
 		return nil, fmt.Errorf("open note history: %w", err)
 	}
 	// The files exist now; their names must survive a power cut too.

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -325,5 +326,16 @@ func TestHistoryPragmas(t *testing.T) {
 		if got != want {
 			t.Errorf("PRAGMA %s = %q, want %q", pragma, got, want)
 		}
+	}
+}
+
+func TestOpenHistoryDamaged(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, HistoryFileName), bytes.Repeat([]byte("not a database "), 512), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err := OpenHistory(context.Background(), dir, HistoryOptions{})
+	if !errors.Is(err, ErrDamaged) {
+		t.Fatalf("OpenHistory = %v, want ErrDamaged", err)
 	}
 }
