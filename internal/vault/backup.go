@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 )
@@ -207,8 +208,12 @@ type Restorer struct {
 	top     *os.File // the folder, open from the start for syncFS
 	dir     string
 	created bool // the folder did not exist before NewRestorer
-	files   []string
-	dirs    []string
+	// made lists the folders NewRestorer created, dir first and then
+	// each parent it had to create: each one's entry in its parent must
+	// reach the disk too.
+	made  []string
+	files []string
+	dirs  []string
 	// noSyncfs makes Sync take one file at a time (tests and benchmarks
 	// of the fallback).
 	noSyncfs bool
@@ -222,6 +227,13 @@ var ErrNotEmpty = errors.New("the folder is not empty")
 func NewRestorer(dir string) (*Restorer, error) {
 	_, statErr := os.Lstat(dir)
 	created := errors.Is(statErr, fs.ErrNotExist)
+	var made []string
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) || filepath.Dir(d) == d {
+			break
+		}
+		made = append(made, d)
+	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -243,7 +255,7 @@ func NewRestorer(dir string) (*Restorer, error) {
 		root.Close()
 		return nil, err
 	}
-	return &Restorer{root: root, top: top, dir: dir, created: created, dirs: []string{"."}}, nil
+	return &Restorer{root: root, top: top, dir: dir, created: created, made: made, dirs: []string{"."}}, nil
 }
 
 // checkRestorePath refuses what no backup of cortex holds.
@@ -322,7 +334,28 @@ func (r *Restorer) Sync() error {
 			return fmt.Errorf("sync %s: %w", r.dirs[i], err)
 		}
 	}
+	// The folders NewRestorer created, the deepest first: each one's
+	// parent, so that the vault folder itself is found after a power cut.
+	for _, d := range r.made {
+		if err := syncFolder(filepath.Dir(d)); err != nil && !isUnsupportedSync(err) {
+			return fmt.Errorf("sync %s: %w", filepath.Dir(d), err)
+		}
+	}
 	return nil
+}
+
+// syncFolder fsyncs the folder p (outside the vault: the restore's target's
+// parents).
+func syncFolder(p string) error {
+	f, err := os.Open(p) // #nosec G304 -- a parent of the folder the owner named for the restore
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 func (r *Restorer) syncOne(p string) error {

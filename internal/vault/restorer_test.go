@@ -66,3 +66,38 @@ func TestRestorerSyncAndAbort(t *testing.T) {
 		os.Remove(dir)
 	}
 }
+
+// The folders a restore creates are the ones whose entries Sync makes
+// durable in their parents (without syncfs): the vault folder and each
+// parent that did not exist, the deepest first, and none that existed.
+func TestRestorerKnowsTheFoldersItMade(t *testing.T) {
+	base := t.TempDir()
+	for _, c := range []struct {
+		dir  string
+		want []string
+	}{
+		{filepath.Join(base, "x", "y", "vault"), []string{filepath.Join(base, "x", "y", "vault"), filepath.Join(base, "x", "y"), filepath.Join(base, "x")}},
+		{filepath.Join(base, "x", "other"), []string{filepath.Join(base, "x", "other")}},
+		{filepath.Join(base, "x", "y"), nil}, // exists (empty after the first restore's vault is removed below)
+	} {
+		if c.want == nil {
+			if err := os.RemoveAll(filepath.Join(base, "x", "y", "vault")); err != nil {
+				t.Fatal(err)
+			}
+		}
+		r, err := NewRestorer(c.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Join(r.made, "|") != strings.Join(c.want, "|") {
+			t.Errorf("%s: made %q, want %q", c.dir, r.made, c.want)
+		}
+		r.noSyncfs = true
+		if err := r.Sync(); err != nil {
+			t.Fatalf("%s: sync: %v", c.dir, err)
+		}
+		if err := r.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
