@@ -111,6 +111,9 @@ type History struct {
 	committed atomic.Uint64
 	syncMu    sync.Mutex
 	synced    uint64
+	// calls counts the Keep calls committed, each counted after its
+	// commit is (so that tests can wait for commits to be counted).
+	calls atomic.Uint64
 
 	// queue hands Keep calls to the committer (commitLoop); quit stops
 	// it and stopped says it has.
@@ -495,6 +498,7 @@ func (h *History) commit(batch []*keepReq) {
 	for _, r := range batch {
 		r.seq = seq
 	}
+	h.calls.Add(uint64(len(batch)))
 }
 
 // keepIn writes one Keep call's rows in tx.
