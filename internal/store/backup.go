@@ -227,7 +227,9 @@ func InstallCopy(src, stateDir, name string) error {
 	if err := os.Chmod(src, 0o600); err != nil {
 		return err
 	}
-	if err := syncFile(src); err != nil {
+	// The copy's content is on stable storage before it gets its name:
+	// a crash must never leave a cortex.db that is only partly written.
+	if err := syncPath(src); err != nil {
 		return err
 	}
 	if err := os.Rename(src, dst); err != nil {
@@ -236,27 +238,10 @@ func InstallCopy(src, stateDir, name string) error {
 	return syncDir(stateDir)
 }
 
-// syncFile puts the copy's content on stable storage before it gets its
-// name: a crash must never leave a cortex.db that is only partly written.
-func syncFile(p string) error {
-	f, err := os.OpenFile(p, os.O_RDWR, 0) // #nosec G304 -- our own scratch copy
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
+// syncDir makes the names in dir durable; a file system that cannot
+// sync a folder is not an error.
 func syncDir(dir string) error {
-	d, err := os.Open(dir) // #nosec G304 -- the operator's state folder
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+	if err := syncPath(dir); err != nil && !errors.Is(err, os.ErrInvalid) {
 		return err
 	}
 	return nil

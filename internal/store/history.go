@@ -231,7 +231,7 @@ func (h *History) syncCommitted() error {
 
 // syncPath fsyncs the file or folder at p.
 func syncPath(p string) error {
-	f, err := os.Open(p) // #nosec G304 -- the state folder's own history files
+	f, err := os.Open(p) // #nosec G304 -- files and folders of the state folder
 	if err != nil {
 		return err
 	}
