@@ -347,28 +347,10 @@ func (r *Restorer) Sync() error {
 // syncFolder fsyncs the folder p (outside the vault: the restore's target's
 // parents).
 func syncFolder(p string) error {
-	f, err := os.Open(p) // #nosec G304 -- a parent of the folder the owner named for the restore
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return syncClose(os.Open(p)) // #nosec G304 -- a parent of the folder the owner named for the restore
 }
 
-func (r *Restorer) syncOne(p string) error {
-	f, err := r.root.Open(p)
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
+func (r *Restorer) syncOne(p string) error { return syncClose(r.root.Open(p)) }
 
 // Abort removes everything the restore wrote, and the folder itself when
 // NewRestorer created it, so that a failed restore leaves no vault that

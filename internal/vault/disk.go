@@ -470,17 +470,24 @@ func (v *Vault) mkdirs(dir string) *Error {
 // syncDir makes a rename in dir durable. A failure is logged, not returned:
 // the note is already in place.
 func (v *Vault) syncDir(dir string) {
-	f, err := v.root.Open(dir)
-	if err == nil {
-		err = f.Sync()
-		f.Close()
-	}
-	if err != nil && !isUnsupportedSync(err) {
+	if err := syncClose(v.root.Open(dir)); err != nil && !isUnsupportedSync(err) {
 		v.log.Warn("vault: folder sync failed", "err", fmt.Errorf("sync: %w", err))
 	}
 	if v.synced != nil {
 		v.synced(dir)
 	}
+}
+
+// syncClose fsyncs and closes the file or folder just opened as (f, err).
+func syncClose(f *os.File, err error) error {
+	if err != nil {
+		return err
+	}
+	err = f.Sync()
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // isUnsupportedSync reports file systems that cannot fsync a folder.
