@@ -78,7 +78,7 @@ func restore(ctx context.Context, file, vaultDir, stateDir string, install func(
 	// A new state folder's entry reaches the disk before anything is
 	// restored, so that after a power cut the marker below is found.
 	if createdState {
-		if err := syncParent(stateDir); err != nil {
+		if err := syncFolder(filepath.Dir(abs(stateDir))); err != nil {
 			return fail(fmt.Errorf("create the state folder: %w", err))
 		}
 	}
@@ -113,20 +113,6 @@ func restore(ctx context.Context, file, vaultDir, stateDir string, install func(
 		return rep, fmt.Errorf("restore the vault: %w", err)
 	}
 	return rep, nil
-}
-
-// syncParent fsyncs the folder that holds dir, so that dir's entry in it
-// is durable.
-func syncParent(dir string) error {
-	f, err := os.Open(filepath.Dir(abs(dir))) // #nosec G304 -- the parent of the folder the owner named
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 func checkEmpty(dir string) error {
