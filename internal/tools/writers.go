@@ -89,19 +89,18 @@ func (c *cachedJournal) RecordWrite(ctx context.Context, e store.JournalEntry) e
 }
 
 func (c *cachedJournal) LastWrites(ctx context.Context, paths []string) (map[string]store.JournalEntry, error) {
+	var v int64
 	if c.feed != nil {
-		if v := c.feed.SeenVersion(); v != 0 {
-			c.mu.Lock()
-			behind := v != c.version
-			c.mu.Unlock()
-			if behind {
-				c.catchUp(ctx, v)
-			}
-		}
+		v = c.feed.SeenVersion()
+	}
+	c.mu.Lock()
+	if v != 0 && v != c.version {
+		c.mu.Unlock()
+		c.catchUp(ctx, v)
+		c.mu.Lock()
 	}
 	out := make(map[string]store.JournalEntry, len(paths))
 	var miss []string
-	c.mu.Lock()
 	for _, p := range paths {
 		if lw, ok := c.last[p]; !ok {
 			miss = append(miss, p)
