@@ -303,14 +303,7 @@ func TestFailedRestoreLeavesNothing(t *testing.T) {
 		if _, err := Restore(context.Background(), p, rv, rs); err == nil || !strings.Contains(err.Error(), "restore the vault") {
 			t.Fatalf("restore: %v, want a failure writing the vault", err)
 		}
-		var left []string
-		filepath.WalkDir(dst, func(p string, d os.DirEntry, err error) error {
-			if rel, _ := filepath.Rel(dst, p); rel != "." && (!existing || (rel != "vault" && rel != "state")) {
-				left = append(left, rel)
-			}
-			return nil
-		})
-		if len(left) > 0 {
+		if left := leftBehind(dst, existing); len(left) > 0 {
 			t.Errorf("folders existed before: %v; a failed restore left %v", existing, left)
 		}
 	}
@@ -371,18 +364,24 @@ func TestRestoreFailingLateLeavesNothing(t *testing.T) {
 		if _, err := restore(context.Background(), res.Path, rv, rs, install); err == nil || !strings.Contains(err.Error(), "disk full") {
 			t.Fatalf("restore: %v, want the failure installing the state", err)
 		}
-		var left []string
-		filepath.WalkDir(dst, func(p string, d os.DirEntry, err error) error {
-			if rel, _ := filepath.Rel(dst, p); rel != "." && (!existing || (rel != "vault" && rel != "state")) {
-				left = append(left, rel)
-			}
-			return nil
-		})
-		if len(left) > 0 {
+		if left := leftBehind(dst, existing); len(left) > 0 {
 			t.Errorf("folders existed before: %v; a failed restore left %v", existing, left)
 		}
 		if _, err := Restore(context.Background(), res.Path, rv, rs); err != nil {
 			t.Errorf("a restore again after the failed one: %v", err)
 		}
 	}
+}
+
+// leftBehind lists what is in dst besides the vault and state folders
+// when they existed before the restore (existing), or anything at all.
+func leftBehind(dst string, existing bool) []string {
+	var left []string
+	filepath.WalkDir(dst, func(p string, d os.DirEntry, err error) error {
+		if rel, _ := filepath.Rel(dst, p); rel != "." && (!existing || (rel != "vault" && rel != "state")) {
+			left = append(left, rel)
+		}
+		return nil
+	})
+	return left
 }
