@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -77,7 +76,7 @@ func editRates(t *testing.T, bin, vault string, history bool, d time.Duration) m
 	t.Helper()
 	ctx := context.Background()
 	for w := range 8 {
-		if err := os.WriteFile(filepath.Join(vault, "bench", fmt.Sprintf("hist-%d.md", w)), []byte(editNote(w)), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(vault, "bench", fmt.Sprintf("hist-%d.md", w)), []byte(testkit.ProseNote(fmt.Sprintf("Edited %d", w), uint64(w), 11)), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -133,22 +132,6 @@ func editRates(t *testing.T, bin, vault string, history bool, d time.Duration) m
 		out[inflight] = r
 	}
 	return out
-}
-
-// editNote is worker w's note: about 3 KB of prose and a counter line.
-func editNote(w int) string {
-	r := rand.New(rand.NewPCG(uint64(w), 11))
-	words := []string{"plan", "meeting", "garden", "river", "notes", "design", "budget", "travel", "review", "idea", "draft", "call"}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Edited %d\n\ncounter: 0\n\n", w)
-	for b.Len() < 3000 {
-		for range 12 {
-			b.WriteString(words[r.IntN(len(words))])
-			b.WriteByte(' ')
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
 }
 
 // histEditOp edits each worker's own note, carrying its version and

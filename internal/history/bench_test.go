@@ -7,7 +7,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -16,25 +15,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 	"github.com/cortex-mcp/cortex/internal/tools"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
-
-// benchNote is a note of about 3 KB, different for each i.
-func benchNote(i int) string {
-	r := rand.New(rand.NewPCG(uint64(i), 7))
-	words := []string{"plan", "meeting", "garden", "river", "notes", "design", "budget", "travel", "review", "idea", "draft", "call"}
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Note %d\n\ncounter: 0\n\n", i)
-	for b.Len() < 3000 {
-		for range 12 {
-			b.WriteString(words[r.IntN(len(words))])
-			b.WriteByte(' ')
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
 
 // benchVault writes n notes and opens the journal, the history (withHistory)
 // and one tools session on them, on real files.
@@ -43,7 +27,7 @@ func benchVault(b *testing.B, n int, withHistory bool) (*mcp.ClientSession, *vau
 	ctx := context.Background()
 	dir, state := b.TempDir(), b.TempDir()
 	for i := range n {
-		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%05d.md", i)), []byte(benchNote(i)), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%05d.md", i)), []byte(testkit.ProseNote(fmt.Sprintf("Note %d", i), uint64(i), 7)), 0o644); err != nil {
 			b.Fatal(err)
 		}
 	}
