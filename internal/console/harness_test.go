@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pquerna/otp/totp"
 
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/history"
@@ -197,10 +196,7 @@ func (b *browser) signIn() {
 	b.get("/login")
 	// A code is accepted once per 30-second step.
 	b.h.clk.Advance(30 * time.Second)
-	code, err := totp.GenerateCode(b.h.setup.TOTPSecret, b.h.clk.Now())
-	if err != nil {
-		b.h.t.Fatal(err)
-	}
+	code := testkit.TOTP(b.h.t, b.h.setup.TOTPSecret, b.h.clk.Now())
 	resp, body := b.post("/login/totp", url.Values{"code": {code}})
 	if resp.StatusCode != http.StatusSeeOther {
 		b.h.t.Fatalf("sign-in: %d %s", resp.StatusCode, body)

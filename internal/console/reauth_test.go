@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pquerna/otp/totp"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 var (
@@ -67,10 +67,7 @@ func TestSignInAgainFromARefusal(t *testing.T) {
 	want(t, resp, body, http.StatusOK, `id="reauth"`, `id="totp-form"`, `name="return" value="/console/apps"`)
 	old := b.Cookies["__Host-cortex-session"]
 	h.clk.Advance(30 * time.Second)
-	code, err := totp.GenerateCode(h.setup.TOTPSecret, h.clk.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := testkit.TOTP(t, h.setup.TOTPSecret, h.clk.Now())
 	resp, body = b.post("/login/totp", url.Values{"code": {code}, "return": {"/console/apps"}})
 	want(t, resp, body, http.StatusSeeOther)
 	if got := resp.Header.Get("Location"); got != "/console/apps" {

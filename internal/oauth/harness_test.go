@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pquerna/otp/totp"
-
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -82,11 +80,7 @@ func newHarnessAt(t testing.TB, pub string, mod func(*Options)) *harness {
 // since a step is accepted once.
 func (h *harness) code() string {
 	h.clk.Advance(30 * time.Second)
-	c, err := totp.GenerateCode(h.totp, h.clk.Now())
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return c
+	return testkit.TOTP(h.t, h.totp, h.clk.Now())
 }
 
 // dcr registers a public client with these redirect URIs.

@@ -11,8 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pquerna/otp/totp"
-
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -84,11 +82,7 @@ func routes(o *Owner) *http.ServeMux {
 
 // code is the current TOTP code.
 func (h *harness) code() string {
-	c, err := totp.GenerateCode(h.setup.TOTPSecret, h.clk.Now())
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return c
+	return testkit.TOTP(h.t, h.setup.TOTPSecret, h.clk.Now())
 }
 
 // nextStep moves the clock into the next TOTP step.

@@ -1,7 +1,7 @@
 // Package testkit holds the helpers cortex's tests share: a clock moved by
 // hand, the cortex binary built once per test process and a running
-// `cortex serve` on a loopback port (for e2e and bench), the Chromium binary
-// for browser tests, a windowless browser (Visitor) that keeps cookies and
+// `cortex serve` on a loopback port (for e2e and bench), Chromium and the
+// steps browser tests take in its tab (Tab), TOTP codes, a windowless browser (Visitor) that keeps cookies and
 // the CSRF token for tests that drive handlers without sockets, and a
 // buffer safe for concurrent writers.
 //

@@ -108,3 +108,11 @@ func TestVisitorKeepsCookiesAndCSRF(t *testing.T) {
 		t.Errorf("Seen got %q", seen)
 	}
 }
+
+func TestTOTP(t *testing.T) {
+	// RFC 6238's SHA-1 test secret ("12345678901234567890" in base32) at
+	// 59 s gives 94287082, of which an app shows the last six digits.
+	if got := TOTP(t, "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", time.Unix(59, 0)); got != "287082" {
+		t.Errorf("code %q, want 287082", got)
+	}
+}
