@@ -107,23 +107,23 @@ func plainName(h http.Header) error {
 // refuseRPC answers an MCP request with 400 and a JSON-RPC error that the
 // SDK would not give (an unsupported version, listing the versions served so
 // that the client can pick one; a header the SDK does not check). The id is
-// the request's when its body says.
+// the request's when its body has one, and left out otherwise.
 func refuseRPC(w http.ResponseWriter, r *http.Request, code int, message string, data any) {
-	id := json.RawMessage("null")
-	if body, err := io.ReadAll(r.Body); err == nil {
-		var m struct {
-			ID json.RawMessage `json:"id"`
-		}
-		if json.Unmarshal(bytes.TrimSpace(body), &m) == nil && len(m.ID) > 0 {
-			id = m.ID
-		}
-	}
 	e := map[string]any{"code": code, "message": message}
 	if data != nil {
 		e["data"] = data
 	}
+	resp := map[string]any{"jsonrpc": "2.0", "error": e}
+	if body, err := io.ReadAll(r.Body); err == nil {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if json.Unmarshal(bytes.TrimSpace(body), &m) == nil && len(m.ID) > 0 && string(m.ID) != "null" {
+			resp["id"] = m.ID
+		}
+	}
 	w.Header().Set("Cache-Control", "no-store")
-	httpx.WriteJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
+	httpx.WriteJSON(w, http.StatusBadRequest, resp)
 }
 
 // serverMemo carries, through one request, the *mcp.Server made for it: the

@@ -111,6 +111,12 @@ func TestVersion20260728Rules(t *testing.T) {
 			t.Errorf("%d code %d, want 400 code -32020; body %s", w.Code, code, w.Body)
 		}
 	})
+	t.Run("unsupported version without an id", func(t *testing.T) {
+		w := h.do(mcpRequest(http.MethodPost, secretA, "2099-01-01", `{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		if _, code, _ := rpcResult(t, w.Body.Bytes()); w.Code != 400 || code != -32022 || strings.Contains(w.Body.String(), `"id"`) {
+			t.Errorf("%d code %d, body %s; want 400 -32022 without an id", w.Code, code, w.Body)
+		}
+	})
 	for _, v := range []string{"2099-01-01", "2025-01-01", "1.0"} {
 		t.Run("unsupported "+v, func(t *testing.T) {
 			w := h.do(mcpRequest(http.MethodPost, secretA, v, strings.Replace(call, "2026-07-28", v, 1)))
