@@ -128,6 +128,15 @@ func TestRawRequestsOf20260728(t *testing.T) {
 	if b, _ := json.Marshal(res["supportedVersions"]); st != 200 || !strings.Contains(string(b), `"2026-07-28","2025-11-25"`) {
 		t.Errorf("server/discover: %d %v", st, m)
 	}
+	// The answer carries the owner's instructions: no cache may hand it to
+	// another caller. The tool list is the same for everyone.
+	if res["cacheScope"] != "private" {
+		t.Errorf("server/discover cacheScope = %v; want private", res["cacheScope"])
+	}
+	st, m = post("2026-07-28", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta+`}}`, nil)
+	if res, _ := m["result"].(map[string]any); st != 200 || res["cacheScope"] != "public" {
+		t.Errorf("tools/list: %d cacheScope %v; want 200 public", st, res["cacheScope"])
+	}
 	// subscriptions/listen ends at once: cortex offers nothing to listen
 	// to, so no stream outlives its token.
 	req, _ := http.NewRequest(http.MethodPost, in.URL+"/mcp", strings.NewReader(
