@@ -29,8 +29,9 @@ func getStatus(t *testing.T, url string) int {
 
 // A restore from backup swaps the vault folder under the running server:
 // mv vault vault.old; mkdir vault; cp -a vault.old/. vault/. No write may
-// be acknowledged into the old folder; /healthz and `cortex healthcheck`
-// fail and the log says to restart, after which the new folder is served.
+// be acknowledged into the old folder, no read answered from it or its
+// index; /healthz and `cortex healthcheck` fail and the log says to
+// restart, after which the new folder is served.
 func TestReplacedVaultFolder(t *testing.T) {
 	in := newInstance(t)
 	token := in.token("laptop")
@@ -58,6 +59,28 @@ func TestReplacedVaultFolder(t *testing.T) {
 	for _, d := range []string{old, in.Vault} {
 		if _, err := os.Lstat(filepath.Join(d, "after.md")); err == nil {
 			t.Errorf("after.md landed in %s", d)
+		}
+	}
+	// Reads answer the same: the old folder and its index are no longer
+	// what the owner sees (a note only in the restored folder, a note
+	// changed there), so nothing is answered from them.
+	if err := os.WriteFile(filepath.Join(in.Vault, "restored.md"), []byte("only in the restored folder\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"fetch", map[string]any{"id": "before.md"}},
+		{"fetch", map[string]any{"id": "restored.md"}},
+		{"fetch", map[string]any{"id": "before"}},
+		{"search", map[string]any{"query": "written"}},
+		{"list", map[string]any{"recursive": true}},
+		{"links", map[string]any{"id": "before.md"}},
+		{"recent", map[string]any{}},
+	} {
+		if r := call(t, ctx, cs, c.tool, c.args); !r.isError || !strings.HasPrefix(r.text, "vault_replaced: ") || !strings.Contains(r.text, "restart") {
+			t.Errorf("%s %v after the swap = %+v, want vault_replaced saying to restart", c.tool, c.args, r)
 		}
 	}
 	if got := getStatus(t, in.URL+"/healthz"); got != http.StatusServiceUnavailable {
