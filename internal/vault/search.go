@@ -140,8 +140,12 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	switch {
 	case f.cut:
 		after.pos = f.next
-		page.Cut = &ScanCut{Checked: f.next, Candidates: f.total,
-			Unindexed: !inTrash(folder) && (v.ix == nil || !v.Indexed())}
+		// A full page is not cut short: the budget ran out looking for
+		// one more match, which the cursor looks for.
+		if len(page.Hits) < limit {
+			page.Cut = &ScanCut{Checked: f.next, Candidates: f.total,
+				Unindexed: !inTrash(folder) && (v.ix == nil || !v.Indexed())}
+		}
 	case f.after != nil && next > 0:
 		after.pos = f.after[next-1]
 	case f.after != nil:

@@ -253,3 +253,36 @@ func TestSearchReadBudgetBeforeIndex(t *testing.T) {
 		t.Errorf("continued after the index was built: %v, want %v", got, want)
 	}
 }
+
+// TestSearchFullPageNotCut: a page that is full is not called cut short
+// when the budget ran out while looking for one more match; its cursor
+// still reads on from where the reading stopped.
+func TestSearchFullPageNotCut(t *testing.T) {
+	const n, perCall = 40, 8
+	marked := func(i int) bool { return i < 2 || i == n-1 }
+	for _, indexed := range []bool{true, false} {
+		v := budgetVaultIn(t, t.TempDir(), indexed, n, perCall, marked)
+		p, err := v.SearchPage(ctx, Query{Text: "🚀", Limit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hitPaths(p.Hits); !slices.Equal(got, []string{"n000.md", "n001.md"}) || p.Cut != nil || p.NextCursor == "" {
+			t.Fatalf("indexed %v: first page %v, cut %+v, cursor %q; want 2 hits, not cut, a cursor", indexed, got, p.Cut, p.NextCursor)
+		}
+		var rest []string
+		for q := (Query{Text: "🚀", Limit: 2, Cursor: p.NextCursor}); q.Cursor != ""; {
+			p, err := v.SearchPage(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Cut != nil && p.Cut.Checked <= perCall {
+				t.Errorf("indexed %v: cursor read again from %d", indexed, p.Cut.Checked)
+			}
+			rest = append(rest, hitPaths(p.Hits)...)
+			q.Cursor = p.NextCursor
+		}
+		if want := []string{fmt.Sprintf("n%03d.md", n-1)}; !slices.Equal(rest, want) {
+			t.Errorf("indexed %v: the next pages found %v, want %v", indexed, rest, want)
+		}
+	}
+}
