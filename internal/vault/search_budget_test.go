@@ -286,3 +286,19 @@ func TestSearchFullPageNotCut(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSearchBeforeIndex measures a search for a word over 10,000
+// notes of about 3.5 kB before the index is built: one call, which reads
+// the newest notes within the read budget.
+func BenchmarkSearchBeforeIndex(b *testing.B) {
+	v, err := Open(Options{Dir: benchVault(b, 10000), FreeSpace: plenty})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { v.Close() })
+	for b.Loop() {
+		if _, err := v.SearchPage(ctx, Query{Text: "garden"}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
