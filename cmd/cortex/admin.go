@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/admin"
@@ -28,7 +27,7 @@ func runAdmin(ctx context.Context, args []string, stdin io.Reader, stdout, stder
 		Now:       time.Now,
 		Version:   version,
 		BackupDir: set.BackupDir,
-		MinFree:   minFree(set.MinFreeMB),
+		MinFree:   set.MinFreeBytes(),
 	}, args)
 }
 
@@ -61,14 +60,4 @@ func healthcheck(ctx context.Context, getenv func(string) string) error {
 		return fmt.Errorf("%s answered %s", u, resp.Status)
 	}
 	return nil
-}
-
-// minFree reads CORTEX_MIN_FREE_MB for the admin commands, falling back to
-// the default floor when it is not a number (serve refuses such a value).
-func minFree(mb string) uint64 {
-	n, err := strconv.ParseUint(mb, 10, 32)
-	if err != nil {
-		return 1 << 30
-	}
-	return n << 20
 }

@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -119,6 +120,7 @@ type session struct {
 	given map[string]bool
 
 	state, vault, publicURL string
+	url                     config.PublicURL // publicURL, parsed by its flag's check
 	force, yes, secret      bool
 	name                    string
 	redirects               multiFlag

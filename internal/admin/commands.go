@@ -56,12 +56,12 @@ func flagPublicURL() flagSpec {
 			if s.publicURL == "" {
 				return nil
 			}
-			// The same canonical form the server uses, so the passkey origin matches.
+			// Parsed once, as the server parses it, so the passkey origin matches.
 			u, err := config.ParsePublicURL(s.publicURL)
 			if err != nil {
 				return usage(publicURLHint, "--public-url: %v", err)
 			}
-			s.publicURL = u.String()
+			s.url = u
 			return nil
 		}}
 }

@@ -28,7 +28,7 @@ func ownerSetup(ctx context.Context, s *session, _ []string) error {
 		return err
 	}
 	defer st.Close()
-	res, err := owner.Setup(ctx, st, s.publicURL, s.force, s.Now)
+	res, err := owner.Setup(ctx, st, s.url, s.force, s.Now)
 	if errors.Is(err, store.ErrOwnerExists) {
 		return fail("to replace every factor at once run `cortex admin setup --force`; to add a passkey run `cortex admin passkey add`",
 			"the owner is already set up")
@@ -98,7 +98,7 @@ func passkeyAdd(ctx context.Context, s *session, _ []string) error {
 		return err
 	}
 	defer st.Close()
-	link, expires, err := owner.IssueEnrolLink(ctx, st, s.publicURL, s.Now)
+	link, expires, err := owner.IssueEnrolLink(ctx, st, s.url, s.Now)
 	switch {
 	case errors.Is(err, store.ErrNoOwner):
 		return noOwnerErr()

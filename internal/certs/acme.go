@@ -4,7 +4,6 @@ import (
 	"crypto/tls"
 	"errors"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -12,6 +11,8 @@ import (
 
 	"golang.org/x/crypto/acme"
 	"golang.org/x/crypto/acme/autocert"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 // Retry limits after a failed certificate request. Let's Encrypt allows only
@@ -122,7 +123,4 @@ func (a *acmeCerts) httpHandler(h http.Handler) http.Handler {
 	return a.m.HTTPHandler(redirect)
 }
 
-func fromLoopback(r *http.Request) bool {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	return err == nil && isLoopbackHost(host)
-}
+func fromLoopback(r *http.Request) bool { return httpx.ParseAddr(r.RemoteAddr).IsLoopback() }

@@ -201,25 +201,17 @@ func validateLoopbackListen(addr string) error {
 	if err != nil {
 		return invalid("tls_listen_invalid", "listen address %q is not host:port; use for example 127.0.0.1:8080", addr)
 	}
-	if !isLoopbackHost(host) {
+	if !config.IsLoopbackHost(host) {
 		return invalid("tls_off_not_loopback", "mode off serves plain HTTP and may only listen on loopback, not %q; use 127.0.0.1, or the acme or proxy mode", addr)
 	}
 	return nil
-}
-
-func isLoopbackHost(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	a, err := netip.ParseAddr(host)
-	return err == nil && a.IsLoopback()
 }
 
 // Warnings lists what is allowed but probably a mistake.
 func (o Options) Warnings() []string {
 	var w []string
 	if o.Mode == ModeProxy && len(o.TrustedProxies) == 0 {
-		if host, _, err := net.SplitHostPort(o.ListenAddr); err == nil && !isLoopbackHost(host) {
+		if host, _, err := net.SplitHostPort(o.ListenAddr); err == nil && !config.IsLoopbackHost(host) {
 			w = append(w, fmt.Sprintf("proxy mode listens on %s beyond loopback without trusted proxies: X-Forwarded-* headers are believed only from loopback, so a proxy on another machine hides the client addresses; set the trusted proxy networks", o.ListenAddr))
 		}
 	}

@@ -167,7 +167,7 @@ func (raw Settings) check() (Config, error) {
 		}
 	}
 	var n int
-	if n, err = number("--min-free-mb", raw.MinFreeMB, 0, 1<<20); err != nil {
+	if n, err = number("--min-free-mb", raw.MinFreeMB, 0, maxMinFreeMB); err != nil {
 		return Config{}, err
 	}
 	c.MinFreeBytes = uint64(n) << 20 // #nosec G115 -- number bounds n to [0, 1<<20] just above
@@ -302,6 +302,12 @@ func within(p, dir string) bool {
 
 func loopbackListen(addr string) bool {
 	host, _, _ := net.SplitHostPort(addr)
+	return IsLoopbackHost(host)
+}
+
+// IsLoopbackHost reports whether a listen address's host can only mean this
+// machine: "localhost" or a loopback address.
+func IsLoopbackHost(host string) bool {
 	if host == "localhost" {
 		return true
 	}

@@ -171,3 +171,16 @@ func TestParseNamesRetiredSettingsGiven(t *testing.T) {
 		}
 	}
 }
+
+// One rule for "this host name can only mean this machine", for the
+// listen address here and the TLS options in certs.
+func TestIsLoopbackHost(t *testing.T) {
+	for host, want := range map[string]bool{
+		"localhost": true, "127.0.0.1": true, "127.8.9.1": true, "::1": true,
+		"0.0.0.0": false, "": false, "notes.example": false, "192.0.2.1": false, "::": false, "a.localhost": false,
+	} {
+		if got := IsLoopbackHost(host); got != want {
+			t.Errorf("IsLoopbackHost(%q) = %v, want %v", host, got, want)
+		}
+	}
+}

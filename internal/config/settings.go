@@ -89,6 +89,30 @@ func (s *Settings) retiredGiven() []string {
 	return given
 }
 
+// maxMinFreeMB is the largest disk floor accepted (1 TiB).
+const maxMinFreeMB = 1 << 20
+
+// MinFreeBytes is the disk floor s names, for the admin commands, which do
+// not run serve's checks: a value serve would refuse gives the default.
+func (s Settings) MinFreeBytes() uint64 {
+	n, err := number("--min-free-mb", s.MinFreeMB, 0, maxMinFreeMB)
+	if err != nil {
+		n, _ = number("--min-free-mb", defaultOf("min-free-mb"), 0, maxMinFreeMB)
+	}
+	return uint64(n) << 20 // #nosec G115 -- number bounds n to [0, maxMinFreeMB]
+}
+
+// defaultOf is the default of the setting whose flag is name.
+func defaultOf(name string) string {
+	var s Settings
+	for _, r := range s.table() {
+		if r.flag == name {
+			return r.def
+		}
+	}
+	return ""
+}
+
 // FromEnv returns every setting's default, replaced by its CORTEX_*
 // variable where getenv gives a non-empty value. It reads nothing else.
 func FromEnv(getenv func(string) string) Settings {

@@ -69,3 +69,30 @@ func TestErrorNamesTheVariable(t *testing.T) {
 		t.Errorf("from the flag: %v", err)
 	}
 }
+
+// The admin commands read the disk floor without the rest of serve's
+// checks; a value serve would refuse gives the one default, as unset does.
+func TestSettingsMinFreeBytes(t *testing.T) {
+	for _, tc := range []struct {
+		env  string
+		want uint64
+	}{
+		{"", 1024 << 20},
+		{"2", 2 << 20},
+		{"0", 0},
+		{"lots", 1024 << 20},
+		{"-5", 1024 << 20},
+	} {
+		s := FromEnv(env(map[string]string{"CORTEX_MIN_FREE_MB": tc.env}))
+		if got := s.MinFreeBytes(); got != tc.want {
+			t.Errorf("CORTEX_MIN_FREE_MB=%q: %d, want %d", tc.env, got, tc.want)
+		}
+	}
+	c, err := FromEnv(env(map[string]string{"CORTEX_VAULT": t.TempDir() + "/v", "CORTEX_STATE": t.TempDir() + "/s"})).Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MinFreeBytes != FromEnv(env(nil)).MinFreeBytes() {
+		t.Errorf("serve's floor %d and the admin commands' %d differ", c.MinFreeBytes, FromEnv(env(nil)).MinFreeBytes())
+	}
+}

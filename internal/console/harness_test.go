@@ -75,7 +75,7 @@ func newHarness(t *testing.T, files map[string]string) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.v.Close() })
-	if h.setup, err = owner.Setup(ctx, h.st, testPublicURL, false, h.clk.Now); err != nil {
+	if h.setup, err = owner.Setup(ctx, h.st, config.MustParsePublicURL(testPublicURL), false, h.clk.Now); err != nil {
 		t.Fatal(err)
 	}
 	if h.own, err = owner.New(owner.Options{Store: h.st, PublicURL: config.MustParsePublicURL(testPublicURL), Now: h.clk.Now}); err != nil {

@@ -57,7 +57,7 @@ func newHarnessAt(t testing.TB, pub string, mod func(*Options)) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.st.Close() })
-	res, err := owner.Setup(ctx, h.st, pub, false, h.clk.Now)
+	res, err := owner.Setup(ctx, h.st, config.MustParsePublicURL(pub), false, h.clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -100,12 +101,12 @@ func TestSetupForceReplacesEverything(t *testing.T) {
 	ctx := context.Background()
 	b := h.browser("192.0.2.10:1")
 	wantStatus(t, b.loginTOTP(h.code()), 303)
-	if _, err := Setup(ctx, h.st, testPublicURL, false, h.clk.Now); !errors.Is(err, store.ErrOwnerExists) {
+	if _, err := Setup(ctx, h.st, config.MustParsePublicURL(testPublicURL), false, h.clk.Now); !errors.Is(err, store.ErrOwnerExists) {
 		t.Fatalf("second setup: %v", err)
 	}
 	old := h.setup
 	at := h.clk.Now()
-	res, err := Setup(ctx, h.st, testPublicURL, true, h.clk.Now)
+	res, err := Setup(ctx, h.st, config.MustParsePublicURL(testPublicURL), true, h.clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,17 +136,18 @@ func TestSetupWithIPAddressHasNoLink(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	res, err := Setup(context.Background(), st, "http://192.0.2.1:8080", false, nil)
+	res, err := Setup(context.Background(), st, config.MustParsePublicURL("http://192.0.2.1:8080"), false, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.EnrolLink != "" || len(res.RecoveryCodes) != 10 || res.TOTPURI == "" {
 		t.Fatalf("setup result: %+v", res)
 	}
-	if _, _, err := IssueEnrolLink(context.Background(), st, "http://192.0.2.1:8080", nil); !errors.Is(err, ErrBadPublicURL) {
+	if _, _, err := IssueEnrolLink(context.Background(), st, config.MustParsePublicURL("http://192.0.2.1:8080"), nil); !errors.Is(err, ErrBadPublicURL) {
 		t.Fatalf("link with an IP URL: %v", err)
 	}
-	if _, err := Setup(context.Background(), st, "ftp://x", true, nil); !errors.Is(err, ErrBadPublicURL) {
-		t.Fatalf("bad URL: %v", err)
+	// A URL config refused (ftp://x, say) never gets here; none at all is refused here too.
+	if _, err := Setup(context.Background(), st, config.PublicURL{}, true, nil); !errors.Is(err, ErrBadPublicURL) {
+		t.Fatalf("no URL: %v", err)
 	}
 }

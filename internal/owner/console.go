@@ -32,14 +32,14 @@ type SetupResult struct {
 // Setup creates the owner: a TOTP secret, ten recovery codes and a one-time
 // passkey enrolment link. Without force it refuses if an owner exists
 // (store.ErrOwnerExists); with force every old factor and login session is
-// replaced in one transaction. now may be nil for time.Now.
-func Setup(ctx context.Context, st *store.Store, publicURL string, force bool, now func() time.Time) (SetupResult, error) {
+// replaced in one transaction. u is the public URL the server runs with
+// (config parses it); now may be nil for time.Now.
+func Setup(ctx context.Context, st *store.Store, u config.PublicURL, force bool, now func() time.Time) (SetupResult, error) {
 	if now == nil {
 		now = time.Now
 	}
-	u, err := parsePublicURL(publicURL)
-	if err != nil {
-		return SetupResult{}, err
+	if u.IsZero() {
+		return SetupResult{}, fmt.Errorf("%w: none given", ErrBadPublicURL)
 	}
 	key, err := totp.Generate(totp.GenerateOpts{
 		Issuer:      "cortex",
@@ -60,7 +60,7 @@ func Setup(ctx context.Context, st *store.Store, publicURL string, force bool, n
 	}
 	res := SetupResult{TOTPURI: key.URL(), TOTPSecret: key.Secret(), RecoveryCodes: codes}
 	if PasskeysEnabled(u) {
-		res.EnrolLink, res.EnrolExpires, err = IssueEnrolLink(ctx, st, publicURL, now)
+		res.EnrolLink, res.EnrolExpires, err = IssueEnrolLink(ctx, st, u, now)
 		if err != nil {
 			return SetupResult{}, err
 		}
@@ -72,13 +72,9 @@ func Setup(ctx context.Context, st *store.Store, publicURL string, force bool, n
 // browser add one passkey after also giving a current TOTP code. The secret
 // travels in the URL fragment, which browsers never send to a server, so it
 // shows up in no access log or proxy; the page posts it in a request body.
-func IssueEnrolLink(ctx context.Context, st *store.Store, publicURL string, now func() time.Time) (string, time.Time, error) {
+func IssueEnrolLink(ctx context.Context, st *store.Store, u config.PublicURL, now func() time.Time) (string, time.Time, error) {
 	if now == nil {
 		now = time.Now
-	}
-	u, err := parsePublicURL(publicURL)
-	if err != nil {
-		return "", time.Time{}, err
 	}
 	if !PasskeysEnabled(u) {
 		return "", time.Time{}, fmt.Errorf("%w: passkeys need a DNS name in the public URL, not an IP address", ErrBadPublicURL)
@@ -113,13 +109,3 @@ func newRecoverySet() (codes, hashes []string) {
 // PasskeysEnabled reports whether the public URL's host is a DNS name:
 // WebAuthn relying-party ids cannot be IP addresses.
 func PasskeysEnabled(u config.PublicURL) bool { return !u.IsZero() && !u.IsIP() }
-
-// parsePublicURL parses the public URL the console is given, as config
-// does for the server.
-func parsePublicURL(s string) (config.PublicURL, error) {
-	u, err := config.ParsePublicURL(s)
-	if err != nil {
-		return config.PublicURL{}, fmt.Errorf("%w: %v", ErrBadPublicURL, err)
-	}
-	return u, nil
-}

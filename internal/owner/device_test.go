@@ -217,7 +217,7 @@ func TestDeviceLane(t *testing.T) {
 	}
 
 	// setup --force replaces the TOTP secret, and so voids every device.
-	if _, err := Setup(ctx, h.st, "http://192.0.2.1:8080", true, h.clk.Now); err != nil {
+	if _, err := Setup(ctx, h.st, config.MustParsePublicURL("http://192.0.2.1:8080"), true, h.clk.Now); err != nil {
 		t.Fatal(err)
 	}
 	r, _ := http.NewRequest(http.MethodGet, "/", nil)

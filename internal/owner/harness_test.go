@@ -51,7 +51,7 @@ func newHarness(t testing.TB, mod func(*Options)) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.st.Close() })
-	h.setup, err = Setup(context.Background(), h.st, testPublicURL, false, h.clk.Now)
+	h.setup, err = Setup(context.Background(), h.st, config.MustParsePublicURL(testPublicURL), false, h.clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/config"
 )
 
 func TestTOTPLoginAndReplay(t *testing.T) {
@@ -123,7 +125,7 @@ func TestTOTPLockoutAndUnlock(t *testing.T) {
 
 	// A passkey login unlocks too.
 	k := newSoftKey(t)
-	link, _, err := IssueEnrolLink(context.Background(), h.st, testPublicURL, h.clk.Now)
+	link, _, err := IssueEnrolLink(context.Background(), h.st, config.MustParsePublicURL(testPublicURL), h.clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

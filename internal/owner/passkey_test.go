@@ -181,7 +181,7 @@ func TestEnrolNeedsLinkAndTOTP(t *testing.T) {
 		t.Fatalf("%d passkeys, want 1", len(keys))
 	}
 	// An expired link.
-	link2, _, err := IssueEnrolLink(context.Background(), h.st, testPublicURL, h.clk.Now)
+	link2, _, err := IssueEnrolLink(context.Background(), h.st, config.MustParsePublicURL(testPublicURL), h.clk.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

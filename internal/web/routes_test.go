@@ -22,7 +22,7 @@ func withSite(t *testing.T) func(*Options) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if _, err := owner.Setup(context.Background(), st, testPublicURL, false, nil); err != nil {
+	if _, err := owner.Setup(context.Background(), st, config.MustParsePublicURL(testPublicURL), false, nil); err != nil {
 		t.Fatal(err)
 	}
 	own, err := owner.New(owner.Options{Store: st, PublicURL: config.MustParsePublicURL(testPublicURL)})
