@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -29,8 +30,9 @@ func getStatus(t *testing.T, url string) int {
 
 // A restore from backup swaps the vault folder under the running server:
 // mv vault vault.old; mkdir vault; cp -a vault.old/. vault/. No write may
-// be acknowledged into the old folder; /healthz and `cortex healthcheck`
-// fail and the log says to restart, after which the new folder is served.
+// be acknowledged into the old folder, no read answered from it or its
+// index; /healthz and `cortex healthcheck` fail and the log says to
+// restart, after which the new folder is served.
 func TestReplacedVaultFolder(t *testing.T) {
 	in := newInstance(t)
 	token := in.token("laptop")
@@ -58,6 +60,28 @@ func TestReplacedVaultFolder(t *testing.T) {
 	for _, d := range []string{old, in.Vault} {
 		if _, err := os.Lstat(filepath.Join(d, "after.md")); err == nil {
 			t.Errorf("after.md landed in %s", d)
+		}
+	}
+	// Reads answer the same: the old folder and its index are no longer
+	// what the owner sees (a note only in the restored folder, a note
+	// changed there), so nothing is answered from them.
+	if err := os.WriteFile(filepath.Join(in.Vault, "restored.md"), []byte("only in the restored folder\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"fetch", map[string]any{"id": "before.md"}},
+		{"fetch", map[string]any{"id": "restored.md"}},
+		{"fetch", map[string]any{"id": "before"}},
+		{"search", map[string]any{"query": "written"}},
+		{"list", map[string]any{"recursive": true}},
+		{"links", map[string]any{"id": "before.md"}},
+		{"recent", map[string]any{}},
+	} {
+		if r := call(t, ctx, cs, c.tool, c.args); !r.isError || !strings.HasPrefix(r.text, "vault_replaced: ") || !strings.Contains(r.text, "restart") {
+			t.Errorf("%s %v after the swap = %+v, want vault_replaced saying to restart", c.tool, c.args, r)
 		}
 	}
 	if got := getStatus(t, in.URL+"/healthz"); got != http.StatusServiceUnavailable {
@@ -244,5 +268,78 @@ func TestRunningServerSweepsStrayTemps(t *testing.T) {
 	}
 	if _, err := os.Lstat(filepath.Join(in.Vault, ".cortex-tmp-young")); err != nil {
 		t.Errorf("the sweep removed a temp file younger than a minute: %v", err)
+	}
+}
+
+// What the attack run found about answers, on the real binary: a note of
+// 262,000 identical headings gets a section_ambiguous of 50 candidates and
+// a count of the rest, not an 11 MB answer; text that is not UTF-8 is
+// refused, not stored with U+FFFD; a note is found under either Unicode
+// normal form of its path, whichever is on disk, and creating the other
+// form is refused as the same note.
+func TestAnswersOfTheAttackRun(t *testing.T) {
+	in := newInstance(t)
+	token := in.token("laptop")
+	if err := os.MkdirAll(in.Vault, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	const headings = 262_000
+	many := "# Top\n" + strings.Repeat("## Same\nx\n", headings)
+	nfc, nfd := "Canci\u00f3n.md", "Cancio\u0301n.md"
+	for name, text := range map[string]string{"many.md": many, nfc: "# Canción\n", "Cafe\u0301.md": "# Café\n"} {
+		if err := os.WriteFile(filepath.Join(in.Vault, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cs := in.connect(ctx, token)
+
+	r := call(t, ctx, cs, "fetch", map[string]any{"id": "many.md", "section": "Same"})
+	if !r.isError || !strings.HasPrefix(r.text, "section_ambiguous: ") {
+		t.Fatalf("fetch of an ambiguous section = %.300s", r.text)
+	}
+	e, _ := r.data["error"].(map[string]any)
+	cands, _ := e["candidates"].([]any)
+	if more, _ := e["more"].(float64); len(cands) != 50 || int(more) != headings-50 {
+		t.Errorf("candidates %d and more %v, want 50 and %d", len(cands), e["more"], headings-50)
+	}
+	if len(r.text) > 16<<10 {
+		t.Errorf("the answer is %d bytes, want it bounded", len(r.text))
+	}
+
+	raw := func(args string) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "create_note", Arguments: json.RawMessage(args)})
+		if err != nil || !res.IsError {
+			t.Fatalf("create_note %q: %v %+v, want refused", args, err, res)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	if got := raw(`{"path":"good.md","content":"a` + "\xff" + `b"}`); !strings.HasPrefix(got, "invalid_argument: content is not valid UTF-8") {
+		t.Errorf("content not UTF-8: %s", got)
+	}
+	if got := raw(`{"path":"bad` + "\xff" + `.md","content":"x"}`); !strings.HasPrefix(got, "invalid_argument: path is not valid UTF-8") {
+		t.Errorf("path not UTF-8: %s", got)
+	}
+	entries, _ := os.ReadDir(in.Vault)
+	for _, de := range entries {
+		if strings.ContainsRune(de.Name(), '\uFFFD') || de.Name() == "good.md" {
+			t.Errorf("%q stored", de.Name())
+		}
+	}
+
+	for _, c := range []struct{ ask, want string }{
+		{nfd, nfc}, {nfc, nfc}, // NFC on disk
+		{"Caf\u00e9.md", "Cafe\u0301.md"}, {"Caf\u00e9", "Cafe\u0301.md"}, // NFD on disk, as macOS writes it
+	} {
+		f := must(t, call(t, ctx, cs, "fetch", map[string]any{"id": c.ask}), "fetch "+c.ask)
+		if str(f, "id") != c.want {
+			t.Errorf("fetch %q found %q, want %q", c.ask, str(f, "id"), c.want)
+		}
+	}
+	if r := call(t, ctx, cs, "create_note", map[string]any{"path": nfd, "content": "twin\n"}); !r.isError || !strings.HasPrefix(r.text, "note_exists: ") {
+		t.Errorf("create of the NFD twin = %s", r.text)
 	}
 }

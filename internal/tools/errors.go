@@ -73,7 +73,7 @@ var toolMessages = map[string]string{
 	vault.CodeWriteTooLarge:    "the text is too large for one write; send it in smaller parts, for example several append calls",
 	vault.CodeNoteTooLarge:     "the note is too large to handle through cortex; ask the owner to split it",
 	vault.CodeDiskLow:          "the server is low on disk space, so writes are paused; tell the owner and do not retry now",
-	vault.CodeVaultReplaced:    "the vault folder was moved or replaced on the server, so writes are paused; tell the owner to restart cortex and do not retry now",
+	vault.CodeVaultReplaced:    "the vault folder was moved or replaced on the server, so notes can be neither read nor written; tell the owner to restart cortex and do not retry now",
 	vault.CodeSectionNotFound:  "no heading matches this section; fetch the note to see its headings and pass one exactly",
 	vault.CodeSectionAmbiguous: "several headings match this section; name it with its level as shown in candidates (like \"## Plan\"), or if two are identical, rename one with edit_note first",
 	vault.CodeSectionHasSubsections: "this section holds the subsections listed in candidates, which replace_section would erase with it; " +

@@ -93,6 +93,9 @@ func (v *Vault) checkAttachment(p string) *Error {
 // against its first bytes, so that a file named .png that is not one is
 // not passed on as an image.
 func (v *Vault) ReadAttachment(ctx context.Context, p string, read bool, limit int64) (*Attachment, error) {
+	if e := v.checkHome(); e != nil {
+		return nil, e
+	}
 	if e := v.checkAttachment(p); e != nil {
 		return nil, e
 	}
@@ -171,6 +174,9 @@ type Embed struct {
 // Embeds lists the embeds of the note at p, each resolved to the note or
 // attachment it shows.
 func (v *Vault) Embeds(ctx context.Context, p string) ([]Embed, error) {
+	if e := v.checkHome(); e != nil {
+		return nil, e
+	}
 	if e := v.checkReadable(p); e != nil {
 		return nil, e
 	}

@@ -10,16 +10,18 @@ import (
 // inode) must still be the folder the configured path names. A restore
 // from backup (mv vault vault.old; mkdir vault; cp -a …) or a deleted
 // folder leaves cortex holding a folder nobody looks at; writing there
-// would acknowledge notes that are lost to the owner. cortex does not
-// re-open the new folder by itself: it may still be being filled by the
-// restore. It refuses writes and fails /healthz until it is restarted,
-// which opens whatever folder the path names then.
+// would acknowledge notes that are lost to the owner, and reading there
+// (or from its index) would answer with notes the owner no longer has or
+// miss the ones restored. cortex does not re-open the new folder by
+// itself: it may still be being filled by the restore. It refuses reads
+// and writes and fails /healthz until it is restarted, which opens
+// whatever folder the path names then.
 
 // msgReplaced is the sentence for CodeVaultReplaced.
-const msgReplaced = "The vault folder was moved, replaced or deleted while cortex was running, so writes are refused; ask the owner to restart cortex."
+const msgReplaced = "The vault folder was moved, replaced or deleted while cortex was running, so notes can be neither read nor written; ask the owner to restart cortex."
 
 // homeLost is what the log says once, when the folder is found replaced.
-const homeLost = "vault: the vault path no longer names the folder cortex opened (it was moved, replaced or deleted, as a restore from backup does); writes are refused and /healthz fails until cortex is restarted, which opens the folder the path names now"
+const homeLost = "vault: the vault path no longer names the folder cortex opened (it was moved, replaced or deleted, as a restore from backup does); reads and writes are refused and /healthz fails until cortex is restarted, which opens the folder the path names now"
 
 // checkHome reports CodeVaultReplaced when the configured path no longer
 // names the opened folder. It logs the change once each way.
@@ -27,7 +29,7 @@ func (v *Vault) checkHome() *Error {
 	fi, err := os.Stat(v.dir)
 	if err == nil && os.SameFile(fi, v.home) {
 		if v.homeLost.Swap(false) {
-			v.log.Warn("vault: the vault path names the folder cortex opened again; writes resume", "vault", v.dir)
+			v.log.Warn("vault: the vault path names the folder cortex opened again; reads and writes resume", "vault", v.dir)
 		}
 		return nil
 	}
@@ -50,8 +52,8 @@ func (v *Vault) Check() error {
 }
 
 // orReplaced turns a read's not_found into vault_replaced when the folder
-// is gone from the vault path: then the note is not missing, the vault is.
-// Only failing reads pay for the look.
+// went from the vault path after the read's first check: then the note is
+// not missing, the vault is. Only failing reads pay for the second look.
 func (v *Vault) orReplaced(e *Error) *Error {
 	if e.Code == CodeNotFound {
 		if h := v.checkHome(); h != nil {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // A restore from backup swaps the folder under cortex: every write is
@@ -69,5 +70,59 @@ func TestReplacedVaultRefusesWrites(t *testing.T) {
 	}
 	if got := readFile(t, dir, "new.md"); got != "kept\n" {
 		t.Errorf("new.md = %q", got)
+	}
+}
+
+// After a swap, reads answer vault_replaced too: the old folder and its
+// index are no longer what the owner sees, so an answer from them (a note
+// the owner has since changed, a search missing a restored note) would
+// mislead. Swapping back serves again.
+func TestReplacedVaultRefusesReads(t *testing.T) {
+	for _, indexed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "scanning", true: "indexed"}[indexed], func(t *testing.T) {
+			open := newTestVault
+			if indexed {
+				open = newIndexedVault
+			}
+			v, dir := open(t, map[string]string{"a.md": "alpha [[b]]\n", "b.md": "beta\n", "pic.png": "png"}, nil)
+			testReplacedVaultRefusesReads(t, v, dir)
+		})
+	}
+}
+
+func testReplacedVaultRefusesReads(t *testing.T, v *Vault, dir string) {
+	ctx := context.Background()
+	old := dir + ".old"
+	if err := os.Rename(dir, old); err != nil {
+		t.Fatal(err)
+	}
+	writeFiles(t, dir, map[string]string{"a.md": "alpha restored\n", "b.md": "beta\n"})
+
+	reads := map[string]func() error{
+		"Read":           func() error { _, err := v.Read(ctx, "a.md"); return err },
+		"Lookup":         func() error { _, err := v.Lookup(ctx, "b"); return err },
+		"Search":         func() error { _, err := v.Search(ctx, Query{Text: "alpha"}); return err },
+		"SearchPage":     func() error { _, err := v.SearchPage(ctx, Query{Text: "alpha"}); return err },
+		"List":           func() error { _, err := v.List(ctx, "", true); return err },
+		"Changed":        func() error { _, err := v.Changed(ctx, time.Time{}); return err },
+		"Links":          func() error { _, err := v.Links(ctx, "a.md"); return err },
+		"Embeds":         func() error { _, err := v.Embeds(ctx, "a.md"); return err },
+		"ReadAttachment": func() error { _, err := v.ReadAttachment(ctx, "pic.png", true, 1<<20); return err },
+	}
+	for name, read := range reads {
+		if err := read(); code(t, err) != CodeVaultReplaced {
+			t.Errorf("%s after the swap: %v, want vault_replaced", name, err)
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(old, dir); err != nil {
+		t.Fatal(err)
+	}
+	for name, read := range reads {
+		if err := read(); err != nil {
+			t.Errorf("%s after swapping back: %v", name, err)
+		}
 	}
 }

@@ -39,6 +39,9 @@ func (v *Vault) moveNoReplace(from, to string) *Error {
 		v.endMove(intent)
 		return e
 	}
+	// Each step is on disk before the next begins: after a power cut the
+	// note has at least one name and, while it has two, the intent.
+	v.syncDir(path.Dir(to))
 	fault("move-after-link")
 	if err := v.root.Remove(from); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// Both names now hold the note; nothing is lost, and the intent
@@ -46,6 +49,7 @@ func (v *Vault) moveNoReplace(from, to string) *Error {
 		v.log.Warn("vault: old name kept after move", "err", err)
 		return nil
 	}
+	v.syncDir(path.Dir(from))
 	v.endMove(intent)
 	return nil
 }

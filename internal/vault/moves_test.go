@@ -1,8 +1,10 @@
 package vault
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -124,5 +126,34 @@ func TestStartFinishesInterruptedMoves(t *testing.T) {
 	v.repairMoves(ctx)
 	if exists(dir, "never.md") || !exists(dir, "later.md") || len(intents(t, dir)) > 0 {
 		t.Error("repairMoves did not finish the move")
+	}
+}
+
+// The fallback's steps reach the disk in order, so that a power cut at any
+// instant leaves the note under at least one name and, while it is under
+// both, the intent that finishes the move: the new name's folder is synced
+// before the old name is removed, and the old name's folder is synced
+// before the intent is removed.
+func TestFallbackMoveSyncsEachStepBeforeTheNext(t *testing.T) {
+	v, dir := newTestVault(t, map[string]string{"a/n.md": "note\n"}, nil)
+	v.noRenameat2 = true
+	if err := os.MkdirAll(filepath.Join(dir, "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string // what each sync found on disk
+	v.synced = func(d string) {
+		seen = append(seen, fmt.Sprintf("%s from=%v intent=%v", d, exists(dir, "a/n.md"), len(intents(t, dir)) > 0))
+	}
+	n, _ := v.Read(ctx, "a/n.md")
+	if _, err := v.Move(ctx, "a/n.md", "b/n.md", n.Version, false); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		". from=true intent=true",  // the intent written
+		"b from=true intent=true",  // the new name, while the old is there
+		"a from=false intent=true", // the old name gone, while the intent is there
+	}
+	if len(seen) < len(want) || !slices.Equal(seen[:len(want)], want) {
+		t.Errorf("syncs, in order:\n%s\nwant them to begin with:\n%s", strings.Join(seen, "\n"), strings.Join(want, "\n"))
 	}
 }

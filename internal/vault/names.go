@@ -41,6 +41,9 @@ type Named struct {
 // than that nothing has that name; a name that is no valid path and names
 // nothing answers why it is no valid path.
 func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
+	if e := v.checkHome(); e != nil {
+		return Named{}, e
+	}
 	pathErr := checkPath(name)
 	isDir := false
 	if pathErr == nil && v.indexed(name) {

@@ -16,6 +16,9 @@ import (
 // Read returns the note at p as it is on disk now: the file is read every
 // time, so an edit made by another program is always seen.
 func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
+	if e := v.checkHome(); e != nil {
+		return nil, e
+	}
 	if e := v.checkReadable(p); e != nil {
 		return nil, e
 	}

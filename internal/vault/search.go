@@ -57,6 +57,9 @@ func (v *Vault) Search(ctx context.Context, q Query) ([]Hit, error) {
 // With the index built, the candidates and their order come from it and
 // only the notes shown are read; otherwise every note is scanned.
 func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
+	if e := v.checkHome(); e != nil {
+		return Page{}, e
+	}
 	pq := markdown.ParseQuery(q.Text)
 	if pq.Unsupported != "" {
 		return Page{}, newErr(CodeInvalidArgument, fmt.Sprintf("Search does not have Obsidian's %s; use words, \"phrases\", OR, -word, tag:#x, path:x, file:x, [property:value] or a folder.", pq.Unsupported), nil)

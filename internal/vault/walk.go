@@ -124,6 +124,9 @@ func readNames(r *os.Root) ([]string, error) {
 // .trash folder (when it exists) but not its contents; list ".trash" to see
 // them.
 func (v *Vault) List(ctx context.Context, folder string, recursive bool) ([]Entry, error) {
+	if e := v.checkHome(); e != nil {
+		return nil, e
+	}
 	folder, e := checkFolder(folder)
 	if e != nil {
 		return nil, e
@@ -166,6 +169,9 @@ func toEntry(p string, fi fs.FileInfo) Entry {
 // Changed returns the notes modified at or after since, newest first. The
 // trash is not included. With the index built it answers from the index.
 func (v *Vault) Changed(ctx context.Context, since time.Time) ([]Entry, error) {
+	if e := v.checkHome(); e != nil {
+		return nil, e
+	}
 	out := []Entry{}
 	if x := v.ix.current(); x != nil {
 		s := since.UnixNano()
