@@ -128,6 +128,15 @@ func TestRawRequestsOf20260728(t *testing.T) {
 	if b, _ := json.Marshal(res["supportedVersions"]); st != 200 || !strings.Contains(string(b), `"2026-07-28","2025-11-25"`) {
 		t.Errorf("server/discover: %d %v", st, m)
 	}
+	// The answer carries the owner's instructions: no cache may hand it to
+	// another caller. The tool list is the same for everyone.
+	if res["cacheScope"] != "private" {
+		t.Errorf("server/discover cacheScope = %v; want private", res["cacheScope"])
+	}
+	st, m = post("2026-07-28", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta+`}}`, nil)
+	if res, _ := m["result"].(map[string]any); st != 200 || res["cacheScope"] != "public" {
+		t.Errorf("tools/list: %d cacheScope %v; want 200 public", st, res["cacheScope"])
+	}
 	// subscriptions/listen ends at once: cortex offers nothing to listen
 	// to, so no stream outlives its token.
 	req, _ := http.NewRequest(http.MethodPost, in.URL+"/mcp", strings.NewReader(
@@ -145,22 +154,26 @@ func TestRawRequestsOf20260728(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 || !strings.Contains(string(listen), `"id":9,"result"`) {
 		t.Errorf("subscriptions/listen: %d %v %s", resp.StatusCode, err, listen)
 	}
-	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_folders","arguments":{},` + meta + `}}`
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list","arguments":{},` + meta + `}}`
 	if st, m := post("2026-07-28", "tools/call", "search", call, nil); st != 400 || errCode(m) != -32020 {
 		t.Errorf("Mcp-Name of another tool: %d %v; want 400 -32020", st, m)
 	}
-	st, m = post("2027-01-01", "tools/call", "list_folders", strings.Replace(call, "2026-07-28", "2027-01-01", 1), nil)
+	// A client may send the name Base64-encoded; it is compared decoded.
+	if st, m := post("2026-07-28", "tools/call", "=?base64?bGlzdA==?=", call, nil); st != 200 || m["result"] == nil {
+		t.Errorf("Mcp-Name in Base64: %d %v; want 200 and a result", st, m)
+	}
+	st, m = post("2027-01-01", "tools/call", "list", strings.Replace(call, "2026-07-28", "2027-01-01", 1), nil)
 	e, _ := m["error"].(map[string]any)
 	if b, _ := json.Marshal(e["data"]); st != 400 || errCode(m) != -32022 ||
 		string(b) != `{"requested":"2027-01-01","supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]}` {
 		t.Errorf("unsupported version: %d %v", st, m)
 	}
-	if st, _ := post("2026-07-28", "tools/call", "list_folders", call, func(r *http.Request) { r.Host = "evil.example" }); st != 403 {
+	if st, _ := post("2026-07-28", "tools/call", "list", call, func(r *http.Request) { r.Host = "evil.example" }); st != 403 {
 		t.Errorf("foreign Host: %d, want 403", st)
 	}
 	got429 := false
 	for i := 0; i < 200 && !got429; i++ {
-		st, _ := post("2026-07-28", "tools/call", "list_folders", call, nil)
+		st, _ := post("2026-07-28", "tools/call", "list", call, nil)
 		got429 = st == http.StatusTooManyRequests
 	}
 	if !got429 {
