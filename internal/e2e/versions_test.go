@@ -15,9 +15,10 @@ import (
 )
 
 // protocolVersions are the MCP versions the go-sdk client is run with
-// against the real binary: the stateless 2026-07-28 and the session-era
-// ones before it.
-var protocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
+// against the real binary: every one cortex lists as served (in
+// server/discover and when it refuses a version), the stateless 2026-07-28
+// first, then the session-era ones before it.
+var protocolVersions = mcp.SupportedProtocolVersions()
 
 // TestEveryProtocolVersion runs the go-sdk client at each protocol version
 // against the real binary: the instructions file (and its edits), the same
