@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // granted returns a harness with a public client and a fresh code for it.
@@ -239,7 +241,7 @@ func TestConfidentialClients(t *testing.T) {
 			}
 			resp := h.call("198.51.100.8:1", http.MethodPost, "/token", "application/x-www-form-urlencoded", v.Encode(), hdr)
 			if resp.StatusCode != tc.status {
-				t.Fatalf("%d %s", resp.StatusCode, bodyOf(resp))
+				t.Fatalf("%d %s", resp.StatusCode, testkit.Body(resp))
 			}
 		})
 	}
