@@ -124,9 +124,12 @@ func OAuthJSON(w http.ResponseWriter, _ *http.Request, e *Error) {
 	}{code, e.Message})
 }
 
-// JSONRPCServerError is the JSON-RPC code of every refusal the HTTP layer
+// JSONRPCRefusal is the JSON-RPC code of every refusal the HTTP layer
 // answers to an MCP request; the stable cortex code is in the error's data.
-const JSONRPCServerError = -32000
+// It lies outside JSON-RPC's reserved range (-32768 to -32000), where MCP
+// 2026-07-28 wants codes it does not define: -32000 to -32019 are legacy
+// there, and -32020 on are the specification's.
+const JSONRPCRefusal = -31000
 
 // JSONRPC renders a JSON-RPC error response without an id: the body of a
 // refused request is never read, and MCP (2025-11-25 and 2026-07-28) leaves
@@ -144,7 +147,7 @@ func JSONRPC(w http.ResponseWriter, _ *http.Request, e *Error) {
 	WriteJSON(w, e.Status, struct {
 		JSONRPC string    `json:"jsonrpc"`
 		Error   wireError `json:"error"`
-	}{"2.0", wireError{JSONRPCServerError, e.Message, data{e.Code}}})
+	}{"2.0", wireError{JSONRPCRefusal, e.Message, data{e.Code}}})
 }
 
 // WriteJSON writes v as the JSON body of a response with status.

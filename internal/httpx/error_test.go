@@ -82,7 +82,7 @@ func TestJSONRPCRefusal(t *testing.T) {
 	w, _ := serve(t, h, httptest.NewRequest(http.MethodPost, "/mcp", nil))
 	// No id: the request's is unknown, and MCP (2025-11-25 on) leaves it
 	// out then rather than sending null, which is no request id.
-	want := `{"jsonrpc":"2.0","error":{"code":-32000,"message":"wait","data":{"code":"rate_limited"}}}` + "\n"
+	want := `{"jsonrpc":"2.0","error":{"code":-31000,"message":"wait","data":{"code":"rate_limited"}}}` + "\n"
 	if w.Body.String() != want {
 		t.Fatalf("body %s, want %s", w.Body, want)
 	}

@@ -40,6 +40,10 @@ func TestAuthorizeRules(t *testing.T) {
 		{"malformed challenge", func(q url.Values) { q.Set("code_challenge", "short") }, "", "invalid_request"},
 		{"other resource", func(q url.Values) { q.Set("resource", "https://evil.example/mcp") }, "", "invalid_target"},
 		{"resource with slash", func(q url.Values) { q.Set("resource", testPublicURL+"/mcp/") }, "", "invalid_target"},
+		// Scheme and host are case-insensitive (RFC 3986 §6.2.2.1; MCP:
+		// servers SHOULD accept them in upper case); the path is not.
+		{"resource with upper-case scheme and host", func(q url.Values) { q.Set("resource", "HTTPS://Cortex.EXAMPLE/mcp") }, "", ""},
+		{"resource with upper-case path", func(q url.Values) { q.Set("resource", testPublicURL+"/MCP") }, "", "invalid_target"},
 		{"no resource: defaults to /mcp", func(q url.Values) { q.Del("resource") }, "", ""},
 		{"no scope: default scope", func(q url.Values) { q.Del("scope") }, "", ""},
 	}

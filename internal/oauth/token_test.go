@@ -38,6 +38,8 @@ func TestCodeExchangeRules(t *testing.T) {
 		{"other redirect", func(v url.Values, _ string) { v.Set("redirect_uri", "https://claude.com/api/mcp/auth_callback") }, 0, 400, "invalid_grant"},
 		{"no redirect", func(v url.Values, _ string) { v.Del("redirect_uri") }, 0, 200, ""},
 		{"other resource", func(v url.Values, _ string) { v.Set("resource", "https://evil.example/mcp") }, 0, 400, "invalid_target"},
+		{"resource with upper-case scheme and host", func(v url.Values, _ string) { v.Set("resource", "HTTPS://CORTEX.example/mcp") }, 0, 200, ""},
+		{"resource with upper-case path", func(v url.Values, _ string) { v.Set("resource", testPublicURL+"/Mcp") }, 0, 400, "invalid_target"},
 		{"no resource", func(v url.Values, _ string) { v.Del("resource") }, 0, 200, ""},
 		{"expired", nil, 61 * time.Second, 400, "invalid_grant"},
 		{"at 59 s", nil, 59 * time.Second, 200, ""},
