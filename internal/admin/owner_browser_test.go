@@ -11,10 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pquerna/otp/totp"
 
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/owner"
@@ -53,11 +51,7 @@ func TestOwnerInRealBrowser(t *testing.T) {
 		t.Fatalf("setup output lacks the URI, link or ten codes:\n%s", out.String())
 	}
 	code := func() string {
-		c, err := totp.GenerateCode(totpSecret[1], clk.Now())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
+		return testkit.TOTP(t, totpSecret[1], clk.Now())
 	}
 
 	st, err := store.Open(context.Background(), state, store.Options{Now: clk.Now})
@@ -85,36 +79,10 @@ func TestOwnerInRealBrowser(t *testing.T) {
 	srv.Start()
 	defer srv.Close()
 
-	ctx := testkit.Browser(t, 2*time.Minute)
+	tab := testkit.NewTab(t, 2*time.Minute, nil)
+	ctx, text, do := tab.Ctx, tab.Text, tab.Do
 
-	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
-		Options: &webauthn.VirtualAuthenticatorOptions{
-			Protocol:                    webauthn.AuthenticatorProtocolCtap2,
-			Transport:                   webauthn.AuthenticatorTransportInternal,
-			HasResidentKey:              true,
-			HasUserVerification:         true,
-			IsUserVerified:              true,
-			AutomaticPresenceSimulation: true,
-		},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	text := func(sel string) string {
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("read %s: %v", sel, err)
-		}
-		return s
-	}
-	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v", what, err)
-		}
-	}
+	tab.AddPasskeyAuthenticator()
 
 	// Enrol a passkey through the console link, with a TOTP code.
 	do("enrol", chromedp.Navigate(link),

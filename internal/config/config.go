@@ -29,12 +29,10 @@ type Config struct {
 
 	MinFreeBytes  uint64
 	RatePerMinute int
-	// MaxSessions and SessionIdle are retired: /mcp keeps no sessions. They
-	// are still parsed, so that existing settings keep starting cortex.
-	MaxSessions int
-	SessionIdle time.Duration
 	// Retired lists the retired settings that were given (flag names), for
-	// a warning at start.
+	// a warning at start: --max-sessions and --session-idle, since /mcp
+	// keeps no sessions. Any value of theirs is accepted and ignored, so
+	// that existing settings keep starting cortex.
 	Retired        []string
 	JournalDays    int
 	LogFormat      string // text | json
@@ -174,9 +172,6 @@ func (raw Settings) check() (Config, error) {
 	if c.RatePerMinute, err = number("--rate-limit", raw.RateLimit, 1, 10_000_000); err != nil {
 		return Config{}, err
 	}
-	if c.MaxSessions, err = number("--max-sessions", raw.MaxSessions, 1, 1024); err != nil {
-		return Config{}, err
-	}
 	if c.HistoryDays, err = number("--history-days", raw.HistoryDays, 1, 3650); err != nil {
 		return Config{}, err
 	}
@@ -187,9 +182,6 @@ func (raw Settings) check() (Config, error) {
 	c.HistoryMaxBytes = int64(mb) << 20
 	if c.JournalDays, err = number("--journal-days", raw.JournalDays, 1, 3650); err != nil {
 		return Config{}, err
-	}
-	if c.SessionIdle, err = time.ParseDuration(raw.SessionIdle); err != nil || c.SessionIdle < time.Minute || c.SessionIdle > 24*time.Hour {
-		return Config{}, &Error{Setting: "--session-idle", Problem: fmt.Sprintf("%q is not a duration between 1m and 24h", raw.SessionIdle), Hint: "write it like 30m"}
 	}
 	c.Retired = raw.retiredGiven()
 	c.LogFormat = raw.LogFormat

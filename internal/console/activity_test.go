@@ -95,7 +95,7 @@ func TestConsolePostsRefused(t *testing.T) {
 	}{
 		{"missing csrf", signedIn, "/console/undo", url.Values{"entry": {entry}, "csrf": {""}}, http.StatusForbidden, "bad_csrf"},
 		{"forged csrf", signedIn, "/console/undo", url.Values{"entry": {entry}, "csrf": {"forged"}}, http.StatusForbidden, "bad_csrf"},
-		{"another browser's csrf", signedIn, "/console/undo", url.Values{"entry": {entry}, "csrf": {other.csrf}}, http.StatusForbidden, "bad_csrf"},
+		{"another browser's csrf", signedIn, "/console/undo", url.Values{"entry": {entry}, "csrf": {other.CSRF}}, http.StatusForbidden, "bad_csrf"},
 		{"no session", stranger, "/console/undo", url.Values{"entry": {entry}}, http.StatusUnauthorized, "signed_out"},
 		{"no session restore", stranger, "/console/restore", url.Values{"path": {"Plan.md"}, "version": {"1"}}, http.StatusUnauthorized, "signed_out"},
 		{"unknown change", signedIn, "/console/undo", url.Values{"entry": {"999999"}}, http.StatusNotFound, history.CodeUnknownChange},
@@ -123,7 +123,7 @@ func TestCrossOriginPostRefused(t *testing.T) {
 	b := h.browser()
 	b.signIn()
 	b.get("/console/activity")
-	r := newPost(b, "/console/undo", url.Values{"entry": {strconv.FormatInt(id, 10)}, "csrf": {b.csrf}})
+	r := newPost(b, "/console/undo", url.Values{"entry": {strconv.FormatInt(id, 10)}, "csrf": {b.CSRF}})
 	r.Header.Set("Sec-Fetch-Site", "cross-site")
 	resp, body := b.do(r)
 	want(t, resp, body, http.StatusForbidden, `data-code="cross_origin"`)

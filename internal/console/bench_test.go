@@ -36,7 +36,7 @@ func benchGet(b *testing.B, path string, setup func(h *harness)) {
 	br := h.browser()
 	br.signIn()
 	req := httptest.NewRequest(http.MethodGet, testPublicURL+path, nil)
-	for k, v := range br.cookies {
+	for k, v := range br.Cookies {
 		req.AddCookie(&http.Cookie{Name: k, Value: v})
 	}
 	var size int

@@ -1,22 +1,18 @@
 package console
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pquerna/otp/totp"
 
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/history"
@@ -163,38 +159,18 @@ func (h *harness) journal() []store.JournalEntry {
 	return es
 }
 
-// browser keeps cookies like a browser and remembers the last page's CSRF
-// token.
+// browser is a visitor of the harness's mux that hands back each answer's
+// body with it.
 type browser struct {
-	h       *harness
-	cookies map[string]string
-	csrf    string
+	*testkit.Visitor
+	h *harness
 }
 
-func (h *harness) browser() *browser { return &browser{h: h, cookies: map[string]string{}} }
-
-var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"`)
+func (h *harness) browser() *browser { return &browser{Visitor: testkit.NewVisitor(h.mux, ""), h: h} }
 
 func (b *browser) do(r *http.Request) (*http.Response, string) {
-	for k, v := range b.cookies {
-		r.AddCookie(&http.Cookie{Name: k, Value: v})
-	}
-	rec := httptest.NewRecorder()
-	b.h.mux.ServeHTTP(rec, r)
-	resp := rec.Result()
-	for _, c := range resp.Cookies() {
-		if c.MaxAge < 0 {
-			delete(b.cookies, c.Name)
-		} else {
-			b.cookies[c.Name] = c.Value
-		}
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	if m := csrfRE.FindSubmatch(body); m != nil {
-		b.csrf = string(m[1])
-	}
-	return resp, string(body)
+	resp := b.Do(r)
+	return resp, testkit.Body(resp)
 }
 
 func (b *browser) get(path string) (*http.Response, string) {
@@ -202,10 +178,8 @@ func (b *browser) get(path string) (*http.Response, string) {
 }
 
 func (b *browser) post(path string, v url.Values) (*http.Response, string) {
-	if _, ok := v["csrf"]; !ok {
-		v.Set("csrf", b.csrf)
-	}
-	return b.do(newPost(b, path, v))
+	resp := b.PostForm(testPublicURL+path, v)
+	return resp, testkit.Body(resp)
 }
 
 // newPost is a form post as a browser sends it from a page of this site.
@@ -222,10 +196,7 @@ func (b *browser) signIn() {
 	b.get("/login")
 	// A code is accepted once per 30-second step.
 	b.h.clk.Advance(30 * time.Second)
-	code, err := totp.GenerateCode(b.h.setup.TOTPSecret, b.h.clk.Now())
-	if err != nil {
-		b.h.t.Fatal(err)
-	}
+	code := testkit.TOTP(b.h.t, b.h.setup.TOTPSecret, b.h.clk.Now())
 	resp, body := b.post("/login/totp", url.Values{"code": {code}})
 	if resp.StatusCode != http.StatusSeeOther {
 		b.h.t.Fatalf("sign-in: %d %s", resp.StatusCode, body)

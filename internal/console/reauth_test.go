@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pquerna/otp/totp"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 var (
@@ -65,18 +65,15 @@ func TestSignInAgainFromARefusal(t *testing.T) {
 	}
 	resp, body = b.get(loc)
 	want(t, resp, body, http.StatusOK, `id="reauth"`, `id="totp-form"`, `name="return" value="/console/apps"`)
-	old := b.cookies["__Host-cortex-session"]
+	old := b.Cookies["__Host-cortex-session"]
 	h.clk.Advance(30 * time.Second)
-	code, err := totp.GenerateCode(h.setup.TOTPSecret, h.clk.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := testkit.TOTP(t, h.setup.TOTPSecret, h.clk.Now())
 	resp, body = b.post("/login/totp", url.Values{"code": {code}, "return": {"/console/apps"}})
 	want(t, resp, body, http.StatusSeeOther)
 	if got := resp.Header.Get("Location"); got != "/console/apps" {
 		t.Fatalf("after sign-in: %q", got)
 	}
-	if b.cookies["__Host-cortex-session"] == old {
+	if b.Cookies["__Host-cortex-session"] == old {
 		t.Fatal("session id not rotated")
 	}
 	resp, body = b.get("/console/apps")
@@ -89,7 +86,7 @@ func TestSignInAgainFromARefusal(t *testing.T) {
 
 	// The old session is gone: a browser still holding it is signed out.
 	stale := h.browser()
-	stale.cookies["__Host-cortex-session"] = old
+	stale.Cookies["__Host-cortex-session"] = old
 	resp, _ = stale.get("/console/apps")
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("old session still opens the console: %d", resp.StatusCode)

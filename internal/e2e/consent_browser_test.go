@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/pquerna/otp/totp"
 	"golang.org/x/oauth2"
 
 	"github.com/cortex-mcp/cortex/internal/testkit"
@@ -85,30 +84,9 @@ func TestConsentBrowser(t *testing.T) {
 	redirect := app.srv.URL + "/cb"
 	clientID := registerPublicClient(t, in, "e2e browser app", redirect)
 
-	ctx := testkit.Browser(t, 2*time.Minute)
+	tab := testkit.NewTab(t, 2*time.Minute, in.logs)
+	ctx, do, text, location := tab.Ctx, tab.Do, tab.Text, tab.Location
 
-	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v\n%s", what, err, in.logs.String())
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("read %s: %v", sel, err)
-		}
-		return strings.TrimSpace(s)
-	}
-	location := func() string {
-		t.Helper()
-		loc, err := chromedp.Run(ctx, chromedp.Location())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return loc
-	}
 	authorizeURL := func(state, verifier string) string {
 		return in.URL + "/authorize?" + url.Values{"response_type": {"code"}, "client_id": {clientID},
 			"redirect_uri": {redirect}, "state": {state}, "scope": {"notes:read notes:write"},
@@ -141,10 +119,7 @@ func TestConsentBrowser(t *testing.T) {
 
 	// Allow: sign in with TOTP on the way, read the consent page, approve.
 	state, verifier := rand.Text(), oauth2.GenerateVerifier()
-	code, err := totp.GenerateCode(owner.totpSecret, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := testkit.TOTP(t, owner.totpSecret, time.Now())
 	do("sign in", chromedp.Navigate(authorizeURL(state, verifier)),
 		chromedp.WaitVisible(chromedp.CSS("#totp-code")),
 		chromedp.SendKeys(chromedp.CSS("#totp-code"), code),

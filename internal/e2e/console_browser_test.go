@@ -12,7 +12,6 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/pquerna/otp/totp"
 
 	"github.com/cortex-mcp/cortex/internal/testkit"
 )
@@ -57,7 +56,8 @@ func TestConsoleBrowser(t *testing.T) {
 	owner := setupOwner(t, in)
 	tok := in.token("claude")
 
-	ctx := testkit.Browser(t, 3*time.Minute)
+	tab := testkit.NewTab(t, 3*time.Minute, in.logs)
+	ctx, do, text := tab.Ctx, tab.Do, tab.Text
 	cs := in.connect(ctx, tok)
 	fetched := callTool(ctx, t, cs, "fetch", map[string]any{"id": "Garden/Plan.md"})
 	version, _ := fetched["metadata"].(map[string]any)["version"].(string)
@@ -73,20 +73,6 @@ func TestConsoleBrowser(t *testing.T) {
 		t.Fatalf("search url = %q", noteURL)
 	}
 
-	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v\n%s", what, err, in.logs.String())
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("read %s: %v", sel, err)
-		}
-		return strings.TrimSpace(s)
-	}
 	shots := os.Getenv("CORTEX_SCREENSHOTS")
 	shoot := func(name string) {
 		t.Helper()
@@ -112,10 +98,7 @@ func TestConsoleBrowser(t *testing.T) {
 	}
 
 	// Signed out, Activity sends the owner to sign in, and back.
-	code, err := totp.GenerateCode(owner.totpSecret, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := testkit.TOTP(t, owner.totpSecret, time.Now())
 	do("sign in", chromedp.Navigate(in.URL+"/console/activity"),
 		chromedp.WaitVisible(chromedp.CSS("#totp-code")),
 		chromedp.SendKeys(chromedp.CSS("#totp-code"), code),

@@ -11,9 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
-	"github.com/pquerna/otp/totp"
 	_ "modernc.org/sqlite" // the test ages a session in the server's own state file
 
 	"github.com/cortex-mcp/cortex/internal/testkit"
@@ -61,40 +59,9 @@ func TestConsoleBrowserBulkUndoAndRecentSignIn(t *testing.T) {
 	}
 	claude, gpt := in.token("claude"), in.token("gpt")
 
-	ctx := testkit.Browser(t, 3*time.Minute)
-	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
-		Options: &webauthn.VirtualAuthenticatorOptions{
-			Protocol: webauthn.AuthenticatorProtocolCtap2, Transport: webauthn.AuthenticatorTransportInternal,
-			HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
-		},
-	}); err != nil {
-		t.Fatal(err)
-	}
-	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, steps...); err != nil {
-			t.Fatalf("%s: %v\n%s", what, err, in.logs.String())
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("read %s: %v", sel, err)
-		}
-		return strings.TrimSpace(s)
-	}
-	count := func(sel string) int {
-		t.Helper()
-		n, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf("document.querySelectorAll(%q).length", sel)))
-		if err != nil {
-			t.Fatalf("count %s: %v", sel, err)
-		}
-		return n
-	}
+	tab := testkit.NewTab(t, 3*time.Minute, in.logs)
+	ctx, do, text, count := tab.Ctx, tab.Do, tab.Text, tab.Count
+	tab.AddPasskeyAuthenticator()
 	file := func(p string) string {
 		t.Helper()
 		b, err := os.ReadFile(p)
@@ -104,10 +71,7 @@ func TestConsoleBrowserBulkUndoAndRecentSignIn(t *testing.T) {
 		return string(b)
 	}
 
-	code, err := totp.GenerateCode(owner.totpSecret, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	code := testkit.TOTP(t, owner.totpSecret, time.Now())
 	do("enrol a passkey", chromedp.Navigate(owner.enrol),
 		chromedp.WaitVisible(chromedp.CSS("#enrol-code")),
 		chromedp.SendKeys(chromedp.CSS("#enrol-code"), code),

@@ -15,8 +15,9 @@ import (
 
 // TestObsidianVaultAsAModelUsesIt serves a committed vault shaped like a
 // real Obsidian vault (frontmatter properties, aliases, heading and block
-// links, embeds, attachments, daily-notes settings with a template,
-// Spanish, Japanese and Chinese notes) from the real binary, and calls the
+// links, embeds, attachments, daily-notes settings of the core plugin and
+// of Periodic Notes with a template, Spanish, Japanese and Chinese notes)
+// from the real binary, and calls the
 // tools through the go-sdk client the way a model does: by name, by day,
 // in Obsidian's search syntax, with attachments and with names that do not
 // travel.
@@ -105,19 +106,29 @@ func TestObsidianVaultAsAModelUsesIt(t *testing.T) {
 		t.Errorf("unsupported syntax: %s", r.text)
 	}
 
-	// Daily notes by day, created from the template.
+	// Daily notes by day, where the Periodic Notes plugin puts them (its
+	// settings win over the core plugin's stale ones), created from the
+	// template; a day whose note predates the plugin is found by its name.
 	f = must(t, call(t, ctx, cs, "fetch", map[string]any{"id": "2026-11-30"}), "fetch by date")
 	if str(f, "id") != "Daily/2026-11-30.md" {
 		t.Errorf("fetch 2026-11-30 = %s", str(f, "id"))
 	}
 	today := time.Now().Format("2006-01-02")
-	w := must(t, call(t, ctx, cs, "append", map[string]any{"id": "today", "text": "- bought seeds", "section": "Log"}), "append today")
-	if str(w, "id") != "Daily/"+today+".md" {
-		t.Errorf("append today = %v", w)
+	todayPath := "Journal/" + today[:4] + "/" + today + ".md"
+	if r := call(t, ctx, cs, "fetch", map[string]any{"id": "today"}); !r.isError || !strings.Contains(r.text, todayPath) {
+		t.Errorf("fetch today before it exists: %s", r.text)
 	}
-	b, err := os.ReadFile(filepath.Join(in.Vault, "Daily", today+".md"))
+	w := must(t, call(t, ctx, cs, "append", map[string]any{"id": "today", "text": "- bought seeds", "section": "Log"}), "append today")
+	if str(w, "id") != todayPath {
+		t.Errorf("append today = %v, want %s", w, todayPath)
+	}
+	b, err := os.ReadFile(filepath.Join(in.Vault, filepath.FromSlash(todayPath)))
 	if err != nil || !strings.HasPrefix(string(b), "# "+time.Now().Weekday().String()) || !strings.Contains(string(b), "## Log\n- bought seeds\n") {
 		t.Errorf("today's note = %q, %v", b, err)
+	}
+	f = must(t, call(t, ctx, cs, "fetch", map[string]any{"id": "today"}), "fetch today")
+	if str(f, "id") != todayPath {
+		t.Errorf("fetch today = %s", str(f, "id"))
 	}
 
 	// Attachments: listed, shown as an image, linked otherwise.

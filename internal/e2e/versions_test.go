@@ -15,9 +15,10 @@ import (
 )
 
 // protocolVersions are the MCP versions the go-sdk client is run with
-// against the real binary: the stateless 2026-07-28 and the session-era
-// ones before it.
-var protocolVersions = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
+// against the real binary: every one cortex lists as served (in
+// server/discover and when it refuses a version), the stateless 2026-07-28
+// first, then the session-era ones before it.
+var protocolVersions = mcp.SupportedProtocolVersions()
 
 // TestEveryProtocolVersion runs the go-sdk client at each protocol version
 // against the real binary: the instructions file (and its edits), the same
@@ -82,8 +83,12 @@ func TestEveryProtocolVersion(t *testing.T) {
 	if _, errOut, err := in.admin("token", "revoke", "laptop"); err != nil {
 		t.Fatalf("revoke: %v %s", err, errOut)
 	}
-	if r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{"id": "Garden.md"}}); err == nil {
+	r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fetch", Arguments: map[string]any{"id": "Garden.md"}})
+	if err == nil {
 		t.Fatalf("a revoked token still works under 2026-07-28: %+v", r)
+	}
+	if !strings.Contains(err.Error(), http.StatusText(http.StatusUnauthorized)) {
+		t.Errorf("a revoked token under 2026-07-28: %v; want 401 Unauthorized", err)
 	}
 }
 
@@ -128,6 +133,15 @@ func TestRawRequestsOf20260728(t *testing.T) {
 	if b, _ := json.Marshal(res["supportedVersions"]); st != 200 || !strings.Contains(string(b), `"2026-07-28","2025-11-25"`) {
 		t.Errorf("server/discover: %d %v", st, m)
 	}
+	// The answer carries the owner's instructions: no cache may hand it to
+	// another caller. The tool list is the same for everyone.
+	if res["cacheScope"] != "private" {
+		t.Errorf("server/discover cacheScope = %v; want private", res["cacheScope"])
+	}
+	st, m = post("2026-07-28", "tools/list", "", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{`+meta+`}}`, nil)
+	if res, _ := m["result"].(map[string]any); st != 200 || res["cacheScope"] != "public" {
+		t.Errorf("tools/list: %d cacheScope %v; want 200 public", st, res["cacheScope"])
+	}
 	// subscriptions/listen ends at once: cortex offers nothing to listen
 	// to, so no stream outlives its token.
 	req, _ := http.NewRequest(http.MethodPost, in.URL+"/mcp", strings.NewReader(
@@ -145,25 +159,80 @@ func TestRawRequestsOf20260728(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 || !strings.Contains(string(listen), `"id":9,"result"`) {
 		t.Errorf("subscriptions/listen: %d %v %s", resp.StatusCode, err, listen)
 	}
-	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_folders","arguments":{},` + meta + `}}`
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list","arguments":{},` + meta + `}}`
 	if st, m := post("2026-07-28", "tools/call", "search", call, nil); st != 400 || errCode(m) != -32020 {
 		t.Errorf("Mcp-Name of another tool: %d %v; want 400 -32020", st, m)
 	}
-	st, m = post("2027-01-01", "tools/call", "list_folders", strings.Replace(call, "2026-07-28", "2027-01-01", 1), nil)
+	// A client may send the name Base64-encoded; it is compared decoded.
+	if st, m := post("2026-07-28", "tools/call", "=?base64?bGlzdA==?=", call, nil); st != 200 || m["result"] == nil {
+		t.Errorf("Mcp-Name in Base64: %d %v; want 200 and a result", st, m)
+	}
+	st, m = post("2027-01-01", "tools/call", "list", strings.Replace(call, "2026-07-28", "2027-01-01", 1), nil)
 	e, _ := m["error"].(map[string]any)
 	if b, _ := json.Marshal(e["data"]); st != 400 || errCode(m) != -32022 ||
 		string(b) != `{"requested":"2027-01-01","supported":["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"]}` {
 		t.Errorf("unsupported version: %d %v", st, m)
 	}
-	if st, _ := post("2026-07-28", "tools/call", "list_folders", call, func(r *http.Request) { r.Host = "evil.example" }); st != 403 {
+	if st, _ := post("2026-07-28", "tools/call", "list", call, func(r *http.Request) { r.Host = "evil.example" }); st != 403 {
 		t.Errorf("foreign Host: %d, want 403", st)
 	}
 	got429 := false
 	for i := 0; i < 200 && !got429; i++ {
-		st, _ := post("2026-07-28", "tools/call", "list_folders", call, nil)
+		st, _ := post("2026-07-28", "tools/call", "list", call, nil)
 		got429 = st == http.StatusTooManyRequests
 	}
 	if !got429 {
 		t.Error("no 429 after 200 requests at --rate-limit 5")
+	}
+}
+
+// TestEdgeChecksAtEveryVersion sends, in the form of each protocol version,
+// a request from a foreign Host, one from a foreign web page (Origin) and
+// more than the token's rate allows: each is refused whatever the version.
+func TestEdgeChecksAtEveryVersion(t *testing.T) {
+	in := newInstance(t)
+	tokens := map[string]string{}
+	for _, v := range protocolVersions {
+		tokens[v] = in.token("edge-" + v)
+	}
+	in.start("--rate-limit", "5")
+	for _, v := range protocolVersions {
+		body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}`
+		if v >= "2026-07-28" {
+			body = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"` + v +
+				`","io.modelcontextprotocol/clientCapabilities":{}}}}`
+		}
+		post := func(edit func(*http.Request)) int {
+			req, _ := http.NewRequest(http.MethodPost, in.URL+"/mcp", strings.NewReader(body))
+			for k, val := range map[string]string{"Authorization": "Bearer " + tokens[v], "Content-Type": "application/json",
+				"Accept": "application/json, text/event-stream", "Mcp-Protocol-Version": v, "Mcp-Method": "tools/list"} {
+				req.Header.Set(k, val)
+			}
+			if edit != nil {
+				edit(req)
+			}
+			resp, err := (&http.Client{Timeout: 20 * time.Second}).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		if st := post(nil); st != http.StatusOK {
+			t.Fatalf("%s: tools/list %d, want 200", v, st)
+		}
+		if st := post(func(r *http.Request) { r.Host = "rebound.evil.example" }); st != http.StatusForbidden {
+			t.Errorf("%s: foreign Host %d, want 403", v, st)
+		}
+		if st := post(func(r *http.Request) { r.Header.Set("Origin", "https://evil.example") }); st != http.StatusForbidden {
+			t.Errorf("%s: foreign Origin %d, want 403", v, st)
+		}
+		got429 := false
+		for i := 0; i < 200 && !got429; i++ {
+			got429 = post(nil) == http.StatusTooManyRequests
+		}
+		if !got429 {
+			t.Errorf("%s: no 429 after 200 requests at --rate-limit 5", v)
+		}
 	}
 }

@@ -124,13 +124,17 @@ func OAuthJSON(w http.ResponseWriter, _ *http.Request, e *Error) {
 	}{code, e.Message})
 }
 
-// JSONRPCServerError is the JSON-RPC code of every refusal the HTTP layer
+// JSONRPCRefusal is the JSON-RPC code of every refusal the HTTP layer
 // answers to an MCP request; the stable cortex code is in the error's data.
-const JSONRPCServerError = -32000
+// It lies outside JSON-RPC's reserved range (-32768 to -32000), where MCP
+// 2026-07-28 wants codes it does not define: -32000 to -32019 are legacy
+// there, and -32020 on are the specification's.
+const JSONRPCRefusal = -31000
 
-// JSONRPC renders a JSON-RPC error response with a null id, as JSON-RPC asks
-// when the request's id is unknown: the body of a refused request is never
-// read.
+// JSONRPC renders a JSON-RPC error response without an id: the body of a
+// refused request is never read, and MCP (2025-11-25 and 2026-07-28) leaves
+// out an id it does not know, where plain JSON-RPC would send null, which
+// its schemas do not take as a request id.
 func JSONRPC(w http.ResponseWriter, _ *http.Request, e *Error) {
 	type data struct {
 		Code string `json:"code"`
@@ -142,9 +146,8 @@ func JSONRPC(w http.ResponseWriter, _ *http.Request, e *Error) {
 	}
 	WriteJSON(w, e.Status, struct {
 		JSONRPC string    `json:"jsonrpc"`
-		ID      *int      `json:"id"` // always null
 		Error   wireError `json:"error"`
-	}{"2.0", nil, wireError{JSONRPCServerError, e.Message, data{e.Code}}})
+	}{"2.0", wireError{JSONRPCRefusal, e.Message, data{e.Code}}})
 }
 
 // WriteJSON writes v as the JSON body of a response with status.

@@ -80,7 +80,9 @@ func TestJSONRPCRefusal(t *testing.T) {
 		return &Error{Status: http.StatusTooManyRequests, Code: "rate_limited", Message: "wait"}
 	})
 	w, _ := serve(t, h, httptest.NewRequest(http.MethodPost, "/mcp", nil))
-	want := `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"wait","data":{"code":"rate_limited"}}}` + "\n"
+	// No id: the request's is unknown, and MCP (2025-11-25 on) leaves it
+	// out then rather than sending null, which is no request id.
+	want := `{"jsonrpc":"2.0","error":{"code":-31000,"message":"wait","data":{"code":"rate_limited"}}}` + "\n"
 	if w.Body.String() != want {
 		t.Fatalf("body %s, want %s", w.Body, want)
 	}

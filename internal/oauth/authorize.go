@@ -80,7 +80,7 @@ func (s *Server) authorizeStart(w http.ResponseWriter, r *http.Request) error {
 		return back("invalid_request", "code_challenge_method must be S256")
 	case !validChallenge(q.Get("code_challenge")):
 		return back("invalid_request", "code_challenge must be the base64url SHA-256 of the verifier (43 characters)")
-	case q.Has("resource") && q.Get("resource") != s.resource:
+	case q.Has("resource") && !s.isResource(q.Get("resource")):
 		return back("invalid_target", "the only resource here is "+s.resource)
 	}
 	id := newSecret("")

@@ -6,6 +6,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 const claudeCallback = "https://claude.ai/api/mcp/auth_callback"
@@ -38,18 +40,22 @@ func TestAuthorizeRules(t *testing.T) {
 		{"malformed challenge", func(q url.Values) { q.Set("code_challenge", "short") }, "", "invalid_request"},
 		{"other resource", func(q url.Values) { q.Set("resource", "https://evil.example/mcp") }, "", "invalid_target"},
 		{"resource with slash", func(q url.Values) { q.Set("resource", testPublicURL+"/mcp/") }, "", "invalid_target"},
+		// Scheme and host are case-insensitive (RFC 3986 §6.2.2.1; MCP:
+		// servers SHOULD accept them in upper case); the path is not.
+		{"resource with upper-case scheme and host", func(q url.Values) { q.Set("resource", "HTTPS://Cortex.EXAMPLE/mcp") }, "", ""},
+		{"resource with upper-case path", func(q url.Values) { q.Set("resource", testPublicURL+"/MCP") }, "", "invalid_target"},
 		{"no resource: defaults to /mcp", func(q url.Values) { q.Del("resource") }, "", ""},
 		{"no scope: default scope", func(q url.Values) { q.Del("scope") }, "", ""},
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := h.browser(fmt.Sprintf("192.0.2.%d:1", i+1))
-			resp := b.get(authURL(client, claudeCallback, p, tt.mod))
+			resp := b.Get(authURL(client, claudeCallback, p, tt.mod))
 			loc := resp.Header.Get("Location")
 			switch {
 			case tt.page != "":
-				if resp.StatusCode < 400 || loc != "" || !strings.Contains(bodyOf(resp), `data-code="`+tt.page+`"`) {
-					t.Fatalf("want error page %s, got %d Location=%q\n%s", tt.page, resp.StatusCode, loc, bodyOf(resp))
+				if resp.StatusCode < 400 || loc != "" || !strings.Contains(testkit.Body(resp), `data-code="`+tt.page+`"`) {
+					t.Fatalf("want error page %s, got %d Location=%q\n%s", tt.page, resp.StatusCode, loc, testkit.Body(resp))
 				}
 			case tt.err != "":
 				u, _ := url.Parse(loc)
@@ -60,7 +66,7 @@ func TestAuthorizeRules(t *testing.T) {
 				}
 			default:
 				if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, "/authorize/consent?request=") {
-					t.Fatalf("want consent, got %d %s %s", resp.StatusCode, loc, bodyOf(resp))
+					t.Fatalf("want consent, got %d %s %s", resp.StatusCode, loc, testkit.Body(resp))
 				}
 			}
 		})
@@ -84,14 +90,14 @@ func TestConsentFlow(t *testing.T) {
 
 	// Signed out: the consent page sends the browser to sign in and back.
 	resp := b.follow(authURL(client, loop, p, func(q url.Values) { q.Del("scope") }))
-	if !strings.Contains(bodyOf(resp), `id="totp-form"`) {
-		t.Fatalf("expected the login page, got %d %s", resp.StatusCode, bodyOf(resp))
+	if !strings.Contains(testkit.Body(resp), `id="totp-form"`) {
+		t.Fatalf("expected the login page, got %d %s", resp.StatusCode, testkit.Body(resp))
 	}
-	ret := b.cookies // the login form carries the return path
+	ret := b.Cookies // the login form carries the return path
 	_ = ret
-	login := b.post("/login/totp", url.Values{"code": {h.code()}, "return": {returnOf(t, bodyOf(resp))}})
+	login := b.PostForm("/login/totp", url.Values{"code": {h.code()}, "return": {returnOf(t, testkit.Body(resp))}})
 	resp = b.follow(login.Header.Get("Location"))
-	page := bodyOf(resp)
+	page := testkit.Body(resp)
 	for _, want := range []string{`id="client-name">Claude Code<`, `id="redirect-host">127.0.0.1:33418<`, `id="loopback-warning"`,
 		"<code>notes:read</code>", "<code>notes:write</code>"} {
 		if !strings.Contains(page, want) {
@@ -106,12 +112,12 @@ func TestConsentFlow(t *testing.T) {
 	other := h.browser("192.0.2.11:1")
 	other.signIn()
 	other.request = b.request
-	other.get("/login")
-	if r := other.post("/authorize/consent", url.Values{"request": {b.request}, "decision": {"approve"}}); r.StatusCode != http.StatusBadRequest {
+	other.Get("/login")
+	if r := other.PostForm("/authorize/consent", url.Values{"request": {b.request}, "decision": {"approve"}}); r.StatusCode != http.StatusBadRequest {
 		t.Fatalf("another browser answered: %d %s", r.StatusCode, r.Header.Get("Location"))
 	}
 	// A form without the CSRF token is refused.
-	if r := b.post("/authorize/consent", url.Values{"request": {b.request}, "decision": {"approve"}, "csrf": {"x"}}); r.StatusCode != http.StatusForbidden {
+	if r := b.PostForm("/authorize/consent", url.Values{"request": {b.request}, "decision": {"approve"}, "csrf": {"x"}}); r.StatusCode != http.StatusForbidden {
 		t.Fatalf("bad CSRF: %d", r.StatusCode)
 	}
 	u := b.decide("deny")
@@ -119,7 +125,7 @@ func TestConsentFlow(t *testing.T) {
 		t.Fatalf("deny redirect: %s", u)
 	}
 	// The request is consumed.
-	if r := b.post("/authorize/consent", url.Values{"request": {b.request}, "decision": {"approve"}}); r.StatusCode != http.StatusBadRequest {
+	if r := b.PostForm("/authorize/consent", url.Values{"request": {b.request}, "decision": {"approve"}}); r.StatusCode != http.StatusBadRequest {
 		t.Fatalf("second answer: %d", r.StatusCode)
 	}
 
@@ -150,7 +156,7 @@ func TestSuccessRedirectCarriesEachParameterOnce(t *testing.T) {
 	b.signIn()
 	resp := b.follow(authURL(client, cb, newPKCE("q"), nil))
 	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("consent: %d %s", resp.StatusCode, bodyOf(resp))
+		t.Fatalf("consent: %d %s", resp.StatusCode, testkit.Body(resp))
 	}
 	u := b.decide("approve")
 	q := u.Query()

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // docHost plays the web server of client metadata documents. The fetcher
@@ -183,15 +185,15 @@ func TestDocumentClients(t *testing.T) {
 	} {
 		d.set(path, body)
 		b := h.browser("192.0.2.50:1")
-		resp := b.get(authURL("https://example.com"+path, claudeCallback, newPKCE("d"), nil))
-		if resp.StatusCode != 400 || !strings.Contains(bodyOf(resp), `data-code="unknown_client"`) {
+		resp := b.Get(authURL("https://example.com"+path, claudeCallback, newPKCE("d"), nil))
+		if resp.StatusCode != 400 || !strings.Contains(testkit.Body(resp), `data-code="unknown_client"`) {
 			t.Errorf("%s: %d %s", path, resp.StatusCode, resp.Header.Get("Location"))
 		}
 	}
 	d.set("/oauth/mcp-oauth-client-metadata", claudeDoc)
 	b := h.browser("192.0.2.51:1")
 	b.signIn()
-	if resp := b.get(authURL(id, "https://evil.example/steal", newPKCE("d"), nil)); resp.StatusCode != 400 {
+	if resp := b.Get(authURL(id, "https://evil.example/steal", newPKCE("d"), nil)); resp.StatusCode != 400 {
 		t.Fatalf("redirect off the allowlist accepted: %d", resp.StatusCode)
 	}
 	p := newPKCE("claude")
@@ -214,7 +216,7 @@ func TestDocumentClients(t *testing.T) {
 	}
 	// A client never approved has no copy to fall back on.
 	d.set("/new.json", "!500")
-	if resp := b.get(authURL("https://example.com/new.json", claudeCallback, p2, nil)); resp.StatusCode != 400 {
+	if resp := b.Get(authURL("https://example.com/new.json", claudeCallback, p2, nil)); resp.StatusCode != 400 {
 		t.Fatalf("unreachable new client: %d", resp.StatusCode)
 	}
 }
@@ -224,12 +226,12 @@ func TestDocumentFetchBudget(t *testing.T) {
 	h := newHarness(t, func(o *Options) { d.options(o); o.Limits.FetchPerSource = Rate{Burst: 3, PerMinute: 1} })
 	b := h.browser("192.0.2.60:1")
 	for i := range 5 {
-		b.get(authURL(fmt.Sprintf("https://example.com/c%d.json", i), claudeCallback, newPKCE("b"), nil))
+		b.Get(authURL(fmt.Sprintf("https://example.com/c%d.json", i), claudeCallback, newPKCE("b"), nil))
 	}
 	if d.dials() != 3 {
 		t.Fatalf("%d fetches from one source, want 3", d.dials())
 	}
-	h.browser("192.0.2.61:1").get(authURL("https://example.com/c9.json", claudeCallback, newPKCE("b"), nil))
+	h.browser("192.0.2.61:1").Get(authURL("https://example.com/c9.json", claudeCallback, newPKCE("b"), nil))
 	if d.dials() != 4 {
 		t.Fatalf("another source could not fetch: %d", d.dials())
 	}

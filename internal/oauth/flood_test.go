@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // flood sends n /authorize requests for client from the addresses addr(i)
@@ -96,13 +97,13 @@ func TestAuthorizeFlood(t *testing.T) {
 	h.clk.Advance(time.Minute)
 	owner := h.browser("192.0.2.200:1")
 	resp := owner.follow(authURL(client, "http://127.0.0.1:9/cb", newPKCE("own"), nil))
-	if !strings.Contains(bodyOf(resp), `id="totp-form"`) {
-		t.Fatalf("owner not sent to sign in: %d %s", resp.StatusCode, bodyOf(resp))
+	if !strings.Contains(testkit.Body(resp), `id="totp-form"`) {
+		t.Fatalf("owner not sent to sign in: %d %s", resp.StatusCode, testkit.Body(resp))
 	}
-	login := owner.post("/login/totp", url1("code", h.code(), "return", returnOf(t, bodyOf(resp))))
+	login := owner.PostForm("/login/totp", url1("code", h.code(), "return", returnOf(t, testkit.Body(resp))))
 	resp = owner.follow(login.Header.Get("Location"))
-	if !strings.Contains(bodyOf(resp), `id="consent-form"`) {
-		t.Fatalf("no consent page: %d %s", resp.StatusCode, bodyOf(resp))
+	if !strings.Contains(testkit.Body(resp), `id="consent-form"`) {
+		t.Fatalf("no consent page: %d %s", resp.StatusCode, testkit.Body(resp))
 	}
 	// A few addresses keep hammering while the owner reads the page.
 	flood(t, h, client, 3000, 2, 10*time.Millisecond, func(i int) string { return fmt.Sprintf("172.16.1.%d:1", i%20) })
@@ -112,7 +113,7 @@ func TestAuthorizeFlood(t *testing.T) {
 
 	// Signed in, the owner's request survives even thousands of sources.
 	resp = owner.follow(authURL(client, "http://127.0.0.1:9/cb", newPKCE("own2"), nil))
-	if !strings.Contains(bodyOf(resp), `id="consent-form"`) {
+	if !strings.Contains(testkit.Body(resp), `id="consent-form"`) {
 		t.Fatalf("no consent page: %d", resp.StatusCode)
 	}
 	st3 := flood(t, h, client, 5000, 4, 30*time.Millisecond, func(i int) string { return fmt.Sprintf("10.200.%d.%d:1", i/250%20, i%250) })
@@ -154,10 +155,10 @@ func TestAuthorizeBudgetSpentByStrangersSparesTheOwnersBrowser(t *testing.T) {
 	client := h.dcr("app", "http://127.0.0.1:9/cb")
 	owner := h.browser("192.0.2.200:1")
 	owner.signIn()
-	if _, ok := owner.cookies["__Host-cortex-device"]; !ok {
-		t.Fatalf("no device cookie after sign-in: %v", owner.cookies)
+	if _, ok := owner.Cookies["__Host-cortex-device"]; !ok {
+		t.Fatalf("no device cookie after sign-in: %v", owner.Cookies)
 	}
-	logout := owner.post("/logout", url.Values{})
+	logout := owner.PostForm("/logout", url.Values{})
 	if logout.StatusCode >= 400 {
 		t.Fatalf("logout: %d", logout.StatusCode)
 	}
@@ -170,7 +171,7 @@ func TestAuthorizeBudgetSpentByStrangersSparesTheOwnersBrowser(t *testing.T) {
 		t.Fatalf("a fresh stranger was not refused while the budget is spent: %d", resp.StatusCode)
 	}
 	resp := owner.follow(authURL(client, "http://127.0.0.1:9/cb", newPKCE("own"), nil))
-	if resp.StatusCode == http.StatusTooManyRequests || !strings.Contains(bodyOf(resp), `id="totp-form"`) {
+	if resp.StatusCode == http.StatusTooManyRequests || !strings.Contains(testkit.Body(resp), `id="totp-form"`) {
 		t.Fatalf("the owner's browser was refused: %d", resp.StatusCode)
 	}
 }
@@ -187,13 +188,13 @@ func TestAuthorize429PageLeadsTheOwnerThroughSignIn(t *testing.T) {
 	}
 	path := authURL(client, "http://127.0.0.1:9/cb", newPKCE("own"), nil)
 	b := h.browser("198.51.100.77:1") // the owner on a new device: no cookies at all
-	resp := b.get(path)
+	resp := b.Get(path)
 	if resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("status %d, want 429 while the budget is spent", resp.StatusCode)
 	}
-	m := regexp.MustCompile(`<a href="([^"]+)" id="problem-link">`).FindStringSubmatch(bodyOf(resp))
+	m := regexp.MustCompile(`<a href="([^"]+)" id="problem-link">`).FindStringSubmatch(testkit.Body(resp))
 	if m == nil {
-		t.Fatalf("the 429 page has no link to sign in:\n%s", bodyOf(resp))
+		t.Fatalf("the 429 page has no link to sign in:\n%s", testkit.Body(resp))
 	}
 	link := html.UnescapeString(m[1])
 	if want := "/login?return=" + url.QueryEscape(path); link != want {
@@ -201,16 +202,16 @@ func TestAuthorize429PageLeadsTheOwnerThroughSignIn(t *testing.T) {
 	}
 	// Sign in through that link: the form carries the return path, and the
 	// sign-in sends the browser back to /authorize, which now passes.
-	login := b.get(link)
-	ret := regexp.MustCompile(`name="return" value="([^"]*)"`).FindStringSubmatch(bodyOf(login))
+	login := b.Get(link)
+	ret := regexp.MustCompile(`name="return" value="([^"]*)"`).FindStringSubmatch(testkit.Body(login))
 	if ret == nil || html.UnescapeString(ret[1]) != path {
-		t.Fatalf("the login page does not carry the return path:\n%s", bodyOf(login))
+		t.Fatalf("the login page does not carry the return path:\n%s", testkit.Body(login))
 	}
-	signedIn := b.post("/login/totp", url.Values{"code": {h.code()}, "return": {path}})
+	signedIn := b.PostForm("/login/totp", url.Values{"code": {h.code()}, "return": {path}})
 	if signedIn.StatusCode != http.StatusSeeOther || signedIn.Header.Get("Location") != path {
 		t.Fatalf("sign-in: %d to %q, want 303 back to %q", signedIn.StatusCode, signedIn.Header.Get("Location"), path)
 	}
-	if resp := b.follow(path); resp.StatusCode != http.StatusOK || !strings.Contains(bodyOf(resp), `id="consent-form"`) {
-		t.Fatalf("after sign-in: %d, want the consent page:\n%s", resp.StatusCode, bodyOf(resp))
+	if resp := b.follow(path); resp.StatusCode != http.StatusOK || !strings.Contains(testkit.Body(resp), `id="consent-form"`) {
+		t.Fatalf("after sign-in: %d, want the consent page:\n%s", resp.StatusCode, testkit.Body(resp))
 	}
 }

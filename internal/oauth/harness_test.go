@@ -15,8 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/pquerna/otp/totp"
-
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -82,11 +80,7 @@ func newHarnessAt(t testing.TB, pub string, mod func(*Options)) *harness {
 // since a step is accepted once.
 func (h *harness) code() string {
 	h.clk.Advance(30 * time.Second)
-	c, err := totp.GenerateCode(h.totp, h.clk.Now())
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return c
+	return testkit.TOTP(h.t, h.totp, h.clk.Now())
 }
 
 // dcr registers a public client with these redirect URIs.
@@ -96,7 +90,7 @@ func (h *harness) dcr(name string, redirects ...string) string {
 		"token_endpoint_auth_method": "none", "grant_types": []string{"authorization_code", "refresh_token"}})
 	resp := h.call("203.0.113.9:1", http.MethodPost, "/register", "application/json", string(body), nil)
 	if resp.StatusCode != http.StatusCreated {
-		h.t.Fatalf("register: %d %s", resp.StatusCode, bodyOf(resp))
+		h.t.Fatalf("register: %d %s", resp.StatusCode, testkit.Body(resp))
 	}
 	var out struct {
 		ClientID string `json:"client_id"`
@@ -131,74 +125,37 @@ func (h *harness) postForm(path string, v url.Values) (int, map[string]any) {
 	return resp.StatusCode, out
 }
 
-// browser keeps cookies and comes from one address.
+// browser is a visitor of the harness's mux (whichever it serves at the
+// time) from one address; it also remembers the consent page's request.
 type browser struct {
+	*testkit.Visitor
 	h       *harness
-	addr    string
-	cookies map[string]string
-	csrf    string
 	request string
 }
 
+var requestRE = regexp.MustCompile(`name="request" value="([^"]+)"`)
+
 func (h *harness) browser(addr string) *browser {
-	return &browser{h: h, addr: addr, cookies: map[string]string{}}
-}
-
-var (
-	csrfRE    = regexp.MustCompile(`name="csrf" value="([^"]+)"|data-csrf="([^"]+)"`)
-	requestRE = regexp.MustCompile(`name="request" value="([^"]+)"`)
-)
-
-func (b *browser) do(r *http.Request) *http.Response {
-	r.RemoteAddr = b.addr
-	for k, v := range b.cookies {
-		r.AddCookie(&http.Cookie{Name: k, Value: v})
-	}
-	rec := httptest.NewRecorder()
-	b.h.mux.ServeHTTP(rec, r)
-	resp := rec.Result()
-	for _, c := range resp.Cookies() {
-		if c.MaxAge < 0 {
-			delete(b.cookies, c.Name)
-		} else {
-			b.cookies[c.Name] = c.Value
+	b := &browser{h: h}
+	b.Visitor = testkit.NewVisitor(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { h.mux.ServeHTTP(w, r) }), addr)
+	b.Seen = func(body []byte) {
+		if m := requestRE.FindSubmatch(body); m != nil {
+			b.request = string(m[1])
 		}
 	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	if m := csrfRE.FindSubmatch(body); m != nil {
-		b.csrf = string(bytes.Join(m[1:], nil))
-	}
-	if m := requestRE.FindSubmatch(body); m != nil {
-		b.request = string(m[1])
-	}
-	return resp
-}
-
-func (b *browser) get(path string) *http.Response {
-	return b.do(httptest.NewRequest(http.MethodGet, path, nil))
-}
-
-func (b *browser) post(path string, v url.Values) *http.Response {
-	if _, ok := v["csrf"]; !ok {
-		v.Set("csrf", b.csrf)
-	}
-	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(v.Encode()))
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	r.Header.Set("Sec-Fetch-Site", "same-origin")
-	return b.do(r)
+	return b
 }
 
 // follow GETs path and follows redirects on this server, returning the
 // last response (a page, or a redirect leaving the server).
 func (b *browser) follow(path string) *http.Response {
-	resp := b.get(path)
+	resp := b.Get(path)
 	for i := 0; i < 10 && resp.StatusCode == http.StatusSeeOther; i++ {
 		loc := resp.Header.Get("Location")
 		if !strings.HasPrefix(loc, "/") {
 			return resp
 		}
-		resp = b.get(loc)
+		resp = b.Get(loc)
 	}
 	return resp
 }
@@ -206,31 +163,25 @@ func (b *browser) follow(path string) *http.Response {
 // signIn signs the browser in with a TOTP code.
 func (b *browser) signIn() {
 	b.h.t.Helper()
-	b.get("/login")
-	resp := b.post("/login/totp", url.Values{"code": {b.h.code()}})
+	b.Get("/login")
+	resp := b.PostForm("/login/totp", url.Values{"code": {b.h.code()}})
 	if resp.StatusCode != http.StatusSeeOther {
-		b.h.t.Fatalf("sign-in: %d %s", resp.StatusCode, bodyOf(resp))
+		b.h.t.Fatalf("sign-in: %d %s", resp.StatusCode, testkit.Body(resp))
 	}
 }
 
 // decide answers the consent page last shown; it returns the redirect.
 func (b *browser) decide(decision string) *url.URL {
 	b.h.t.Helper()
-	resp := b.post("/authorize/consent", url.Values{"request": {b.request}, "decision": {decision}})
+	resp := b.PostForm("/authorize/consent", url.Values{"request": {b.request}, "decision": {decision}})
 	if resp.StatusCode != http.StatusSeeOther {
-		b.h.t.Fatalf("consent %s: %d %s", decision, resp.StatusCode, bodyOf(resp))
+		b.h.t.Fatalf("consent %s: %d %s", decision, resp.StatusCode, testkit.Body(resp))
 	}
 	u, err := url.Parse(resp.Header.Get("Location"))
 	if err != nil {
 		b.h.t.Fatal(err)
 	}
 	return u
-}
-
-func bodyOf(resp *http.Response) string {
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body = io.NopCloser(bytes.NewReader(b))
-	return string(b)
 }
 
 // pkce is a verifier and its S256 challenge.
@@ -258,8 +209,8 @@ func authURL(client, redirect string, p pkce, mod func(url.Values)) string {
 func (h *harness) approve(b *browser, path string) string {
 	h.t.Helper()
 	resp := b.follow(path)
-	if resp.StatusCode != http.StatusOK || !strings.Contains(bodyOf(resp), `id="consent-form"`) {
-		h.t.Fatalf("consent page: %d %s", resp.StatusCode, bodyOf(resp))
+	if resp.StatusCode != http.StatusOK || !strings.Contains(testkit.Body(resp), `id="consent-form"`) {
+		h.t.Fatalf("consent page: %d %s", resp.StatusCode, testkit.Body(resp))
 	}
 	u := b.decide("approve")
 	code := u.Query().Get("code")

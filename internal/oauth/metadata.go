@@ -73,6 +73,17 @@ func subsetScope(granted, asked string) (string, bool) {
 // ResourceURL is the MCP endpoint, the audience of every token.
 func (s *Server) ResourceURL() string { return s.resource }
 
+// isResource reports whether v, a resource parameter (RFC 8707), names
+// /mcp. Scheme and host are compared without regard to case, as RFC 3986
+// §6.2.2.1 has them and MCP asks servers to accept; the rest must match.
+func (s *Server) isResource(v string) bool {
+	scheme, rest, _ := strings.Cut(v, "://")
+	host, path, _ := strings.Cut(rest, "/")
+	wantScheme, wantRest, _ := strings.Cut(s.resource, "://")
+	wantHost, wantPath, _ := strings.Cut(wantRest, "/")
+	return strings.EqualFold(scheme, wantScheme) && strings.EqualFold(host, wantHost) && path == wantPath
+}
+
 // ResourceMetadataURL is the protected resource metadata of /mcp (RFC 9728,
 // path-inserted), as announced in challenges.
 func (s *Server) ResourceMetadataURL() string {

@@ -43,7 +43,7 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if res := r.PostForm.Get("resource"); r.PostForm.Has("resource") && res != s.resource {
+	if r.PostForm.Has("resource") && !s.isResource(r.PostForm.Get("resource")) {
 		return &httpx.Error{Status: http.StatusBadRequest, Code: "invalid_target", Message: "the only resource here is " + s.resource}
 	}
 	switch gt := r.PostForm.Get("grant_type"); gt {

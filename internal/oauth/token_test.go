@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // granted returns a harness with a public client and a fresh code for it.
@@ -36,6 +38,8 @@ func TestCodeExchangeRules(t *testing.T) {
 		{"other redirect", func(v url.Values, _ string) { v.Set("redirect_uri", "https://claude.com/api/mcp/auth_callback") }, 0, 400, "invalid_grant"},
 		{"no redirect", func(v url.Values, _ string) { v.Del("redirect_uri") }, 0, 200, ""},
 		{"other resource", func(v url.Values, _ string) { v.Set("resource", "https://evil.example/mcp") }, 0, 400, "invalid_target"},
+		{"resource with upper-case scheme and host", func(v url.Values, _ string) { v.Set("resource", "HTTPS://CORTEX.example/mcp") }, 0, 200, ""},
+		{"resource with upper-case path", func(v url.Values, _ string) { v.Set("resource", testPublicURL+"/Mcp") }, 0, 400, "invalid_target"},
 		{"no resource", func(v url.Values, _ string) { v.Del("resource") }, 0, 200, ""},
 		{"expired", nil, 61 * time.Second, 400, "invalid_grant"},
 		{"at 59 s", nil, 59 * time.Second, 200, ""},
@@ -237,7 +241,7 @@ func TestConfidentialClients(t *testing.T) {
 			}
 			resp := h.call("198.51.100.8:1", http.MethodPost, "/token", "application/x-www-form-urlencoded", v.Encode(), hdr)
 			if resp.StatusCode != tc.status {
-				t.Fatalf("%d %s", resp.StatusCode, bodyOf(resp))
+				t.Fatalf("%d %s", resp.StatusCode, testkit.Body(resp))
 			}
 		})
 	}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 func TestCodeBudgetPerSourceThenGlobal(t *testing.T) {
@@ -28,7 +30,7 @@ func TestCodeBudgetPerSourceThenGlobal(t *testing.T) {
 	if ra := resp.Header.Get("Retry-After"); ra != "30" {
 		t.Fatalf("Retry-After %q, want 30", ra)
 	}
-	if body := bodyOf(resp); !strings.Contains(body, "Too many attempts") || !strings.Contains(body, "30 seconds") {
+	if body := testkit.Body(resp); !strings.Contains(body, "Too many attempts") || !strings.Contains(body, "30 seconds") {
 		t.Fatalf("429 page:\n%s", body)
 	}
 	// One source never spends the whole global budget: five are left.
@@ -72,7 +74,7 @@ func TestPasskeyBudgetIsSeparate(t *testing.T) {
 
 	// The passkey budget itself: 10 ceremonies, then 10 a minute.
 	p := h.browser("203.0.113.1:1")
-	p.get("/login")
+	p.Get("/login")
 	for i := range 10 {
 		wantStatus(t, p.postJSON("/login/passkey/begin", map[string]string{}), http.StatusOK)
 		_ = i

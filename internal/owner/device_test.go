@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // wrongCode is a code that matches no step within the skew window now.
@@ -75,7 +76,7 @@ func TestDeviceCookieOutlivesCodeFlood(t *testing.T) {
 			case http.StatusForbidden:
 				locked++
 			default:
-				t.Fatalf("stranger: %d %s", resp.StatusCode, bodyOf(resp))
+				t.Fatalf("stranger: %d %s", resp.StatusCode, testkit.Body(resp))
 			}
 		}
 		h.nextStep()
@@ -98,14 +99,14 @@ func TestDeviceCookieOutlivesCodeFlood(t *testing.T) {
 
 	// Global budget empty and TOTP locked: the owner's browser still signs
 	// in, even from an address a stranger has spent.
-	owner.addr = floodAddr(0, 11)
+	owner.Addr = floodAddr(0, 11)
 	for i := range sources / 10 {
 		if resp := h.browser(floodAddr(i, 12)).loginTOTP(h.wrongCode()); resp.StatusCode != http.StatusTooManyRequests &&
 			resp.StatusCode != http.StatusForbidden {
 			t.Fatalf("stranger while locked: %d", resp.StatusCode)
 		}
 	}
-	wantStatus(t, h.browser(owner.addr).loginTOTP(h.code()), http.StatusTooManyRequests)
+	wantStatus(t, h.browser(owner.Addr).loginTOTP(h.code()), http.StatusTooManyRequests)
 	wantStatus(t, owner.loginTOTP(h.code()), http.StatusSeeOther)
 	if s, ok := owner.signedIn(); !ok || s.Method != "totp" {
 		t.Fatal("owner not signed in")
@@ -163,17 +164,17 @@ func TestDeviceLane(t *testing.T) {
 	wantStatus(t, owner.loginTOTP(h.code()), http.StatusSeeOther)
 
 	// Renewal keeps the device's id.
-	id, _, _ := strings.Cut(owner.cookies[deviceCookie], ".")
+	id, _, _ := strings.Cut(owner.Cookies[deviceCookie], ".")
 	if id != firstID {
 		t.Fatal("sign-in gave the device a new id")
 	}
 	// Logging out keeps the device cookie: the browser has still signed in before.
-	owner.get("/login")
-	wantStatus(t, owner.postForm("/logout", map[string][]string{}), http.StatusSeeOther)
-	if owner.cookies[deviceCookie] == "" {
+	owner.Get("/login")
+	wantStatus(t, owner.PostForm("/logout", map[string][]string{}), http.StatusSeeOther)
+	if owner.Cookies[deviceCookie] == "" {
 		t.Fatal("logout dropped the device cookie")
 	}
-	owner.get("/login") // where logout sends the browser: a fresh form
+	owner.Get("/login") // where logout sends the browser: a fresh form
 
 	// DeviceLockAfter wrong codes in a row close the lane; the browser then
 	// pays like a stranger, from an empty global budget.
@@ -221,7 +222,7 @@ func TestDeviceLane(t *testing.T) {
 		t.Fatal(err)
 	}
 	r, _ := http.NewRequest(http.MethodGet, "/", nil)
-	r.AddCookie(&http.Cookie{Name: deviceCookie, Value: owner.cookies[deviceCookie]})
+	r.AddCookie(&http.Cookie{Name: deviceCookie, Value: owner.Cookies[deviceCookie]})
 	if _, ok := h.o.device(r); ok {
 		t.Fatal("a device cookie survived setup --force")
 	}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // floodSource is the i-th attacker address: IPv4 for even i, IPv6 in its
@@ -64,13 +66,13 @@ func TestFloodOfWrongCodes(t *testing.T) {
 			path, form = "/login/recovery", url.Values{"code": {"AAAA-BBBB-CCCC-DDDD"}}
 		}
 		b := h.browser("127.0.0.1:40000")
-		b.get("/login")
-		form.Set("csrf", b.csrf)
+		b.Get("/login")
+		form.Set("csrf", b.CSRF)
 		r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(form.Encode()))
 		r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 		// The client claims an address; the proxy appends the real one.
 		r.Header.Set("X-Forwarded-For", "192.0.2.10, "+floodSource(i, round))
-		switch resp := b.do(r); resp.StatusCode {
+		switch resp := b.Do(r); resp.StatusCode {
 		case http.StatusUnauthorized:
 			checked.Add(1)
 		case http.StatusTooManyRequests:
@@ -105,7 +107,7 @@ func TestFloodOfWrongCodes(t *testing.T) {
 				resp := ownerBrowser.loginPasskey(k)
 				if resp.StatusCode != http.StatusOK {
 					mu.Lock()
-					ownerErrs = append(ownerErrs, fmt.Sprintf("round %d: %d %s", round, resp.StatusCode, bodyOf(resp)))
+					ownerErrs = append(ownerErrs, fmt.Sprintf("round %d: %d %s", round, resp.StatusCode, testkit.Body(resp)))
 					mu.Unlock()
 				}
 			})
@@ -166,7 +168,7 @@ func TestFloodOfCeremonies(t *testing.T) {
 		t.Skip("flood test")
 	}
 	h, owner, k := enrolled(t)
-	owner.get("/login")
+	owner.Get("/login")
 	resp := owner.postJSON("/login/passkey/begin", map[string]string{})
 	wantStatus(t, resp, http.StatusOK)
 	begin := decodeJSON(t, resp)
@@ -177,9 +179,9 @@ func TestFloodOfCeremonies(t *testing.T) {
 	for i := range sources {
 		b := h.browser(fmt.Sprintf("[%s]:1", floodSource(i, 0)))
 		if strings.Contains(floodSource(i, 0), ".") {
-			b.addr = floodSource(i, 0) + ":1"
+			b.Addr = floodSource(i, 0) + ":1"
 		}
-		b.get("/login")
+		b.Get("/login")
 		for range 12 {
 			switch b.postJSON("/login/passkey/begin", map[string]string{}).StatusCode {
 			case http.StatusOK:

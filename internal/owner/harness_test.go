@@ -4,17 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
-	"regexp"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/pquerna/otp/totp"
 
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/httpx"
@@ -87,110 +82,65 @@ func routes(o *Owner) *http.ServeMux {
 
 // code is the current TOTP code.
 func (h *harness) code() string {
-	c, err := totp.GenerateCode(h.setup.TOTPSecret, h.clk.Now())
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return c
+	return testkit.TOTP(h.t, h.setup.TOTPSecret, h.clk.Now())
 }
 
 // nextStep moves the clock into the next TOTP step.
 func (h *harness) nextStep() { h.clk.Advance(totpPeriod) }
 
-// browser keeps cookies like a browser and comes from one address.
+// browser is a visitor of the harness's mux from one address, behind the
+// serve path's forwarding rule when the harness trusts proxies.
 type browser struct {
-	h       *harness
-	addr    string // RemoteAddr
-	cookies map[string]string
-	csrf    string
+	*testkit.Visitor
+	h *harness
 }
 
 func (h *harness) browser(addr string) *browser {
-	return &browser{h: h, addr: addr, cookies: make(map[string]string)}
+	return &browser{Visitor: testkit.NewVisitor(http.HandlerFunc(h.serve), addr), h: h}
 }
 
-var csrfRE = regexp.MustCompile(`name="csrf" value="([^"]+)"|data-csrf="([^"]+)"|id="csrf" value="([^"]+)"`)
-
-func (b *browser) do(r *http.Request) *http.Response {
-	r.RemoteAddr = b.addr
-	for k, v := range b.cookies {
-		r.AddCookie(&http.Cookie{Name: k, Value: v})
+func (h *harness) serve(w http.ResponseWriter, r *http.Request) {
+	var handler http.Handler = h.mux
+	if h.proxies != nil {
+		handler = httpx.TrustForwarded(h.proxies, handler)
 	}
-	rec := httptest.NewRecorder()
-	var handler http.Handler = b.h.mux
-	if b.h.proxies != nil {
-		handler = httpx.TrustForwarded(b.h.proxies, handler)
-	}
-	handler.ServeHTTP(rec, r)
-	resp := rec.Result()
-	for _, c := range resp.Cookies() {
-		if c.MaxAge < 0 {
-			delete(b.cookies, c.Name)
-		} else {
-			b.cookies[c.Name] = c.Value
-		}
-	}
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	if m := csrfRE.FindSubmatch(body); m != nil {
-		b.csrf = string(bytes.Join(m[1:], nil))
-	}
-	return resp
-}
-
-func (b *browser) get(path string) *http.Response {
-	return b.do(httptest.NewRequest(http.MethodGet, path, nil))
-}
-
-func (b *browser) postForm(path string, v url.Values) *http.Response {
-	if _, ok := v["csrf"]; !ok {
-		v.Set("csrf", b.csrf)
-	}
-	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(v.Encode()))
-	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	return b.do(r)
+	handler.ServeHTTP(w, r)
 }
 
 func (b *browser) postJSON(path string, v any) *http.Response {
 	body, _ := json.Marshal(v)
 	r := httptest.NewRequest(http.MethodPost, path, bytes.NewReader(body))
 	r.Header.Set("Content-Type", "application/json")
-	r.Header.Set(csrfHeader, b.csrf)
-	return b.do(r)
-}
-
-func bodyOf(resp *http.Response) string {
-	b, _ := io.ReadAll(resp.Body)
-	resp.Body = io.NopCloser(bytes.NewReader(b))
-	return string(b)
+	r.Header.Set(csrfHeader, b.CSRF)
+	return b.Do(r)
 }
 
 // signedIn reports whether the browser's session cookie is a live session.
 func (b *browser) signedIn() (SessionInfo, bool) {
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
-	for k, v := range b.cookies {
+	for k, v := range b.Cookies {
 		r.AddCookie(&http.Cookie{Name: k, Value: v})
 	}
 	return b.h.o.Session(r)
 }
 
 func (b *browser) loginTOTP(code string) *http.Response {
-	if b.csrf == "" {
-		b.get("/login")
+	if b.CSRF == "" {
+		b.Get("/login")
 	}
-	return b.postForm("/login/totp", url.Values{"code": {code}})
+	return b.PostForm("/login/totp", url.Values{"code": {code}})
 }
 
 func (b *browser) loginRecovery(code string) *http.Response {
-	if b.csrf == "" {
-		b.get("/login")
+	if b.CSRF == "" {
+		b.Get("/login")
 	}
-	return b.postForm("/login/recovery", url.Values{"code": {code}})
+	return b.PostForm("/login/recovery", url.Values{"code": {code}})
 }
 
 func wantStatus(t testing.TB, resp *http.Response, status int) {
 	t.Helper()
 	if resp.StatusCode != status {
-		t.Fatalf("status %d, want %d; body:\n%s", resp.StatusCode, status, bodyOf(resp))
+		t.Fatalf("status %d, want %d; body:\n%s", resp.StatusCode, status, testkit.Body(resp))
 	}
 }

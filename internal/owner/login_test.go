@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 func TestTOTPLoginAndReplay(t *testing.T) {
@@ -98,8 +99,8 @@ func TestTOTPLockoutAndUnlock(t *testing.T) {
 	}
 	resp := b.loginTOTP(wrong)
 	wantStatus(t, resp, http.StatusForbidden)
-	if !strings.Contains(bodyOf(resp), "unlock-totp") {
-		t.Fatalf("lock page does not say how to unlock:\n%s", bodyOf(resp))
+	if !strings.Contains(testkit.Body(resp), "unlock-totp") {
+		t.Fatalf("lock page does not say how to unlock:\n%s", testkit.Body(resp))
 	}
 	// Even the right code is refused now.
 	wantStatus(t, b.loginTOTP(h.code()), http.StatusForbidden)
@@ -153,8 +154,8 @@ func TestRecoveryCodeSingleUse(t *testing.T) {
 	}
 	resp := h.browser("198.51.100.8:1").loginRecovery(code)
 	wantStatus(t, resp, http.StatusUnauthorized)
-	if !strings.Contains(bodyOf(resp), "not accepted") {
-		t.Fatalf("refusal page:\n%s", bodyOf(resp))
+	if !strings.Contains(testkit.Body(resp), "not accepted") {
+		t.Fatalf("refusal page:\n%s", testkit.Body(resp))
 	}
 	wantStatus(t, h.browser("198.51.100.9:1").loginRecovery("not-a-code"), http.StatusUnauthorized)
 	left, _ := h.st.RecoveryCodesLeft(context.Background())
@@ -166,9 +167,9 @@ func TestRecoveryCodeSingleUse(t *testing.T) {
 func TestSessionExpiryRotationLogout(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.SessionIdle = time.Hour; o.SessionMax = 3 * time.Hour })
 	b := h.browser("198.51.100.7:4000")
-	b.get("/login")
+	b.Get("/login")
 	wantStatus(t, b.loginTOTP(h.code()), http.StatusSeeOther)
-	first := b.cookies[sessionCookie]
+	first := b.Cookies[sessionCookie]
 	if len(first) != 43 {
 		t.Fatalf("session cookie %q is not 256 bits of base64url", first)
 	}
@@ -176,12 +177,12 @@ func TestSessionExpiryRotationLogout(t *testing.T) {
 	// Rotation: a new login replaces the browser's session; the old cookie dies.
 	h.nextStep()
 	wantStatus(t, b.loginRecovery(h.setup.RecoveryCodes[1]), http.StatusSeeOther)
-	second := b.cookies[sessionCookie]
+	second := b.Cookies[sessionCookie]
 	if second == first {
 		t.Fatal("session cookie not rotated at login")
 	}
 	old := h.browser("198.51.100.7:4000")
-	old.cookies[sessionCookie] = first
+	old.Cookies[sessionCookie] = first
 	if _, ok := old.signedIn(); ok {
 		t.Fatal("the pre-login session still works")
 	}
@@ -207,13 +208,13 @@ func TestSessionExpiryRotationLogout(t *testing.T) {
 
 	// Logout ends the session on the server too.
 	h.nextStep()
-	b.get("/login")
+	b.Get("/login")
 	wantStatus(t, b.loginTOTP(h.code()), http.StatusSeeOther)
-	cookie := b.cookies[sessionCookie]
-	b.get("/login")
-	wantStatus(t, b.postForm("/logout", url.Values{}), http.StatusSeeOther)
+	cookie := b.Cookies[sessionCookie]
+	b.Get("/login")
+	wantStatus(t, b.PostForm("/logout", url.Values{}), http.StatusSeeOther)
 	again := h.browser("x")
-	again.cookies[sessionCookie] = cookie
+	again.Cookies[sessionCookie] = cookie
 	if _, ok := again.signedIn(); ok {
 		t.Fatal("session alive after logout")
 	}
@@ -222,7 +223,7 @@ func TestSessionExpiryRotationLogout(t *testing.T) {
 func TestCookieAttributes(t *testing.T) {
 	h := newHarness(t, nil)
 	b := h.browser("198.51.100.7:4000")
-	b.get("/login")
+	b.Get("/login")
 	resp := b.loginTOTP(h.code())
 	var found bool
 	for _, c := range resp.Cookies() {
@@ -246,23 +247,23 @@ func TestCookieAttributes(t *testing.T) {
 func TestCSRFAndCrossOrigin(t *testing.T) {
 	h := newHarness(t, nil)
 	b := h.browser("198.51.100.7:4000")
-	b.get("/login")
+	b.Get("/login")
 	// No token.
-	wantStatus(t, b.postForm("/login/totp", url.Values{"code": {h.code()}, "csrf": {""}}), http.StatusForbidden)
+	wantStatus(t, b.PostForm("/login/totp", url.Values{"code": {h.code()}, "csrf": {""}}), http.StatusForbidden)
 	// Another browser's token.
 	other := h.browser("198.51.100.8:1")
-	other.get("/login")
-	wantStatus(t, b.postForm("/login/totp", url.Values{"code": {h.code()}, "csrf": {other.csrf}}), http.StatusForbidden)
+	other.Get("/login")
+	wantStatus(t, b.PostForm("/login/totp", url.Values{"code": {h.code()}, "csrf": {other.CSRF}}), http.StatusForbidden)
 	// A cross-site form post is refused before anything else.
-	r := httptest.NewRequest(http.MethodPost, "/login/totp", strings.NewReader(url.Values{"code": {h.code()}, "csrf": {b.csrf}}.Encode()))
+	r := httptest.NewRequest(http.MethodPost, "/login/totp", strings.NewReader(url.Values{"code": {h.code()}, "csrf": {b.CSRF}}.Encode()))
 	r.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	r.Header.Set("Sec-Fetch-Site", "cross-site")
-	wantStatus(t, b.do(r), http.StatusForbidden)
+	wantStatus(t, b.Do(r), http.StatusForbidden)
 	if _, ok := b.signedIn(); ok {
 		t.Fatal("signed in without a valid CSRF token")
 	}
 	// JSON routes too.
-	b.csrf = "nope"
+	b.CSRF = "nope"
 	wantStatus(t, b.postJSON("/login/passkey/begin", map[string]string{}), http.StatusForbidden)
 }
 
@@ -270,7 +271,7 @@ func TestSecurityHeaders(t *testing.T) {
 	h := newHarness(t, nil)
 	b := h.browser("198.51.100.7:4000")
 	for _, path := range []string{"/login", "/enrol", "/login/assets/login.js"} {
-		resp := b.get(path)
+		resp := b.Get(path)
 		wantStatus(t, resp, http.StatusOK)
 		csp := resp.Header.Get("Content-Security-Policy")
 		if !strings.Contains(csp, "frame-ancestors 'none'") || !strings.Contains(csp, "script-src 'self'") || strings.Contains(csp, "unsafe-inline") {
@@ -280,10 +281,10 @@ func TestSecurityHeaders(t *testing.T) {
 			t.Errorf("%s: headers %v", path, resp.Header)
 		}
 	}
-	if body := bodyOf(b.get("/login")); strings.Contains(body, "<script>") || strings.Contains(body, " on") && strings.Contains(body, "onclick") {
+	if body := testkit.Body(b.Get("/login")); strings.Contains(body, "<script>") || strings.Contains(body, " on") && strings.Contains(body, "onclick") {
 		t.Error("login page has inline script")
 	}
-	wantStatus(t, b.get("/login/assets/login.html"), http.StatusNotFound)
+	wantStatus(t, b.Get("/login/assets/login.html"), http.StatusNotFound)
 }
 
 func TestReturnPathAndRequireOwner(t *testing.T) {
@@ -296,32 +297,32 @@ func TestReturnPathAndRequireOwner(t *testing.T) {
 		w.Write([]byte("consent for " + r.URL.Query().Get("client_id")))
 	})
 	b := h.browser("198.51.100.7:4000")
-	resp := b.get("/authorize?client_id=abc&state=x%2Fy")
+	resp := b.Get("/authorize?client_id=abc&state=x%2Fy")
 	wantStatus(t, resp, http.StatusSeeOther)
 	loc := resp.Header.Get("Location")
 	if loc != "/login?return="+url.QueryEscape("/authorize?client_id=abc&state=x%2Fy") {
 		t.Fatalf("redirect to %q", loc)
 	}
-	b.get(loc)
+	b.Get(loc)
 	ret, _ := url.Parse(loc)
-	resp = b.postForm("/login/totp", url.Values{"code": {h.code()}, "return": {ret.Query().Get("return")}})
+	resp = b.PostForm("/login/totp", url.Values{"code": {h.code()}, "return": {ret.Query().Get("return")}})
 	wantStatus(t, resp, http.StatusSeeOther)
 	if got := resp.Header.Get("Location"); got != "/authorize?client_id=abc&state=x%2Fy" {
 		t.Fatalf("after login: %q", got)
 	}
-	if body := bodyOf(b.get("/authorize?client_id=abc")); body != "consent for abc" {
+	if body := testkit.Body(b.Get("/authorize?client_id=abc")); body != "consent for abc" {
 		t.Fatalf("signed-in /authorize: %q", body)
 	}
 	// A signed-in GET /login?return= goes straight on.
-	resp = b.get("/login?return=" + url.QueryEscape("/authorize?client_id=z"))
+	resp = b.Get("/login?return=" + url.QueryEscape("/authorize?client_id=z"))
 	wantStatus(t, resp, http.StatusSeeOther)
 
 	// Hostile return paths are dropped.
 	for _, bad := range []string{"//evil.example/x", "https://evil.example/", "/\\evil.example", "javascript:alert(1)", "/a\nb", ""} {
 		h.nextStep()
 		c := h.browser("198.51.100.20:1")
-		c.get("/login")
-		resp := c.postForm("/login/totp", url.Values{"code": {h.code()}, "return": {bad}})
+		c.Get("/login")
+		resp := c.PostForm("/login/totp", url.Values{"code": {h.code()}, "return": {bad}})
 		wantStatus(t, resp, http.StatusSeeOther)
 		if got := resp.Header.Get("Location"); got != "/login" {
 			t.Errorf("return %q led to %q", bad, got)
@@ -358,7 +359,7 @@ func TestNoOwnerYet(t *testing.T) {
 	b := h.browser("198.51.100.7:4000")
 	resp := b.loginTOTP("123456")
 	wantStatus(t, resp, http.StatusServiceUnavailable)
-	if !strings.Contains(bodyOf(resp), "cortex admin setup") {
-		t.Fatalf("no-owner page:\n%s", bodyOf(resp))
+	if !strings.Contains(testkit.Body(resp), "cortex admin setup") {
+		t.Fatalf("no-owner page:\n%s", testkit.Body(resp))
 	}
 }

@@ -49,9 +49,9 @@ func TestNoRouteCreatesTheOwner(t *testing.T) {
 	}
 	for _, r := range everyRequest() {
 		b := h.browser("198.51.100.1:1")
-		b.get("/login") // a valid CSRF token, so nothing is stopped early by it
-		r.Header.Set(csrfHeader, b.csrf)
-		b.do(r)
+		b.Get("/login") // a valid CSRF token, so nothing is stopped early by it
+		r.Header.Set(csrfHeader, b.CSRF)
+		b.Do(r)
 	}
 	counts, err := h.st.OwnerRowCounts(context.Background())
 	if err != nil {
@@ -72,9 +72,9 @@ func TestNoRouteResetsTheOwner(t *testing.T) {
 	before, _ := h.st.Owner(ctx)
 	for _, r := range everyRequest() {
 		b := h.browser("198.51.100.1:1")
-		b.get("/login")
-		r.Header.Set(csrfHeader, b.csrf)
-		b.do(r)
+		b.Get("/login")
+		r.Header.Set(csrfHeader, b.CSRF)
+		b.Do(r)
 	}
 	after, err := h.st.Owner(ctx)
 	if err != nil {

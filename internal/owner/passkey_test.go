@@ -14,6 +14,7 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 func enrolled(t *testing.T) (*harness, *browser, *softKey) {
@@ -54,12 +55,12 @@ func TestPasskeyLoginUpdatesCountAndRefusesClones(t *testing.T) {
 
 func TestPasskeyCeremonyIsSingleUseAndExpires(t *testing.T) {
 	h, b, k := enrolled(t)
-	b.get("/login")
+	b.Get("/login")
 	begin := decodeJSON(t, b.postJSON("/login/passkey/begin", map[string]string{}))
 	answer := k.get(begin)
 	wantStatus(t, b.postJSON("/login/passkey/finish", map[string]any{"ceremony": begin["ceremony"], "credential": answer}), http.StatusOK)
 	// Replaying the same answer fails: the ceremony is gone.
-	b.get("/login")
+	b.Get("/login")
 	resp := b.postJSON("/login/passkey/finish", map[string]any{"ceremony": begin["ceremony"], "credential": answer})
 	wantStatus(t, resp, http.StatusBadRequest)
 	if m := decodeJSON(t, resp); m["error"] != "ceremony_expired" {
@@ -69,7 +70,7 @@ func TestPasskeyCeremonyIsSingleUseAndExpires(t *testing.T) {
 	// A ceremony begun in one browser cannot be finished in another.
 	begin = decodeJSON(t, b.postJSON("/login/passkey/begin", map[string]string{}))
 	other := h.browser("192.0.2.99:1")
-	other.get("/login")
+	other.Get("/login")
 	wantStatus(t, other.postJSON("/login/passkey/finish", map[string]any{"ceremony": begin["ceremony"], "credential": k.get(begin)}), http.StatusBadRequest)
 
 	// Expiry after five minutes, on the injected clock.
@@ -158,7 +159,7 @@ func TestEnrolNeedsLinkAndTOTP(t *testing.T) {
 	link := linkSecret(h.setup.EnrolLink)
 	k := newSoftKey(t)
 	b := h.browser("192.0.2.10:1")
-	b.get("/enrol")
+	b.Get("/enrol")
 	// The link alone, with a wrong code, is useless.
 	wrong := "000000"
 	if wrong == h.code() {
@@ -193,7 +194,7 @@ func TestEnrolNeedsLinkAndTOTP(t *testing.T) {
 func TestPasskeysOffWithIPAddress(t *testing.T) {
 	h := newHarness(t, func(o *Options) { o.PublicURL = config.MustParsePublicURL("http://192.0.2.1:8080") })
 	b := h.browser("192.0.2.10:1")
-	body := bodyOf(b.get("/login"))
+	body := testkit.Body(b.Get("/login"))
 	if want := "Passkeys are off"; !strings.Contains(body, want) {
 		t.Fatalf("login page does not say %q", want)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // A signed-in owner asked to sign in again (an action needs a recent
@@ -16,7 +18,7 @@ func TestReauthShowsFormsRotatesSessionAndReturns(t *testing.T) {
 	h := newHarness(t, nil)
 	b := h.browser("198.51.100.7:4000")
 	wantStatus(t, b.loginTOTP(h.code()), http.StatusSeeOther)
-	first := b.cookies[sessionCookie]
+	first := b.Cookies[sessionCookie]
 	h.clk.Advance(10 * time.Minute)
 
 	const back = "/console/undo-app?app=claude&since=2025-06-01"
@@ -25,10 +27,10 @@ func TestReauthShowsFormsRotatesSessionAndReturns(t *testing.T) {
 		t.Fatalf("ReauthURL = %q", loc)
 	}
 	for round, method := range []string{"totp", "recovery"} {
-		before := b.cookies[sessionCookie]
-		resp := b.get(loc)
+		before := b.Cookies[sessionCookie]
+		resp := b.Get(loc)
 		wantStatus(t, resp, http.StatusOK)
-		body := bodyOf(resp)
+		body := testkit.Body(resp)
 		if !strings.Contains(body, `id="reauth"`) || !strings.Contains(body, `id="totp-form"`) || strings.Contains(body, `id="signed-in"`) {
 			t.Fatalf("round %d: reauth page does not offer sign-in:\n%s", round, body)
 		}
@@ -40,16 +42,16 @@ func TestReauthShowsFormsRotatesSessionAndReturns(t *testing.T) {
 		v := url.Values{"return": {back}}
 		if method == "totp" {
 			v.Set("code", h.code())
-			resp = b.postForm("/login/totp", v)
+			resp = b.PostForm("/login/totp", v)
 		} else {
 			v.Set("code", h.setup.RecoveryCodes[0])
-			resp = b.postForm("/login/recovery", v)
+			resp = b.PostForm("/login/recovery", v)
 		}
 		wantStatus(t, resp, http.StatusSeeOther)
 		if got := resp.Header.Get("Location"); got != back {
 			t.Fatalf("round %d: after sign-in went to %q, want %q", round, got, back)
 		}
-		now := b.cookies[sessionCookie]
+		now := b.Cookies[sessionCookie]
 		if now == "" || now == before || now == first {
 			t.Fatalf("round %d: session id not rotated", round)
 		}
@@ -59,16 +61,16 @@ func TestReauthShowsFormsRotatesSessionAndReturns(t *testing.T) {
 		}
 		// The old session ended: its cookie no longer signs anyone in.
 		old := h.browser("198.51.100.7:4000")
-		old.cookies[sessionCookie] = before
+		old.Cookies[sessionCookie] = before
 		if _, ok := old.signedIn(); ok {
 			t.Fatalf("round %d: old session still valid", round)
 		}
-		wantStatus(t, old.get("/login?return=%2Fconsole%2Fapps"), http.StatusOK) // not sent on: signed out
+		wantStatus(t, old.Get("/login?return=%2Fconsole%2Fapps"), http.StatusOK) // not sent on: signed out
 		h.clk.Advance(10 * time.Minute)
 	}
 
 	// Without reauth=1 a signed-in owner is still sent straight on.
-	resp := b.get("/login?return=" + url.QueryEscape(back))
+	resp := b.Get("/login?return=" + url.QueryEscape(back))
 	wantStatus(t, resp, http.StatusSeeOther)
 	if got := resp.Header.Get("Location"); got != back {
 		t.Fatalf("plain login page sent a signed-in owner to %q", got)
@@ -84,28 +86,28 @@ func TestReauthRefusesOffSiteReturn(t *testing.T) {
 		if got := ReauthURL(bad); got != "/login?reauth=1" {
 			t.Errorf("ReauthURL(%q) = %q", bad, got)
 		}
-		resp := b.get("/login?reauth=1&return=" + url.QueryEscape(bad))
+		resp := b.Get("/login?reauth=1&return=" + url.QueryEscape(bad))
 		wantStatus(t, resp, http.StatusOK)
-		body := bodyOf(resp)
+		body := testkit.Body(resp)
 		if !strings.Contains(body, `id="reauth"`) || strings.Contains(body, "evil.example") {
 			t.Fatalf("return %q: page:\n%s", bad, body)
 		}
 		h.nextStep()
-		resp = b.postForm("/login/totp", url.Values{"code": {h.code()}, "return": {bad}})
+		resp = b.PostForm("/login/totp", url.Values{"code": {h.code()}, "return": {bad}})
 		wantStatus(t, resp, http.StatusSeeOther)
 		if got := resp.Header.Get("Location"); got != "/login" {
 			t.Errorf("return %q led to %q", bad, got)
 		}
 	}
 	// A wrong code on the reauth page changes nothing: the session stays.
-	cur := b.cookies[sessionCookie]
-	b.get("/login?reauth=1")
+	cur := b.Cookies[sessionCookie]
+	b.Get("/login?reauth=1")
 	h.nextStep()
-	resp := b.postForm("/login/totp", url.Values{"code": {"000000"}})
+	resp := b.PostForm("/login/totp", url.Values{"code": {"000000"}})
 	if resp.StatusCode == http.StatusSeeOther {
 		t.Fatal("wrong code accepted")
 	}
-	if b.cookies[sessionCookie] != cur {
+	if b.Cookies[sessionCookie] != cur {
 		t.Fatal("a refused sign-in replaced the session")
 	}
 	if _, ok := b.signedIn(); !ok {

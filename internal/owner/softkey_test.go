@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/fxamacker/cbor/v2"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // softKey is a software passkey authenticator (ES256, "none" attestation):
@@ -120,8 +122,8 @@ func (k *softKey) get(begin map[string]any) map[string]any {
 func decodeJSON(t testing.TB, resp *http.Response) map[string]any {
 	t.Helper()
 	var m map[string]any
-	if err := json.Unmarshal([]byte(bodyOf(resp)), &m); err != nil {
-		t.Fatalf("decode %q: %v", bodyOf(resp), err)
+	if err := json.Unmarshal([]byte(testkit.Body(resp)), &m); err != nil {
+		t.Fatalf("decode %q: %v", testkit.Body(resp), err)
 	}
 	return m
 }
@@ -129,7 +131,7 @@ func decodeJSON(t testing.TB, resp *http.Response) map[string]any {
 // enrol adds k as a passkey through the console link of the harness setup.
 func (b *browser) enrol(k *softKey, link string) *http.Response {
 	b.h.t.Helper()
-	b.get("/enrol")
+	b.Get("/enrol")
 	resp := b.postJSON("/enrol/passkey/begin", map[string]string{"link": link, "code": b.h.code(), "name": "soft"})
 	if resp.StatusCode != http.StatusOK {
 		return resp
@@ -141,8 +143,8 @@ func (b *browser) enrol(k *softKey, link string) *http.Response {
 // loginPasskey signs in with k; it returns the finish response (or the
 // begin one if that failed).
 func (b *browser) loginPasskey(k *softKey) *http.Response {
-	if b.csrf == "" {
-		b.get("/login")
+	if b.CSRF == "" {
+		b.Get("/login")
 	}
 	resp := b.postJSON("/login/passkey/begin", map[string]string{})
 	if resp.StatusCode != http.StatusOK {
@@ -152,7 +154,7 @@ func (b *browser) loginPasskey(k *softKey) *http.Response {
 	resp = b.postJSON("/login/passkey/finish", map[string]any{"ceremony": begin["ceremony"], "credential": k.get(begin)})
 	if resp.StatusCode == http.StatusOK {
 		// Like the page script: follow the redirect to a fresh page.
-		b.get(decodeJSON(b.h.t, resp)["redirect"].(string))
+		b.Get(decodeJSON(b.h.t, resp)["redirect"].(string))
 	}
 	return resp
 }

@@ -2,11 +2,14 @@ package testkit
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 )
 
@@ -51,4 +54,83 @@ func Browser(t testing.TB, timeout time.Duration) context.Context {
 		t.Fatalf("start chromium: %v", err)
 	}
 	return ctx
+}
+
+// Tab is the first tab of a headless Chromium (see Browser) with the steps
+// browser tests take. A step that fails fails the test, with Log's text
+// (the server's log) when Log is set.
+type Tab struct {
+	Ctx context.Context
+	Log fmt.Stringer
+	t   testing.TB
+}
+
+// NewTab starts the browser as Browser does and returns its tab.
+func NewTab(t testing.TB, timeout time.Duration, log fmt.Stringer) *Tab {
+	t.Helper()
+	return &Tab{Ctx: Browser(t, timeout), Log: log, t: t}
+}
+
+// Do runs steps; what names them in a failure.
+func (p *Tab) Do(what string, steps ...chromedp.Action[chromedp.Void]) {
+	p.t.Helper()
+	if err := chromedp.Do(p.Ctx, steps...); err != nil {
+		log := ""
+		if p.Log != nil {
+			log = "\n" + p.Log.String()
+		}
+		p.t.Fatalf("%s: %v%s", what, err, log)
+	}
+}
+
+// Text is the visible text of the element sel selects, trimmed.
+func (p *Tab) Text(sel string) string {
+	p.t.Helper()
+	s, err := chromedp.Run(p.Ctx, chromedp.Text(chromedp.CSS(sel)))
+	if err != nil {
+		p.t.Fatalf("read %s: %v", sel, err)
+	}
+	return strings.TrimSpace(s)
+}
+
+// Location is the URL the tab shows.
+func (p *Tab) Location() string {
+	p.t.Helper()
+	loc, err := chromedp.Run(p.Ctx, chromedp.Location())
+	if err != nil {
+		p.t.Fatalf("location: %v", err)
+	}
+	return loc
+}
+
+// Count is how many elements sel selects.
+func (p *Tab) Count(sel string) int {
+	p.t.Helper()
+	n, err := chromedp.Run(p.Ctx, chromedp.Evaluate[int](fmt.Sprintf("document.querySelectorAll(%q).length", sel)))
+	if err != nil {
+		p.t.Fatalf("count %s: %v", sel, err)
+	}
+	return n
+}
+
+// AddPasskeyAuthenticator gives the browser a virtual platform
+// authenticator that holds resident keys and verifies its user without
+// asking, so passkey ceremonies complete on their own.
+func (p *Tab) AddPasskeyAuthenticator() {
+	p.t.Helper()
+	if _, err := chromedp.Call(p.Ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
+		p.t.Fatalf("enable webauthn: %v", err)
+	}
+	if _, err := chromedp.Call(p.Ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{
+		Options: &webauthn.VirtualAuthenticatorOptions{
+			Protocol:                    webauthn.AuthenticatorProtocolCtap2,
+			Transport:                   webauthn.AuthenticatorTransportInternal,
+			HasResidentKey:              true,
+			HasUserVerification:         true,
+			IsUserVerified:              true,
+			AutomaticPresenceSimulation: true,
+		},
+	}); err != nil {
+		p.t.Fatalf("add virtual authenticator: %v", err)
+	}
 }

@@ -1,7 +1,9 @@
 // Package testkit holds the helpers cortex's tests share: a clock moved by
 // hand, the cortex binary built once per test process and a running
-// `cortex serve` on a loopback port (for e2e and bench), the Chromium binary
-// for browser tests, and a buffer safe for concurrent writers.
+// `cortex serve` on a loopback port (for e2e and bench), Chromium and the
+// steps browser tests take in its tab (Tab), TOTP codes, a windowless
+// browser (Visitor) that keeps cookies and the CSRF token for tests that
+// drive handlers without sockets, and a buffer safe for concurrent writers.
 //
 // It is for tests only: only _test.go files import it (a test in
 // internal/e2e checks this), and it imports no other cortex package, so

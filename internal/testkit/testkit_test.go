@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -72,5 +73,46 @@ func TestBufferWaitFor(t *testing.T) {
 	cancel()
 	if b.WaitFor(ctx, "line", 3) {
 		t.Fatal("WaitFor saw a third line that was never written")
+	}
+}
+
+func TestVisitorKeepsCookiesAndCSRF(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /form", func(w http.ResponseWriter, r *http.Request) {
+		http.SetCookie(w, &http.Cookie{Name: "s", Value: "1"})
+		w.Write([]byte(`<form><input type="hidden" name="csrf" value="tok-1"><input name="request" value="r-9"></form>`))
+	})
+	mux.HandleFunc("POST /form", func(w http.ResponseWriter, r *http.Request) {
+		c, _ := r.Cookie("s")
+		if c == nil || r.PostFormValue("csrf") != "tok-1" || r.RemoteAddr != "192.0.2.1:5" || r.Header.Get("Sec-Fetch-Site") != "same-origin" {
+			http.Error(w, "refused", http.StatusForbidden)
+			return
+		}
+		http.SetCookie(w, &http.Cookie{Name: "s", MaxAge: -1})
+		w.Write([]byte(`<p data-csrf="tok-2">done</p>`))
+	})
+	v := NewVisitor(mux, "192.0.2.1:5")
+	var seen []string
+	v.Seen = func(b []byte) { seen = append(seen, string(b)) }
+	if resp := v.Get("/form"); resp.StatusCode != http.StatusOK || v.CSRF != "tok-1" || v.Cookies["s"] != "1" {
+		t.Fatalf("after GET: %d csrf %q cookies %v", resp.StatusCode, v.CSRF, v.Cookies)
+	}
+	resp := v.PostForm("/form", url.Values{})
+	if resp.StatusCode != http.StatusOK || Body(resp) != `<p data-csrf="tok-2">done</p>` || Body(resp) == "" {
+		t.Fatalf("POST: %d %q", resp.StatusCode, Body(resp))
+	}
+	if _, ok := v.Cookies["s"]; ok || v.CSRF != "tok-2" {
+		t.Errorf("after POST: cookies %v csrf %q", v.Cookies, v.CSRF)
+	}
+	if len(seen) != 2 || !strings.Contains(seen[0], "r-9") {
+		t.Errorf("Seen got %q", seen)
+	}
+}
+
+func TestTOTP(t *testing.T) {
+	// RFC 6238's SHA-1 test secret ("12345678901234567890" in base32) at
+	// 59 s gives 94287082, of which an app shows the last six digits.
+	if got := TOTP(t, "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", time.Unix(59, 0)); got != "287082" {
+		t.Errorf("code %q, want 287082", got)
 	}
 }

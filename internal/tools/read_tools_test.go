@@ -365,44 +365,51 @@ func TestRecent(t *testing.T) {
 }
 
 // TestSearchStopsEarly: a query without words that matches nothing stops
-// after reading 4 MiB of notes and says so, instead of an empty list a
-// model would take for "nothing matches"; its cursor checks the rest.
+// after reading 4 MiB of notes and says so, and why, instead of an empty
+// list a model would take for "nothing matches"; its cursor checks the
+// rest. Before the index is built every query is read so.
 func TestSearchStopsEarly(t *testing.T) {
 	filler := strings.Repeat("plain text, nothing to find here\n", 1<<15) // 1 MiB
 	files := map[string]string{"oldest.md": "- [ ] buy a 🚀\n"}
 	for i := range 6 {
 		files[fmt.Sprintf("n%02d.md", i)] = filler
 	}
-	e := newEnv(t, func(o *vault.Options) {
-		o.Index = true
-		// The notes are there before the vault opens, newest first by name.
-		for name, text := range files {
-			p := filepath.Join(o.Dir, name)
-			if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
+	for _, indexed := range []bool{true, false} {
+		e := newEnv(t, func(o *vault.Options) {
+			o.Index = indexed
+			// The notes are there before the vault opens, newest first by name.
+			for name, text := range files {
+				p := filepath.Join(o.Dir, name)
+				if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				age := 48 * time.Hour
+				if name != "oldest.md" {
+					age = time.Duration(name[2]-'0') * time.Hour
+				}
+				if err := os.Chtimes(p, time.Now().Add(-age), time.Now().Add(-age)); err != nil {
+					t.Fatal(err)
+				}
 			}
-			age := 48 * time.Hour
-			if name != "oldest.md" {
-				age = time.Duration(name[2]-'0') * time.Hour
-			}
-			if err := os.Chtimes(p, time.Now().Add(-age), time.Now().Add(-age)); err != nil {
-				t.Fatal(err)
-			}
+		})
+		if err := e.v.WaitIndexed(context.Background()); err != nil {
+			t.Fatal(err)
 		}
-	})
-	if err := e.v.WaitIndexed(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	var out searchOut
-	e.ok("search", map[string]any{"query": "🚀"}, &out)
-	if len(out.Results) != 0 || out.NextCursor == "" ||
-		!strings.HasPrefix(out.Incomplete, "Checked 4 of 7 notes, then stopped") || !strings.Contains(out.Incomplete, "next_cursor") || !strings.Contains(out.Incomplete, "folder or tag argument") {
-		t.Fatalf("first call: %+v", out)
-	}
-	cursor := out.NextCursor
-	out = searchOut{}
-	e.ok("search", map[string]any{"query": "🚀", "cursor": cursor}, &out)
-	if len(out.Results) != 1 || out.Results[0].ID != "oldest.md" || out.Incomplete != "" || out.NextCursor != "" {
-		t.Errorf("second call: %+v", out)
+		why, next := "not through the index", "narrow the search with the folder or tag argument"
+		if !indexed {
+			why, next = "the search index is not built yet", "search again in a few seconds"
+		}
+		var out searchOut
+		e.ok("search", map[string]any{"query": "🚀"}, &out)
+		if len(out.Results) != 0 || out.NextCursor == "" || !strings.HasPrefix(out.Incomplete, "Checked 4 of 7 notes, then stopped") ||
+			!strings.Contains(out.Incomplete, "next_cursor") || !strings.Contains(out.Incomplete, why) || !strings.Contains(out.Incomplete, next) {
+			t.Fatalf("indexed %v, first call: %+v", indexed, out)
+		}
+		cursor := out.NextCursor
+		out = searchOut{}
+		e.ok("search", map[string]any{"query": "🚀", "cursor": cursor}, &out)
+		if len(out.Results) != 1 || out.Results[0].ID != "oldest.md" || out.Incomplete != "" || out.NextCursor != "" {
+			t.Errorf("indexed %v, second call: %+v", indexed, out)
+		}
 	}
 }

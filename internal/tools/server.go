@@ -106,11 +106,22 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 		// never change.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{}},
 		SchemaCache:  schemaCache,
+		SetCacheable: cacheScope,
 	})
 	srv.AddReceivingMiddleware(s.schemaErrors)
 	s.addReadTools(srv)
 	s.addWriteTools(srv)
 	return srv
+}
+
+// cacheScope marks server/discover (MCP 2026-07-28) private: it carries the
+// instructions, a note of the owner's, which a cache shared between clients
+// (a gateway) must not hand to another caller. The tool and prompt lists are
+// the same for every app and stay public, the SDK's default.
+func cacheScope(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+	if _, ok := req.(*mcp.ServerRequest[*mcp.DiscoverParams]); ok {
+		c.CacheScope = "private"
+	}
 }
 
 // Servers hands out the MCP server for the instructions of the moment.

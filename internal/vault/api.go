@@ -173,6 +173,9 @@ type Page struct {
 type ScanCut struct {
 	Checked    int // notes checked so far, over every page of the search
 	Candidates int // notes the search has to check
+	// Unindexed is set when the notes were read one by one because the
+	// search index is not built yet (it is, seconds after opening).
+	Unindexed bool
 }
 
 // Hit is one search result.

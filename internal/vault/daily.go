@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,9 +16,15 @@ import (
 // by its day. Where it lives comes from the owner's Obsidian settings,
 // which the vault reads (tools can neither read nor write .obsidian/).
 
-// dailySettings is .obsidian/daily-notes.json, as Obsidian's core plugin
-// writes it.
-const dailySettings = ".obsidian/daily-notes.json"
+// Where Obsidian keeps the daily-notes settings: the core plugin's file,
+// and the Periodic Notes plugin's, whose daily settings win when the plugin
+// is on (listed in community-plugins.json) and its daily notes are enabled,
+// as the plugins that create daily notes decide.
+const (
+	dailySettings    = ".obsidian/daily-notes.json"
+	periodicSettings = ".obsidian/plugins/periodic-notes/data.json"
+	communityPlugins = ".obsidian/community-plugins.json"
+)
 
 // Defaults when the vault has no daily-notes settings: Daily/YYYY-MM-DD.md.
 const (
@@ -62,19 +69,7 @@ func (v *Vault) Daily(ctx context.Context, day time.Time) (DailyNote, error) {
 	if e := ctxErr(ctx); e != nil {
 		return DailyNote{}, e
 	}
-	var set struct {
-		Folder   string `json:"folder"`
-		Format   string `json:"format"`
-		Template string `json:"template"`
-	}
-	set.Folder = defaultDailyFolder
-	if data, _, _, e := v.readNote(dailySettings); e == nil && len(data) <= maxSettingsSize {
-		set.Folder = ""
-		if err := json.Unmarshal(data, &set); err != nil {
-			v.log.Warn("vault: daily-notes settings are not valid JSON; using Daily/YYYY-MM-DD", "err", err)
-			set.Folder, set.Format, set.Template = defaultDailyFolder, "", ""
-		}
-	}
+	set := v.dailySettings()
 	if strings.TrimSpace(set.Format) == "" {
 		set.Format = defaultDailyFormat
 	}
@@ -102,6 +97,48 @@ func (v *Vault) Daily(ctx context.Context, day time.Time) (DailyNote, error) {
 		}
 	}
 	return out, nil
+}
+
+// dailyConfig is the daily-notes settings both plugins write.
+type dailyConfig struct {
+	Folder   string `json:"folder"`
+	Format   string `json:"format"`
+	Template string `json:"template"`
+}
+
+// dailySettings reads the daily-notes settings: Periodic Notes' when it
+// is in charge, else the core plugin's, else Daily/ and the default format.
+func (v *Vault) dailySettings() dailyConfig {
+	var plugins []string
+	var periodic struct {
+		Daily *struct {
+			dailyConfig
+			Enabled bool `json:"enabled"`
+		} `json:"daily"`
+	}
+	if v.readSettings(communityPlugins, &plugins) && slices.Contains(plugins, "periodic-notes") &&
+		v.readSettings(periodicSettings, &periodic) && periodic.Daily != nil && periodic.Daily.Enabled {
+		return periodic.Daily.dailyConfig
+	}
+	var core dailyConfig
+	if v.readSettings(dailySettings, &core) {
+		return core
+	}
+	return dailyConfig{Folder: defaultDailyFolder}
+}
+
+// readSettings decodes an Obsidian settings file into out; false when it
+// is missing, too large or not valid JSON (which is logged).
+func (v *Vault) readSettings(p string, out any) bool {
+	data, _, _, e := v.readNote(p)
+	if e != nil || len(data) > maxSettingsSize {
+		return false
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		v.log.Warn("vault: Obsidian settings are not valid JSON; not using them", "file", p, "err", err)
+		return false
+	}
+	return true
 }
 
 // fillTemplate fills Obsidian's core template variables: {{title}},

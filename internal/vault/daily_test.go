@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -65,6 +66,34 @@ func TestDaily(t *testing.T) {
 		{"template missing", map[string]string{".obsidian/daily-notes.json": `{"template":"Nope"}`}, "2026-12-01.md", false, "", ""},
 		{"bad json", map[string]string{".obsidian/daily-notes.json": `{folder`}, "Daily/2026-12-01.md", false, "", ""},
 		{"unusable format", map[string]string{".obsidian/daily-notes.json": `{"format":"../YYYY"}`}, "", false, "", CodeInvalidPath},
+		// The Periodic Notes plugin's daily settings win over the core
+		// plugin's, as Obsidian's plugins read them, when the plugin is on
+		// and its daily notes are enabled.
+		{"periodic notes", map[string]string{
+			".obsidian/community-plugins.json":           `["calendar","periodic-notes"]`,
+			".obsidian/plugins/periodic-notes/data.json": periodic(true),
+			".obsidian/daily-notes.json":                 `{"folder":"Core","template":"Templates/Core"}`,
+			"Templates/Periodic.md":                      "# {{date:dddd}}\n",
+			"Templates/Core.md":                          "core\n",
+		}, "Journal/2026/2026-12-01.md", false, "# Tuesday\n", ""},
+		{"periodic notes alone", map[string]string{
+			".obsidian/community-plugins.json":           `["periodic-notes"]`,
+			".obsidian/plugins/periodic-notes/data.json": `{"daily":{"enabled":true}}`,
+		}, "2026-12-01.md", false, "", ""},
+		{"periodic daily off", map[string]string{
+			".obsidian/community-plugins.json":           `["periodic-notes"]`,
+			".obsidian/plugins/periodic-notes/data.json": periodic(false),
+			".obsidian/daily-notes.json":                 `{"folder":"Core"}`,
+		}, "Core/2026-12-01.md", false, "", ""},
+		{"periodic plugin off", map[string]string{
+			".obsidian/community-plugins.json":           `["calendar"]`,
+			".obsidian/plugins/periodic-notes/data.json": periodic(true),
+		}, "Daily/2026-12-01.md", false, "", ""},
+		{"periodic bad json", map[string]string{
+			".obsidian/community-plugins.json":           `["periodic-notes"]`,
+			".obsidian/plugins/periodic-notes/data.json": `{"daily":`,
+			".obsidian/daily-notes.json":                 `{"folder":"Core"}`,
+		}, "Core/2026-12-01.md", false, "", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -76,4 +105,12 @@ func TestDaily(t *testing.T) {
 			}
 		})
 	}
+}
+
+// periodic is the Periodic Notes plugin's data.json with its daily notes
+// on or off.
+func periodic(enabled bool) string {
+	return fmt.Sprintf(`{"showGettingStartedBanner":false,"hasMigratedDailyNoteSettings":true,`+
+		`"daily":{"format":"YYYY/YYYY-MM-DD","template":"Templates/Periodic","folder":"Journal/","enabled":%v},`+
+		`"weekly":{"format":"gggg-[W]ww","template":"","folder":"","enabled":false}}`, enabled)
 }

@@ -116,18 +116,15 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 
 	var f found // from the cursor on
 	used := false
-	if !inTrash(folder) {
+	if !inTrash(folder) && !cur.scan {
 		if f, used, e = v.indexSearch(ctx, pq, cur, limit); e != nil {
 			return Page{}, e
 		}
 	}
 	if !used {
-		hits, e := v.scanSearch(ctx, pq, folder)
-		if e != nil {
+		if f, e = v.scanSearch(ctx, pq, folder, cur); e != nil {
 			return Page{}, e
 		}
-		f = found{hits: hits[min(cur.hits, len(hits)):]}
-		f.more = len(f.hits) > limit
 	}
 	page := Page{Hits: []Hit{}}
 	chars, next := 0, 0
@@ -142,15 +139,23 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 		next++
 		page.Hits = append(page.Hits, h)
 	}
-	after := cursor{hits: cur.hits + next}
+	after := cursor{hits: cur.hits + next, scan: f.scan}
 	switch {
 	case f.cut:
 		after.pos = f.next
-		page.Cut = &ScanCut{Checked: f.next, Candidates: f.total}
+		// A full page is not cut short: the budget ran out looking for
+		// one more match, which the cursor looks for.
+		if len(page.Hits) < limit {
+			page.Cut = &ScanCut{Checked: f.next, Candidates: f.total,
+				Unindexed: !inTrash(folder) && (v.ix == nil || !v.Indexed())}
+		}
 	case f.after != nil && next > 0:
 		after.pos = f.after[next-1]
 	case f.after != nil:
 		after.pos = cur.pos
+	}
+	if after.pos == 0 {
+		after.scan = false // a count of hits to pass over, the same for either
 	}
 	if (f.more || f.cut) && after.hits < maxSearchDepth {
 		page.NextCursor = encodeCursor(after, fp)
@@ -160,26 +165,61 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	return page, nil
 }
 
-// scanSearch reads every note in the folder and returns all hits in order.
-func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string) ([]Hit, *Error) {
-	hits := []Hit{}
-	e := v.scanFolder(ctx, folder, func(w walkEntry, data []byte) *Error {
-		content := string(data)
-		title := markdown.Title(content, w.path)
-		score, snippet := markdown.Match(pq, w.path, title, content)
-		if score <= 0 {
-			return nil
+// scanSearch decides the search without the index (not built yet, or the
+// trash): it reads the notes in the folder newest first, from the cursor's
+// position on, until the read budget is spent, and returns the hits in that
+// order, each with the position after it. When one call reads every note
+// from the start, the hits are ranked instead, as the index ranks them.
+func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string, cur cursor) (found, *Error) {
+	var notes []candidate
+	e := v.walk(ctx, folder, true, func(w walkEntry) *Error {
+		if !w.info.IsDir() && w.info.Size() <= v.maxNote {
+			notes = append(notes, candidate{path: w.path, mod: w.info.ModTime().UnixNano(), size: w.info.Size()})
 		}
-		hits = append(hits, Hit{Path: w.path, Title: title, Snippet: snippet, Modified: w.info.ModTime(), Score: score})
 		return nil
 	})
 	if e != nil {
-		return nil, e
+		return found{}, e
 	}
-	slices.SortFunc(hits, func(a, b Hit) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), b.Modified.Compare(a.Modified), strings.Compare(a.Path, b.Path))
-	})
-	return hits, nil
+	slices.SortFunc(notes, func(a, b candidate) int { return cmp.Or(cmp.Compare(b.mod, a.mod), strings.Compare(a.path, b.path)) })
+	start, skip := 0, cur.hits // a cursor without a position passes over hits
+	if cur.scan {
+		start, skip = min(cur.pos, len(notes)), 0
+	}
+	f := found{after: []int{}, total: len(notes), scan: true}
+	var spent int64
+	for i := start; i < len(notes); i++ {
+		if e := ctxErr(ctx); e != nil {
+			return found{}, e
+		}
+		if spent >= v.readBudget {
+			f.cut, f.next = true, i
+			break
+		}
+		c := notes[i]
+		spent += c.size + noteReadCost
+		data, fi, _, e := v.readNote(c.path)
+		if e != nil {
+			continue // gone or changed into something else meanwhile
+		}
+		content := string(data)
+		title := markdown.Title(content, c.path)
+		score, snippet := markdown.Match(pq, c.path, title, content)
+		if score > 0 {
+			f.hits = append(f.hits, Hit{Path: c.path, Title: title, Snippet: snippet, Modified: fi.ModTime(), Score: score})
+			f.after = append(f.after, i+1)
+		}
+	}
+	skip = min(skip, len(f.hits))
+	if start == 0 && !f.cut {
+		slices.SortFunc(f.hits, func(a, b Hit) int {
+			return cmp.Or(cmp.Compare(b.Score, a.Score), b.Modified.Compare(a.Modified), strings.Compare(a.Path, b.Path))
+		})
+		f.hits, f.after, f.scan = f.hits[skip:], nil, false
+		return f, nil
+	}
+	f.hits, f.after = f.hits[skip:], f.after[skip:]
+	return f, nil
 }
 
 // candidate is a ranked note as the index knew it.
@@ -201,6 +241,9 @@ type found struct {
 	// to resume reading at, total the number of candidates.
 	cut         bool
 	next, total int
+	// scan is set when the notes were read without the index, newest
+	// first: a cursor then resumes in that order.
+	scan bool
 }
 
 // indexSearch ranks the notes with the index and reads the ones shown,
@@ -342,13 +385,21 @@ func writeQuery(h hash.Hash, q markdown.Query) {
 
 // cursor is where the next page of a search starts: after hits results,
 // and, for a search read note by note, at position pos of the ranked
-// candidates (0: pass over hits results from the start instead).
-type cursor struct{ hits, pos int }
+// candidates (0: pass over hits results from the start instead), or with
+// scan, of the notes newest first as a search without the index reads them.
+type cursor struct {
+	hits, pos int
+	scan      bool
+}
 
 func encodeCursor(c cursor, fp string) string {
 	s := strconv.Itoa(c.hits)
 	if c.pos > 0 {
-		s += "." + strconv.Itoa(c.pos)
+		s += "."
+		if c.scan {
+			s += "s"
+		}
+		s += strconv.Itoa(c.pos)
 	}
 	return base64.RawURLEncoding.EncodeToString([]byte(s + "." + fp))
 }
@@ -371,7 +422,9 @@ func decodeCursor(c, fp string) (cursor, *Error) {
 	var err1, err2 error
 	cur.hits, err1 = strconv.Atoi(parts[0])
 	if len(parts) == 3 {
-		cur.pos, err2 = strconv.Atoi(parts[1])
+		pos, scan := strings.CutPrefix(parts[1], "s")
+		cur.scan = scan
+		cur.pos, err2 = strconv.Atoi(pos)
 		if err2 == nil && (cur.pos <= 0 || cur.pos >= maxCursorPos) {
 			err2 = strconv.ErrRange
 		}

@@ -15,7 +15,13 @@ import (
 // notes hold an open task and a rocket.
 func budgetVault(t *testing.T, n, perCall int, mark func(int) bool) *Vault {
 	t.Helper()
-	dir := t.TempDir()
+	return budgetVaultIn(t, t.TempDir(), true, n, perCall, mark)
+}
+
+// budgetVaultIn is budgetVault in dir, with or without the index (without
+// it every search reads the notes, as before the index is built).
+func budgetVaultIn(t *testing.T, dir string, indexed bool, n, perCall int, mark func(int) bool) *Vault {
+	t.Helper()
 	files := map[string]string{}
 	for i := range n {
 		body := strings.Repeat("plain words of a note ", 90)
@@ -32,7 +38,7 @@ func budgetVault(t *testing.T, n, perCall int, mark func(int) bool) *Vault {
 			t.Fatal(err)
 		}
 	}
-	v, err := Open(Options{Dir: dir, FreeSpace: plenty, Index: true})
+	v, err := Open(Options{Dir: dir, FreeSpace: plenty, Index: indexed})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,5 +185,120 @@ func TestSearchReadBudgetDepth(t *testing.T) {
 	}
 	if hits < maxSearchDepth || hits >= maxSearchDepth+perCall {
 		t.Errorf("%d hits over all pages, want the first %d or a few more", hits, maxSearchDepth)
+	}
+}
+
+// TestSearchReadBudgetBeforeIndex: before the index is built every search
+// reads the notes, newest first, within the same read budget: a call
+// stops after it, says so (and why), and its cursor reads on, even once
+// the index is there.
+func TestSearchReadBudgetBeforeIndex(t *testing.T) {
+	const n, perCall = 60, 8
+	dir := t.TempDir()
+	every5 := func(i int) bool { return i%5 == 0 }
+	v := budgetVaultIn(t, dir, false, n, perCall, every5)
+	p, err := v.SearchPage(ctx, Query{Text: "plumber", Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The budget covers perCall marked notes, and a few more plain ones.
+	if got := hitPaths(p.Hits); !slices.Equal(got, []string{"n000.md", "n005.md"}) || p.Cut == nil ||
+		*p.Cut != (ScanCut{Checked: perCall + 1, Candidates: n, Unindexed: true}) || p.NextCursor == "" {
+		t.Fatalf("first page: %v, cut %+v, cursor %q; want the 2 matches of the %d newest notes, cut, a cursor", got, p.Cut, p.NextCursor, perCall+1)
+	}
+	var want []string
+	for i := range n {
+		if every5(i) {
+			want = append(want, fmt.Sprintf("n%03d.md", i))
+		}
+	}
+	for _, q := range []string{"plumber", "🚀", "- [ ] -nothing", `"call the plumber"`} {
+		var got []string
+		calls, cursor := 0, ""
+		for {
+			p, err := v.SearchPage(ctx, Query{Text: q, Limit: 2, Cursor: cursor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			calls++
+			got = append(got, hitPaths(p.Hits)...)
+			if cursor = p.NextCursor; cursor == "" || calls > n {
+				break
+			}
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: paged through %v, want %v", q, got, want)
+		}
+	}
+
+	// A cursor of the scan reads on after the index is built.
+	p, err = v.SearchPage(ctx, Query{Text: "🚀", Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	indexed := budgetVaultIn(t, dir, true, n, perCall, every5)
+	got := hitPaths(p.Hits)
+	for q := (Query{Text: "🚀", Limit: 50, Cursor: p.NextCursor}); q.Cursor != ""; {
+		p, err := indexed.SearchPage(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, hitPaths(p.Hits)...)
+		q.Cursor = p.NextCursor
+		if p.Cut != nil && p.Cut.Unindexed {
+			t.Errorf("cut %+v blames the index, which is built", p.Cut)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("continued after the index was built: %v, want %v", got, want)
+	}
+}
+
+// TestSearchFullPageNotCut: a page that is full is not called cut short
+// when the budget ran out while looking for one more match; its cursor
+// still reads on from where the reading stopped.
+func TestSearchFullPageNotCut(t *testing.T) {
+	const n, perCall = 40, 8
+	marked := func(i int) bool { return i < 2 || i == n-1 }
+	for _, indexed := range []bool{true, false} {
+		v := budgetVaultIn(t, t.TempDir(), indexed, n, perCall, marked)
+		p, err := v.SearchPage(ctx, Query{Text: "🚀", Limit: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := hitPaths(p.Hits); !slices.Equal(got, []string{"n000.md", "n001.md"}) || p.Cut != nil || p.NextCursor == "" {
+			t.Fatalf("indexed %v: first page %v, cut %+v, cursor %q; want 2 hits, not cut, a cursor", indexed, got, p.Cut, p.NextCursor)
+		}
+		var rest []string
+		for q := (Query{Text: "🚀", Limit: 2, Cursor: p.NextCursor}); q.Cursor != ""; {
+			p, err := v.SearchPage(ctx, q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Cut != nil && p.Cut.Checked <= perCall {
+				t.Errorf("indexed %v: cursor read again from %d", indexed, p.Cut.Checked)
+			}
+			rest = append(rest, hitPaths(p.Hits)...)
+			q.Cursor = p.NextCursor
+		}
+		if want := []string{fmt.Sprintf("n%03d.md", n-1)}; !slices.Equal(rest, want) {
+			t.Errorf("indexed %v: the next pages found %v, want %v", indexed, rest, want)
+		}
+	}
+}
+
+// BenchmarkSearchBeforeIndex measures a search for a word over 10,000
+// notes of about 3.5 kB before the index is built: one call, which reads
+// the newest notes within the read budget.
+func BenchmarkSearchBeforeIndex(b *testing.B) {
+	v, err := Open(Options{Dir: benchVault(b, 10000), FreeSpace: plenty})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { v.Close() })
+	for b.Loop() {
+		if _, err := v.SearchPage(ctx, Query{Text: "garden"}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

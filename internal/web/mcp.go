@@ -3,10 +3,14 @@ package web
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,9 +48,17 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkScope(r, id); err != nil {
 		return err
 	}
-	if v := r.Header.Get(protocolVersionHeader); v != "" && !slices.Contains(s.versions, v) {
-		s.refuseVersion(w, r, v)
+	v := r.Header.Get(protocolVersionHeader)
+	if v != "" && !slices.Contains(s.versions, v) {
+		refuseRPC(w, r, codeUnsupportedVersion, "protocol version "+v+" is not supported; use one of those listed",
+			mcp.UnsupportedProtocolVersionData{Supported: s.versions, Requested: v})
 		return nil
+	}
+	if v >= firstStatelessVersion {
+		if err := plainName(r.Header); err != nil {
+			refuseRPC(w, r, codeHeaderMismatch, err.Error(), nil)
+			return nil
+		}
 	}
 	ctx := context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(id))
 	ctx = context.WithValue(ctx, serverMemoKey{}, new(serverMemo))
@@ -54,31 +66,64 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-const protocolVersionHeader = "Mcp-Protocol-Version"
+const (
+	protocolVersionHeader = "Mcp-Protocol-Version"
+	nameHeader            = "Mcp-Name"
+	// firstStatelessVersion is the first MCP version whose requests carry
+	// Mcp-Method and Mcp-Name, checked against the body.
+	firstStatelessVersion = "2026-07-28"
+)
 
-// codeUnsupportedVersion is the JSON-RPC code of UnsupportedProtocolVersionError
-// (MCP 2026-07-28, basic/index: -32022).
-const codeUnsupportedVersion = -32022
+// JSON-RPC codes of MCP 2026-07-28 (basic/index, "Error Codes").
+const (
+	codeHeaderMismatch     = -32020
+	codeUnsupportedVersion = -32022
+)
 
-// refuseVersion answers a request for a protocol version cortex does not
-// serve with 400 and the spec's error, which lists the versions it does, so
-// that the client can pick one. The id is the request's when its body says.
-func (s *Server) refuseVersion(w http.ResponseWriter, r *http.Request, asked string) {
-	id := json.RawMessage("null")
+// plainName checks the Mcp-Name header of a 2026-07-28 request and leaves
+// it plain for the SDK, which compares it with the body but does not decode
+// the Base64 form (=?base64?…?=) that the spec lets every client use and
+// that a name outside visible ASCII must use.
+func plainName(h http.Header) error {
+	v := h.Get(nameHeader)
+	if enc, ok := strings.CutPrefix(v, "=?base64?"); ok {
+		if enc, ok = strings.CutSuffix(enc, "?="); ok {
+			name, err := base64.StdEncoding.DecodeString(enc)
+			if err != nil || !utf8.Valid(name) {
+				return errors.New("the Mcp-Name header is not Base64 of UTF-8 text; encode the name as =?base64?…?= or send it as it is")
+			}
+			h.Set(nameHeader, string(name))
+			return nil
+		}
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 && c != '\t') || c > 0x7e {
+			return errors.New("the Mcp-Name header holds characters outside visible ASCII; send such a name Base64-encoded, as =?base64?…?=")
+		}
+	}
+	return nil
+}
+
+// refuseRPC answers an MCP request with 400 and a JSON-RPC error that the
+// SDK would not give (an unsupported version, listing the versions served so
+// that the client can pick one; a header the SDK does not check). The id is
+// the request's when its body has one, and left out otherwise.
+func refuseRPC(w http.ResponseWriter, r *http.Request, code int, message string, data any) {
+	e := map[string]any{"code": code, "message": message}
+	if data != nil {
+		e["data"] = data
+	}
+	resp := map[string]any{"jsonrpc": "2.0", "error": e}
 	if body, err := io.ReadAll(r.Body); err == nil {
 		var m struct {
 			ID json.RawMessage `json:"id"`
 		}
-		if json.Unmarshal(bytes.TrimSpace(body), &m) == nil && len(m.ID) > 0 {
-			id = m.ID
+		if json.Unmarshal(bytes.TrimSpace(body), &m) == nil && len(m.ID) > 0 && string(m.ID) != "null" {
+			resp["id"] = m.ID
 		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	httpx.WriteJSON(w, http.StatusBadRequest, map[string]any{"jsonrpc": "2.0", "id": id, "error": map[string]any{
-		"code":    codeUnsupportedVersion,
-		"message": "protocol version " + asked + " is not supported; use one of those listed",
-		"data":    mcp.UnsupportedProtocolVersionData{Supported: s.versions, Requested: asked},
-	}})
+	httpx.WriteJSON(w, http.StatusBadRequest, resp)
 }
 
 // serverMemo carries, through one request, the *mcp.Server made for it: the

@@ -85,6 +85,11 @@ func TestVersion20260728Rules(t *testing.T) {
 		{"Mcp-Method of another method", func(r *http.Request) { r.Header.Set("Mcp-Method", "tools/list") }, 400, -32020},
 		{"no Mcp-Name", func(r *http.Request) { r.Header.Del("Mcp-Name") }, 400, -32020},
 		{"header version differs from _meta", func(r *http.Request) { r.Header.Set("Mcp-Protocol-Version", "2025-11-25") }, 400, -32020},
+		// A name may come Base64-encoded (=?base64?…?=) and is compared
+		// with the body once decoded.
+		{"Mcp-Name in Base64", func(r *http.Request) { r.Header.Set("Mcp-Name", "=?base64?d2hvYW1p?=") }, 200, 0},
+		{"Mcp-Name in Base64 of another tool", func(r *http.Request) { r.Header.Set("Mcp-Name", "=?base64?YmxvY2s=?=") }, 400, -32020},
+		{"Mcp-Name in broken Base64", func(r *http.Request) { r.Header.Set("Mcp-Name", "=?base64?d2hv!W1p?=") }, 400, -32020},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := mcpRequest(http.MethodPost, secretA, "2026-07-28", call)
@@ -96,6 +101,22 @@ func TestVersion20260728Rules(t *testing.T) {
 			}
 		})
 	}
+	// A name outside visible ASCII must come Base64-encoded: sent raw,
+	// even equal to the body's, it is refused as a header mismatch.
+	t.Run("Mcp-Name outside ASCII", func(t *testing.T) {
+		r := mcpRequest(http.MethodPost, secretA, "2026-07-28", strings.Replace(call, `"whoami"`, `"whoamé"`, 1))
+		r.Header.Set("Mcp-Name", "whoamé")
+		w := h.do(r)
+		if _, code, _ := rpcResult(t, w.Body.Bytes()); w.Code != 400 || code != -32020 {
+			t.Errorf("%d code %d, want 400 code -32020; body %s", w.Code, code, w.Body)
+		}
+	})
+	t.Run("unsupported version without an id", func(t *testing.T) {
+		w := h.do(mcpRequest(http.MethodPost, secretA, "2099-01-01", `{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+		if _, code, _ := rpcResult(t, w.Body.Bytes()); w.Code != 400 || code != -32022 || strings.Contains(w.Body.String(), `"id"`) {
+			t.Errorf("%d code %d, body %s; want 400 -32022 without an id", w.Code, code, w.Body)
+		}
+	})
 	for _, v := range []string{"2099-01-01", "2025-01-01", "1.0"} {
 		t.Run("unsupported "+v, func(t *testing.T) {
 			w := h.do(mcpRequest(http.MethodPost, secretA, v, strings.Replace(call, "2026-07-28", v, 1)))

@@ -226,7 +226,7 @@ func rpcError(t *testing.T, body []byte) (code, message string) {
 	if err := json.Unmarshal(body, &resp); err != nil {
 		t.Fatalf("error body %q is not JSON: %v", body, err)
 	}
-	if resp.JSONRPC != "2.0" || string(resp.ID) != "null" || resp.Error.Code != httpx.JSONRPCServerError {
+	if resp.JSONRPC != "2.0" || resp.ID != nil || resp.Error.Code != httpx.JSONRPCRefusal {
 		t.Fatalf("error body %q is not a JSON-RPC error", body)
 	}
 	return resp.Error.Data.Code, resp.Error.Message
