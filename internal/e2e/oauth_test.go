@@ -498,3 +498,33 @@ func TestOAuthReadOnlyGrantAndConsoleRevoke(t *testing.T) {
 		t.Errorf("refresh by the revoked app: %v; want invalid_client or invalid_grant", err)
 	}
 }
+
+// TestOAuthAtEveryProtocolVersion connects an app through the go-sdk's
+// client-side OAuth at every protocol version cortex serves: each is
+// registered, approved by the owner, writes a note journaled under its
+// name, and reads it back the same way as at the newest version.
+func TestOAuthAtEveryProtocolVersion(t *testing.T) {
+	in := newInstance(t)
+	in.start()
+	owner := setupOwner(t, in)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	var first string
+	for i, v := range protocolVersions {
+		app := &oauthApp{t: t, in: in, name: "app " + v, redirect: fmt.Sprintf("http://127.0.0.1:%d/callback", 43200+i),
+			browser: newOwnerBrowser(in.URL), login: owner.withRecovery(i), approvals: 1, version: v}
+		cs := app.connect(ctx)
+		path := "OAuth/" + v + ".md"
+		must(t, call(t, ctx, cs, "create_note", map[string]any{"path": path, "content": "# Same\n"}), "create_note")
+		f := must(t, call(t, ctx, cs, "fetch", map[string]any{"id": path}), "fetch")
+		meta, _ := f["metadata"].(map[string]any)
+		if lw := str(meta, "last_writer"); !strings.Contains(lw, app.name) || !strings.Contains(lw, app.cfg.ClientID) {
+			t.Errorf("%s: last_writer = %q; want the app's name and client id", v, lw)
+		}
+		if got := str(f, "text"); first == "" {
+			first = got
+		} else if got != first {
+			t.Errorf("%s: fetch text %q, want %q as at %s", v, got, first, protocolVersions[0])
+		}
+	}
+}
