@@ -3,18 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
-	"net"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // A server that cannot start says why and what to do.
 func TestServeFailureHints(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := testkit.Listen(t)
 	defer ln.Close()
 	dir := t.TempDir()
 	var stdout, stderr bytes.Buffer

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/backup"
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 var fixedNow = time.Date(2025, 3, 14, 9, 26, 53, 0, time.UTC)
@@ -271,15 +272,7 @@ func TestStatus(t *testing.T) {
 		"d.sync-conflict-20240102-030405-ABCDEFG.md": "conflict",
 		".md": "no name",
 	}
-	for name, body := range files {
-		p := filepath.Join(env.VaultDir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testkit.WriteFiles(t, env.VaultDir, files)
 	outside := t.TempDir()
 	os.WriteFile(filepath.Join(outside, "o.md"), nil, 0o644)
 	if err := os.Symlink(filepath.Join(env.VaultDir, "a.md"), filepath.Join(env.VaultDir, "link.md")); err != nil {

@@ -3,7 +3,6 @@ package admin
 import (
 	"bytes"
 	"context"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -31,10 +30,7 @@ func TestOwnerInRealBrowser(t *testing.T) {
 	clk := testkit.NewClock(time.Now().Truncate(time.Second))
 	state := t.TempDir()
 
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := testkit.Listen(t)
 	// WebAuthn needs a DNS name: the browser visits localhost, the listener
 	// is on 127.0.0.1.
 	publicURL := "http://localhost:" + strings.TrimPrefix(ln.Addr().String(), "127.0.0.1:")

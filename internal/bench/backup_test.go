@@ -23,34 +23,17 @@ import (
 // CORTEX_BENCH_BACKUP_SIZES (default 10000,50000), CORTEX_BENCH_RUNS and
 // CORTEX_BENCH_SECONDS (the fetch measurement without a backup) tune it.
 func TestBenchBackup(t *testing.T) {
-	if os.Getenv("CORTEX_BENCH") != "1" {
-		t.Skip("set CORTEX_BENCH=1 (make bench) to run the benchmark harness")
-	}
+	benchOnly(t)
 	sizes := intsEnv("CORTEX_BENCH_BACKUP_SIZES", []int{10000, 50000})
-	runs := intsEnv("CORTEX_BENCH_RUNS", []int{3})[0]
-	secs := intsEnv("CORTEX_BENCH_SECONDS", []int{3})[0]
+	runs := intEnv("CORTEX_BENCH_RUNS", 3)
+	secs := intEnv("CORTEX_BENCH_SECONDS", 3)
 	bin := testkit.Cortex(t)
 	for _, n := range sizes {
 		rows := map[string][]float64{}
-		var vaultBytes int64
-		for run := range runs {
-			vault := filepath.Join(t.TempDir(), "vault")
-			paths, total, err := generate(vault, n, uint64(n))
-			if err != nil {
-				t.Fatal(err)
-			}
-			vaultBytes = total
+		vaultBytes := vaultRuns(t, n, runs, func(run int, vault string, paths []string) {
 			measureBackup(t, bin, vault, paths, time.Duration(secs)*time.Second, rows, run)
-		}
-		fmt.Printf("\n### backup of %d notes (%.0f MB), median of %d runs\n\n| measure | value |\n|---|---|\n", n, float64(vaultBytes)/1e6, runs)
-		keys := make([]string, 0, len(rows))
-		for k := range rows {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			fmt.Printf("| %s | %s |\n", k, format(median(rows[k])))
-		}
+		})
+		printMedians(fmt.Sprintf("backup of %d notes (%.0f MB), median of %d runs", n, float64(vaultBytes)/1e6, runs), rows)
 	}
 }
 

@@ -21,12 +21,10 @@ import (
 // those tools, and CORTEX_BENCH_PROFILE=DIR has each server write a CPU
 // profile of its run into DIR. Every figure printed is the median of the runs.
 func TestBench(t *testing.T) {
-	if os.Getenv("CORTEX_BENCH") != "1" {
-		t.Skip("set CORTEX_BENCH=1 (make bench) to run the benchmark harness")
-	}
+	benchOnly(t)
 	sizes := intsEnv("CORTEX_BENCH_SIZES", []int{1000, 10000, 50000})
-	runs := intsEnv("CORTEX_BENCH_RUNS", []int{3})[0]
-	secs := intsEnv("CORTEX_BENCH_SECONDS", []int{3})[0]
+	runs := intEnv("CORTEX_BENCH_RUNS", 3)
+	secs := intEnv("CORTEX_BENCH_SECONDS", 3)
 	bin := testkit.Cortex(t)
 
 	// Idle memory on an empty vault.
@@ -41,16 +39,9 @@ func TestBench(t *testing.T) {
 
 	for _, n := range sizes {
 		rows := map[string][]float64{}
-		var vaultBytes int64
-		for run := range runs {
-			vault := filepath.Join(t.TempDir(), "vault")
-			paths, total, err := generate(vault, n, uint64(n))
-			if err != nil {
-				t.Fatal(err)
-			}
-			vaultBytes = total
+		vaultBytes := vaultRuns(t, n, runs, func(run int, vault string, paths []string) {
 			measureOnce(t, bin, vault, paths, time.Duration(secs)*time.Second, rows, run)
-		}
+		})
 		printTable(n, vaultBytes, runs, rows)
 	}
 }
@@ -203,7 +194,13 @@ func resetCounters(t *testing.T, vault string, versions []string, c *client) {
 }
 
 func printTable(n int, bytes int64, runs int, rows map[string][]float64) {
-	fmt.Printf("\n### %d notes (%.0f MB), median of %d runs\n\n| measure | value |\n|---|---|\n", n, float64(bytes)/1e6, runs)
+	printMedians(fmt.Sprintf("%d notes (%.0f MB), median of %d runs", n, float64(bytes)/1e6, runs), rows)
+}
+
+// printMedians prints a Markdown table under heading: each row's median,
+// the rows sorted by name.
+func printMedians(heading string, rows map[string][]float64) {
+	fmt.Printf("\n### %s\n\n| measure | value |\n|---|---|\n", heading)
 	keys := make([]string, 0, len(rows))
 	for k := range rows {
 		keys = append(keys, k)

@@ -23,12 +23,10 @@ import (
 // ratios. It only runs when CORTEX_BENCH=1; CORTEX_BENCH_PROFILE=DIR has
 // each server write a CPU profile there.
 func TestBenchHistory(t *testing.T) {
-	if os.Getenv("CORTEX_BENCH") != "1" {
-		t.Skip("set CORTEX_BENCH=1 (make bench) to run the benchmark harness")
-	}
-	n := intsEnv("CORTEX_BENCH_HISTORY_NOTES", []int{10000})[0]
-	runs := intsEnv("CORTEX_BENCH_RUNS", []int{5})[0]
-	d := time.Duration(intsEnv("CORTEX_BENCH_SECONDS", []int{3})[0]) * time.Second
+	benchOnly(t)
+	n := intEnv("CORTEX_BENCH_HISTORY_NOTES", 10000)
+	runs := intEnv("CORTEX_BENCH_RUNS", 5)
+	d := time.Duration(intEnv("CORTEX_BENCH_SECONDS", 3)) * time.Second
 	bin := testkit.CortexWithFaults(t)
 	vault := filepath.Join(t.TempDir(), "vault")
 	_, total, err := generate(vault, n, uint64(n))

@@ -17,7 +17,7 @@ func fetchBesideNaive(t *testing.T, ctx context.Context, s, ref *server, version
 	t.Helper()
 	key := fmt.Sprintf("%s x%d", label, inflight)
 	naive := "naive go-sdk " + key
-	for round := range intsEnv("CORTEX_BENCH_ROUNDS", []int{3})[0] {
+	for round := range intEnv("CORTEX_BENCH_ROUNDS", 3) {
 		// Each round starts elsewhere in the sequence of notes, so that
 		// what one round read is not what the next reads first.
 		op := func(ctx context.Context, c *client, w, i int) error { return op(ctx, c, w, i+round*100003) }

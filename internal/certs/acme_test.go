@@ -59,10 +59,7 @@ func startPebble(t *testing.T, httpPort, tlsPort int) *pebble {
 		t.Fatalf("challtestsrv: %v", err)
 	}
 	chall.SetDefaultDNSIPv6("") // answer A only, so the VA dials 127.0.0.1
-	dnsLn, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dnsLn := testkit.Listen(t)
 	dnsSrv := &dns.Server{Listener: dnsLn, Net: "tcp", Handler: dns.DefaultServeMux}
 	go dnsSrv.ActivateAndServe()
 	t.Cleanup(func() { dnsSrv.Shutdown() })
@@ -91,10 +88,7 @@ func startPebble(t *testing.T, httpPort, tlsPort int) *pebble {
 
 func listenLoopback(t *testing.T) (net.Listener, int) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := testkit.Listen(t)
 	return ln, ln.Addr().(*net.TCPAddr).Port
 }
 

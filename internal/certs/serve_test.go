@@ -31,10 +31,7 @@ func TestServePlainModes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.mode, tt.trusted), func(t *testing.T) {
-			ln, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				t.Fatal(err)
-			}
+			ln := testkit.Listen(t)
 			seen := make(chan string, 1)
 			h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				host, _, _ := net.SplitHostPort(r.RemoteAddr)
@@ -78,10 +75,7 @@ func TestNewRejectsInvalidOptions(t *testing.T) {
 }
 
 func TestServeReportsBusyPort(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := testkit.Listen(t)
 	defer ln.Close()
 	srv, err := New(Options{Mode: ModeOff, ListenAddr: ln.Addr().String()})
 	if err != nil {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // signalHandler is a slog.Handler that reports each message on a channel.
@@ -44,15 +46,6 @@ func serveOn(ctx context.Context, ln net.Listener, h http.Handler, logger *slog.
 	return srv.Serve(ctx, h)
 }
 
-func listen(t *testing.T) net.Listener {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ln
-}
-
 func TestServeLetsInFlightWriteFinish(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -60,7 +53,7 @@ func TestServeLetsInFlightWriteFinish(t *testing.T) {
 		<-release
 		io.WriteString(w, "written")
 	})
-	ln := listen(t)
+	ln := testkit.Listen(t)
 	msgs := make(chan string, 16)
 	ctx, cancel := context.WithCancel(t.Context())
 	served := make(chan error, 1)
@@ -123,7 +116,7 @@ func TestServeEndsStreamsAndBoundsTheWait(t *testing.T) {
 	})
 
 	t.Run("stream only", func(t *testing.T) {
-		ln := listen(t)
+		ln := testkit.Listen(t)
 		ctx, cancel := context.WithCancel(t.Context())
 		served := make(chan error, 1)
 		// A grace long enough that reaching it would fail the test run.
@@ -144,7 +137,7 @@ func TestServeEndsStreamsAndBoundsTheWait(t *testing.T) {
 	})
 
 	t.Run("stuck request", func(t *testing.T) {
-		ln := listen(t)
+		ln := testkit.Listen(t)
 		ctx, cancel := context.WithCancel(t.Context())
 		served := make(chan error, 1)
 		go func() { served <- serveOn(ctx, ln, h, nil, time.Millisecond) }()
@@ -163,7 +156,7 @@ func TestServeEndsStreamsAndBoundsTheWait(t *testing.T) {
 }
 
 func TestServeReportsListenerFailure(t *testing.T) {
-	ln := listen(t)
+	ln := testkit.Listen(t)
 	ln.Close()
 	if err := serveOn(t.Context(), ln, http.NotFoundHandler(), nil, 0); err == nil {
 		t.Fatal("Serve on a closed listener returned nil")

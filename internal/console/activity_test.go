@@ -16,7 +16,7 @@ const before = "# Plan\n\n## Goals\n\nship it\n\n## Risks\n\nnone\n"
 
 // appEdit has an app edit the note; it returns the journal entry's id.
 func appEdit(h *harness) int64 {
-	h.call("claude", "edit_note", map[string]any{"id": "Plan.md", "version": h.version("Plan.md"), "old_text": "ship it", "new_text": "ship it later"})
+	h.Call("claude", "edit_note", map[string]any{"id": "Plan.md", "version": h.Version("Plan.md"), "old_text": "ship it", "new_text": "ship it later"})
 	return h.journal()[0].ID
 }
 
@@ -34,7 +34,7 @@ func TestActivityShowsDiffAndUndoes(t *testing.T) {
 
 	resp, body = b.post("/console/undo", url.Values{"entry": {strconv.FormatInt(id, 10)}})
 	want(t, resp, body, http.StatusOK, `id="result-title">Undone`)
-	if got := h.read("Plan.md"); got != before {
+	if got := h.Read("Plan.md"); got != before {
 		t.Fatalf("after undo the note is %q, want %q", got, before)
 	}
 	if e := h.journal()[0]; e.App != history.OwnerConsole || e.Tool != "undo" {
@@ -45,9 +45,9 @@ func TestActivityShowsDiffAndUndoes(t *testing.T) {
 func TestRestoreVersionAndConflict(t *testing.T) {
 	h := newHarness(t, map[string]string{"Plan.md": before})
 	appEdit(h)
-	seen := h.version("Plan.md")
-	h.call("chatgpt", "append", map[string]any{"id": "Plan.md", "text": "more\n"})
-	after := h.read("Plan.md")
+	seen := h.Version("Plan.md")
+	h.Call("chatgpt", "append", map[string]any{"id": "Plan.md", "text": "more\n"})
+	after := h.Read("Plan.md")
 	b := h.browser()
 	b.signIn()
 	_, body := b.get("/notes/Plan.md")
@@ -56,14 +56,14 @@ func TestRestoreVersionAndConflict(t *testing.T) {
 	// The owner looked at the note before chatgpt's append: refused, shown.
 	resp, body := b.post("/console/restore", url.Values{"path": {"Plan.md"}, "version": {oldest}, "expect": {seen}})
 	want(t, resp, body, http.StatusConflict, "The note changed", `id="force"`)
-	if got := h.read("Plan.md"); got != after {
+	if got := h.Read("Plan.md"); got != after {
 		t.Fatalf("a refused restore changed the note: %q", got)
 	}
 	resp, body = b.post("/console/restore", url.Values{"path": {"Plan.md"}, "version": {oldest}, "expect": {seen}, "force": {"1"}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("forced restore: %d %s", resp.StatusCode, body)
 	}
-	if got := h.read("Plan.md"); got != before {
+	if got := h.Read("Plan.md"); got != before {
 		t.Fatalf("restored note is %q, want %q", got, before)
 	}
 	if e := h.journal()[0]; e.App != history.OwnerConsole || e.Tool != "restore" {
@@ -74,7 +74,7 @@ func TestRestoreVersionAndConflict(t *testing.T) {
 func TestConsolePostsRefused(t *testing.T) {
 	h := newHarness(t, map[string]string{"Plan.md": before})
 	id := appEdit(h)
-	edited := h.read("Plan.md")
+	edited := h.Read("Plan.md")
 	entry := strconv.FormatInt(id, 10)
 	signedIn := h.browser()
 	signedIn.signIn()
@@ -106,7 +106,7 @@ func TestConsolePostsRefused(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			resp, body := c.b.post(c.path, c.form)
 			want(t, resp, body, c.status, `data-code="`+c.code+`"`)
-			if got := h.read("Plan.md"); got != edited {
+			if got := h.Read("Plan.md"); got != edited {
 				t.Fatalf("the note changed: %q", got)
 			}
 		})
@@ -119,7 +119,7 @@ func TestConsolePostsRefused(t *testing.T) {
 func TestCrossOriginPostRefused(t *testing.T) {
 	h := newHarness(t, map[string]string{"Plan.md": before})
 	id := appEdit(h)
-	edited := h.read("Plan.md")
+	edited := h.Read("Plan.md")
 	b := h.browser()
 	b.signIn()
 	b.get("/console/activity")
@@ -127,7 +127,7 @@ func TestCrossOriginPostRefused(t *testing.T) {
 	r.Header.Set("Sec-Fetch-Site", "cross-site")
 	resp, body := b.do(r)
 	want(t, resp, body, http.StatusForbidden, `data-code="cross_origin"`)
-	if h.read("Plan.md") != edited {
+	if h.Read("Plan.md") != edited {
 		t.Fatal("the note changed")
 	}
 }
@@ -135,7 +135,7 @@ func TestCrossOriginPostRefused(t *testing.T) {
 func TestActivityPages(t *testing.T) {
 	h := newHarness(t, map[string]string{"Plan.md": before})
 	for i := range entriesShown + 3 {
-		h.call("claude", "append", map[string]any{"id": "Plan.md", "text": "line " + strconv.Itoa(i) + "\n"})
+		h.Call("claude", "append", map[string]any{"id": "Plan.md", "text": "line " + strconv.Itoa(i) + "\n"})
 	}
 	b := h.browser()
 	b.signIn()

@@ -56,7 +56,7 @@ func BenchmarkNotePage(b *testing.B) { benchGet(b, "/notes/Plan.md", nil) }
 func BenchmarkActivityPage(b *testing.B) {
 	benchGet(b, "/console/activity", func(h *harness) {
 		for i := range 50 {
-			h.call("claude", "append", map[string]any{"id": "Plan.md", "text": fmt.Sprintf("line %d\n", i)})
+			h.Call("claude", "append", map[string]any{"id": "Plan.md", "text": fmt.Sprintf("line %d\n", i)})
 		}
 	})
 }

@@ -9,10 +9,10 @@ import (
 
 func TestBulkUndoPreviewConflictAndRecentSignIn(t *testing.T) {
 	h := newHarness(t, map[string]string{"A.md": "alpha\n", "B.md": "beta\n"})
-	h.call("claude", "edit_note", map[string]any{"id": "A.md", "version": h.version("A.md"), "old_text": "alpha", "new_text": "ALPHA"})
-	h.call("claude", "edit_note", map[string]any{"id": "B.md", "version": h.version("B.md"), "old_text": "beta", "new_text": "BETA"})
-	h.call("chatgpt", "append", map[string]any{"id": "B.md", "text": "later\n"})
-	bAfter := h.read("B.md")
+	h.Call("claude", "edit_note", map[string]any{"id": "A.md", "version": h.Version("A.md"), "old_text": "alpha", "new_text": "ALPHA"})
+	h.Call("claude", "edit_note", map[string]any{"id": "B.md", "version": h.Version("B.md"), "old_text": "beta", "new_text": "BETA"})
+	h.Call("chatgpt", "append", map[string]any{"id": "B.md", "text": "later\n"})
+	bAfter := h.Read("B.md")
 	b := h.browser()
 	b.signIn()
 	resp, body := b.get("/console/activity?app=claude")
@@ -22,17 +22,17 @@ func TestBulkUndoPreviewConflictAndRecentSignIn(t *testing.T) {
 	if strings.Contains(body, "bulk-needs-sign-in") {
 		t.Error("a fresh sign-in is told to sign in again")
 	}
-	if h.read("A.md") != "ALPHA\n" {
+	if h.Read("A.md") != "ALPHA\n" {
 		t.Fatal("the preview changed a note")
 	}
 
 	// Not recently signed in: refused, nothing changed.
-	h.clk.Advance(RecentSignIn)
+	h.Clock.Advance(RecentSignIn)
 	resp, body = b.get("/console/undo-app?app=claude")
 	want(t, resp, body, http.StatusOK, `id="bulk-needs-sign-in"`)
 	resp, body = b.post("/console/undo-app", url.Values{"app": {"claude"}})
 	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`)
-	if h.read("A.md") != "ALPHA\n" || h.read("B.md") != bAfter {
+	if h.Read("A.md") != "ALPHA\n" || h.Read("B.md") != bAfter {
 		t.Fatal("a refused bulk undo changed a note")
 	}
 
@@ -40,17 +40,17 @@ func TestBulkUndoPreviewConflictAndRecentSignIn(t *testing.T) {
 	b.get("/console/undo-app?app=claude")
 	resp, body = b.post("/console/undo-app", url.Values{"app": {"claude"}})
 	want(t, resp, body, http.StatusOK, "Partly undone", "skipped")
-	if got := h.read("A.md"); got != "alpha\n" {
+	if got := h.Read("A.md"); got != "alpha\n" {
 		t.Fatalf("A.md = %q after the bulk undo", got)
 	}
-	if got := h.read("B.md"); got != bAfter {
+	if got := h.Read("B.md"); got != bAfter {
 		t.Fatalf("the conflict B.md was undone without being chosen: %q", got)
 	}
 
 	// Nothing left of claude's but the conflict; choosing it undoes it.
 	resp, body = b.post("/console/undo-app", url.Values{"app": {"claude"}, "include": {"B.md"}})
 	want(t, resp, body, http.StatusOK)
-	if got := h.read("B.md"); got != "beta\n" {
+	if got := h.Read("B.md"); got != "beta\n" {
 		t.Fatalf("B.md = %q after choosing it", got)
 	}
 	for _, bad := range []url.Values{{"app": {""}}, {"app": {"claude"}, "since": {"yesterday-ish"}}} {

@@ -2,83 +2,49 @@ package console
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/testkit"
-	"github.com/cortex-mcp/cortex/internal/tools"
-	"github.com/cortex-mcp/cortex/internal/vault"
+	"github.com/cortex-mcp/cortex/internal/testkit/notekit"
 )
 
 const testPublicURL = "https://cortex.example"
 
 // harness is a signed-up owner, a vault with history and a journal, the
-// real tools for apps to write with, and the console, routed as
-// internal/web routes it, on real SQLite files.
+// real tools for apps to write with (notekit.World), and the console,
+// routed as internal/web routes it, on real SQLite files.
 type harness struct {
+	*notekit.World
 	t     *testing.T
-	dir   string
-	clk   *testkit.Clock
-	st    *store.Store
-	hist  *store.History
-	v     *vault.Vault
 	own   *owner.Owner
 	c     *Console
 	mux   *http.ServeMux
 	setup owner.SetupResult
-	apps  map[string]*mcp.ClientSession
 }
 
 func newHarness(t *testing.T, files map[string]string) *harness {
 	t.Helper()
 	ctx := context.Background()
-	h := &harness{t: t, dir: t.TempDir(), clk: testkit.NewClock(time.Time{}), apps: map[string]*mcp.ClientSession{}}
-	for p, c := range files {
-		full := filepath.Join(h.dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	state := t.TempDir()
+	pub := config.MustParsePublicURL(testPublicURL)
+	h := &harness{t: t, World: notekit.New(t, notekit.Options{Files: files, Keeper: history.Keeper, PublicURL: pub})}
 	var err error
-	if h.st, err = store.Open(ctx, state, store.Options{Now: h.clk.Now}); err != nil {
+	if h.setup, err = owner.Setup(ctx, h.Store, pub, false, h.Clock.Now); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { h.st.Close() })
-	if h.hist, err = store.OpenHistory(ctx, state, store.HistoryOptions{Now: h.clk.Now}); err != nil {
+	if h.own, err = owner.New(owner.Options{Store: h.Store, PublicURL: pub, Now: h.Clock.Now}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { h.hist.Close() })
-	h.v, err = vault.Open(vault.Options{Dir: h.dir, History: history.Keeper(h.hist), Now: h.clk.Now,
-		FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.v.Close() })
-	if h.setup, err = owner.Setup(ctx, h.st, config.MustParsePublicURL(testPublicURL), false, h.clk.Now); err != nil {
-		t.Fatal(err)
-	}
-	if h.own, err = owner.New(owner.Options{Store: h.st, PublicURL: config.MustParsePublicURL(testPublicURL), Now: h.clk.Now}); err != nil {
-		t.Fatal(err)
-	}
-	h.c, err = New(Options{Owner: h.own, Vault: h.v, Store: h.st, Now: h.clk.Now, HistoryDB: h.hist, MinFree: 1 << 30, Version: "v-test",
-		History: history.New(history.Options{Vault: h.v, History: h.hist, Journal: h.st, Now: h.clk.Now})})
+	h.c, err = New(Options{Owner: h.own, Vault: h.Vault, Store: h.Store, Now: h.Clock.Now, HistoryDB: h.History, MinFree: 1 << 30, Version: "v-test",
+		History: history.New(history.Options{Vault: h.Vault, History: h.History, Journal: h.Store, Now: h.Clock.Now})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,51 +74,9 @@ func newHarness(t *testing.T, files map[string]string) *harness {
 	return h
 }
 
-// call runs a tool as app, as an assistant would, and returns its
-// structured output.
-func (h *harness) call(app, tool string, args map[string]any) map[string]any {
-	h.t.Helper()
-	ctx := context.Background()
-	cs := h.apps[app]
-	if cs == nil {
-		srv := tools.NewServer(tools.Deps{Vault: h.v, Journal: h.st, App: app, Now: h.clk.Now, PublicURL: config.MustParsePublicURL(testPublicURL)}, "")
-		st, ct := mcp.NewInMemoryTransports()
-		if _, err := srv.Connect(ctx, st, nil); err != nil {
-			h.t.Fatal(err)
-		}
-		var err error
-		if cs, err = mcp.NewClient(&mcp.Implementation{Name: app, Version: "1"}, nil).Connect(ctx, ct, nil); err != nil {
-			h.t.Fatal(err)
-		}
-		h.t.Cleanup(func() { cs.Close() })
-		h.apps[app] = cs
-	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	out := map[string]any{}
-	json.Unmarshal(b, &out)
-	if res.IsError {
-		h.t.Fatalf("%s %s failed: %s", app, tool, b)
-	}
-	h.clk.Advance(time.Second)
-	return out
-}
-
-func (h *harness) read(p string) string {
-	h.t.Helper()
-	b, err := os.ReadFile(filepath.Join(h.dir, filepath.FromSlash(p)))
-	if err != nil {
-		return "<absent>"
-	}
-	return string(b)
-}
-
 func (h *harness) journal() []store.JournalEntry {
 	h.t.Helper()
-	es, err := h.st.Journal(context.Background(), time.Time{}, 0)
+	es, err := h.Store.Journal(context.Background(), time.Time{}, 0)
 	if err != nil {
 		h.t.Fatal(err)
 	}
@@ -195,21 +119,12 @@ func (b *browser) signIn() {
 	b.h.t.Helper()
 	b.get("/login")
 	// A code is accepted once per 30-second step.
-	b.h.clk.Advance(30 * time.Second)
-	code := testkit.TOTP(b.h.t, b.h.setup.TOTPSecret, b.h.clk.Now())
+	b.h.Clock.Advance(30 * time.Second)
+	code := testkit.TOTP(b.h.t, b.h.setup.TOTPSecret, b.h.Clock.Now())
 	resp, body := b.post("/login/totp", url.Values{"code": {code}})
 	if resp.StatusCode != http.StatusSeeOther {
 		b.h.t.Fatalf("sign-in: %d %s", resp.StatusCode, body)
 	}
-}
-
-func (h *harness) version(p string) string {
-	h.t.Helper()
-	n, err := h.v.Read(context.Background(), p)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return n.Version
 }
 
 // want fails the test unless resp has status and body contains every part.

@@ -65,7 +65,7 @@ var versionIDRE = regexp.MustCompile(`id="v(\d+)"`)
 
 func TestNotePageHistoryAndDiff(t *testing.T) {
 	h := newHarness(t, map[string]string{"Plan.md": "# Plan\n\nalpha beta\n"})
-	h.call("claude", "edit_note", map[string]any{"id": "Plan.md", "version": h.version("Plan.md"), "old_text": "beta", "new_text": "gamma"})
+	h.Call("claude", "edit_note", map[string]any{"id": "Plan.md", "version": h.Version("Plan.md"), "old_text": "beta", "new_text": "gamma"})
 	b := h.browser()
 	b.signIn()
 	resp, body := b.get("/notes/Plan.md")
@@ -99,14 +99,14 @@ func TestNotePageBadInput(t *testing.T) {
 		resp, body := b.get(c.path)
 		want(t, resp, body, c.status, `data-code="`+c.code+`"`)
 	}
-	if got := h.read("Plan.md"); got != "# Plan\n" {
+	if got := h.Read("Plan.md"); got != "# Plan\n" {
 		t.Fatalf("note changed: %q", got)
 	}
 }
 
 func TestNotePageDiffOfSameText(t *testing.T) {
 	h := newHarness(t, map[string]string{"Plan.md": "# Plan\n\nalpha beta\n"})
-	h.call("claude", "edit_note", map[string]any{"id": "Plan.md", "version": h.version("Plan.md"), "old_text": "beta", "new_text": "gamma"})
+	h.Call("claude", "edit_note", map[string]any{"id": "Plan.md", "version": h.Version("Plan.md"), "old_text": "beta", "new_text": "gamma"})
 	b := h.browser()
 	b.signIn()
 	_, body := b.get("/notes/Plan.md")

@@ -15,16 +15,16 @@ import (
 func TestAppsAndTokens(t *testing.T) {
 	h := newHarness(t, nil)
 	ctx := context.Background()
-	secret, _, err := h.st.CreateToken(ctx, "laptop")
+	secret, _, err := h.Store.CreateToken(ctx, "laptop")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.st.RegisterOAuthClient(ctx, store.OAuthClient{ID: "client-1", Kind: "dcr", Name: "Claude",
+	if _, err := h.Store.RegisterOAuthClient(ctx, store.OAuthClient{ID: "client-1", Kind: "dcr", Name: "Claude",
 		RedirectURIs: []string{"https://claude.ai/api/mcp/auth_callback"}, AuthMethod: "none"}, 100, time.Time{}); err != nil {
 		t.Fatal(err)
 	}
 	// A use of the token records where it came from; the page shows it.
-	if _, err := h.st.VerifyToken(store.WithUseAddr(ctx, "192.0.2.7"), secret); err != nil {
+	if _, err := h.Store.VerifyToken(store.WithUseAddr(ctx, "192.0.2.7"), secret); err != nil {
 		t.Fatal(err)
 	}
 	b := h.browser()
@@ -36,14 +36,14 @@ func TestAppsAndTokens(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("revoke token: %d %s", resp.StatusCode, body)
 	}
-	if _, err := h.st.VerifyToken(ctx, secret); err == nil {
+	if _, err := h.Store.VerifyToken(ctx, secret); err == nil {
 		t.Fatal("the revoked token still works")
 	}
 	resp, body = b.post("/console/apps/revoke", url.Values{"app": {"client-1"}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("revoke app: %d %s", resp.StatusCode, body)
 	}
-	if cs, _ := h.st.ListOAuthClients(ctx); len(cs) != 0 {
+	if cs, _ := h.Store.ListOAuthClients(ctx); len(cs) != 0 {
 		t.Fatalf("the revoked app is still there: %+v", cs)
 	}
 	b.get("/console/apps")
@@ -56,7 +56,7 @@ func TestAppsAndTokens(t *testing.T) {
 	// repeats did nothing); they are not journal entries, so `recent` and
 	// undo never act on them.
 	// A revocation from the CLI shows as such.
-	if err := h.st.RecordOwnerAction(ctx, store.OwnerAction{Action: "revoked token", Target: "tablet", Writer: history.OwnerCLI}); err != nil {
+	if err := h.Store.RecordOwnerAction(ctx, store.OwnerAction{Action: "revoked token", Target: "tablet", Writer: history.OwnerCLI}); err != nil {
 		t.Fatal(err)
 	}
 	resp, body = b.get("/console/activity")
@@ -65,7 +65,7 @@ func TestAppsAndTokens(t *testing.T) {
 	if n := strings.Count(body, `class="owner-action"`); n != 3 {
 		t.Errorf("activity lists %d owner actions, want 3:\n%s", n, body)
 	}
-	if j, err := h.st.Journal(ctx, time.Time{}, 0); err != nil || len(j) != 0 {
+	if j, err := h.Store.Journal(ctx, time.Time{}, 0); err != nil || len(j) != 0 {
 		t.Errorf("journal = %+v, %v; want no entries", j, err)
 	}
 }
@@ -79,18 +79,18 @@ func TestTokenCreationNeedsRecentSignIn(t *testing.T) {
 	want(t, resp, body, http.StatusOK, `id="token-secret">ctx_`)
 	secret := body[strings.Index(body, "ctx_"):]
 	secret = secret[:strings.Index(secret, "<")]
-	if _, err := h.st.VerifyToken(context.Background(), secret); err != nil {
+	if _, err := h.Store.VerifyToken(context.Background(), secret); err != nil {
 		t.Fatalf("the token shown does not work: %v", err)
 	}
 	resp, body = b.post("/console/tokens", url.Values{"name": {"bad name!"}})
 	want(t, resp, body, http.StatusBadRequest, `data-code="invalid_token_name"`)
 
-	h.clk.Advance(RecentSignIn)
+	h.Clock.Advance(RecentSignIn)
 	resp, body = b.get("/console/apps")
 	want(t, resp, body, http.StatusOK, `id="token-needs-sign-in"`)
 	resp, body = b.post("/console/tokens", url.Values{"name": {"tablet"}})
 	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`)
-	toks, _ := h.st.ListTokens(context.Background())
+	toks, _ := h.Store.ListTokens(context.Background())
 	if len(toks) != 1 {
 		t.Fatalf("tokens %+v, want only phone", toks)
 	}
@@ -104,7 +104,7 @@ func TestPurgeNeedsRecentSignInAndConfirmation(t *testing.T) {
 	b.get("/notes/Plan.md")
 	resp, body := b.post("/console/purge", url.Values{"path": {"Plan.md"}, "confirm": {"Plan"}})
 	want(t, resp, body, http.StatusBadRequest, `data-code="not_confirmed"`)
-	h.clk.Advance(RecentSignIn)
+	h.Clock.Advance(RecentSignIn)
 	resp, body = b.post("/console/purge", url.Values{"path": {"Plan.md"}, "confirm": {"Plan.md"}})
 	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`)
 	if vs, _ := h.c.o.History.Versions(context.Background(), "Plan.md"); len(vs) == 0 {
@@ -119,7 +119,7 @@ func TestPurgeNeedsRecentSignInAndConfirmation(t *testing.T) {
 	if _, err := h.c.o.History.Versions(context.Background(), "Plan.md"); err == nil {
 		t.Fatal("versions remain after the purge")
 	}
-	if got := h.read("Plan.md"); !strings.Contains(got, "ship it later") {
+	if got := h.Read("Plan.md"); !strings.Contains(got, "ship it later") {
 		t.Fatalf("the purge changed the note: %q", got)
 	}
 	// A second purge has nothing to forget.
@@ -129,7 +129,7 @@ func TestPurgeNeedsRecentSignInAndConfirmation(t *testing.T) {
 
 func TestTrashListAndRestore(t *testing.T) {
 	h := newHarness(t, map[string]string{"Ideas/Garden.md": before})
-	h.call("claude", "delete_note", map[string]any{"id": "Ideas/Garden.md", "version": h.version("Ideas/Garden.md")})
+	h.Call("claude", "delete_note", map[string]any{"id": "Ideas/Garden.md", "version": h.Version("Ideas/Garden.md")})
 	b := h.browser()
 	b.signIn()
 	resp, body := b.get("/console/trash")
@@ -138,7 +138,7 @@ func TestTrashListAndRestore(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/notes/Ideas/Garden.md" {
 		t.Fatalf("restore: %d %q %s", resp.StatusCode, resp.Header.Get("Location"), body)
 	}
-	if got := h.read("Ideas/Garden.md"); got != before {
+	if got := h.Read("Ideas/Garden.md"); got != before {
 		t.Fatalf("restored note %q", got)
 	}
 	if e := h.journal()[0]; e.App != history.OwnerConsole || e.Path != "Ideas/Garden.md" {
@@ -152,7 +152,7 @@ func TestTrashListAndRestore(t *testing.T) {
 			t.Errorf("restore %q: %d %s", p, resp.StatusCode, body)
 		}
 	}
-	if got := h.read("Ideas/Garden.md"); got != before {
+	if got := h.Read("Ideas/Garden.md"); got != before {
 		t.Fatalf("bad restores changed the note: %q", got)
 	}
 }
@@ -175,7 +175,7 @@ func TestStatusShowsBackups(t *testing.T) {
 
 	ctx := context.Background()
 	at := time.Date(2026, 3, 1, 4, 0, 0, 0, time.UTC)
-	if err := h.st.RecordBackup(ctx, store.BackupRun{Time: at, Result: store.BackupOK, Detail: "/backups/cortex-1.tar.gz", Size: 3 << 20}); err != nil {
+	if err := h.Store.RecordBackup(ctx, store.BackupRun{Time: at, Result: store.BackupOK, Detail: "/backups/cortex-1.tar.gz", Size: 3 << 20}); err != nil {
 		t.Fatal(err)
 	}
 	resp, body = b.get("/console/status")
@@ -184,7 +184,7 @@ func TestStatusShowsBackups(t *testing.T) {
 		t.Error("a good last backup also shows a last good one")
 	}
 
-	if err := h.st.RecordBackup(ctx, store.BackupRun{Time: at.Add(24 * time.Hour), Result: store.BackupFailed, Detail: "disk full"}); err != nil {
+	if err := h.Store.RecordBackup(ctx, store.BackupRun{Time: at.Add(24 * time.Hour), Result: store.BackupFailed, Detail: "disk full"}); err != nil {
 		t.Fatal(err)
 	}
 	resp, body = b.get("/console/status")
@@ -216,7 +216,7 @@ func TestPagesAreSmallAndSignedIn(t *testing.T) {
 
 func TestDeleteForGood(t *testing.T) {
 	h := newHarness(t, map[string]string{"Old.md": "secret\n", "Keep.md": "keep\n"})
-	h.call("claude", "delete_note", map[string]any{"id": "Old.md", "version": h.version("Old.md")})
+	h.Call("claude", "delete_note", map[string]any{"id": "Old.md", "version": h.Version("Old.md")})
 	b := h.browser()
 	b.signIn()
 	b.get("/console/trash")
@@ -228,13 +228,13 @@ func TestDeleteForGood(t *testing.T) {
 			t.Errorf("delete %q for good: %d %s", p, resp.StatusCode, body)
 		}
 	}
-	if h.read("Keep.md") != "keep\n" {
+	if h.Read("Keep.md") != "keep\n" {
 		t.Fatal("a note outside the trash was removed")
 	}
-	h.clk.Advance(RecentSignIn)
+	h.Clock.Advance(RecentSignIn)
 	resp, body = b.post("/console/trash/delete", url.Values{"path": {".trash/Old.md"}, "confirm": {"yes"}})
 	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`)
-	if h.read(".trash/Old.md") != "secret\n" {
+	if h.Read(".trash/Old.md") != "secret\n" {
 		t.Fatal("a refused delete removed the note")
 	}
 	b.signIn()
@@ -243,7 +243,7 @@ func TestDeleteForGood(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete for good: %d %s", resp.StatusCode, body)
 	}
-	if got := h.read(".trash/Old.md"); got != "<absent>" {
+	if got := h.Read(".trash/Old.md"); got != "<absent>" {
 		t.Fatalf("the note is still in the trash: %q", got)
 	}
 	if e := h.journal()[0]; e.App != history.OwnerConsole || e.Tool != "delete_for_good" || e.Path != ".trash/Old.md" {

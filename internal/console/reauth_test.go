@@ -35,7 +35,7 @@ func TestSignInAgainFromARefusal(t *testing.T) {
 	appEdit(h)
 	b := h.browser()
 	b.signIn()
-	h.clk.Advance(RecentSignIn)
+	h.Clock.Advance(RecentSignIn)
 
 	cases := []struct {
 		path string
@@ -66,8 +66,8 @@ func TestSignInAgainFromARefusal(t *testing.T) {
 	resp, body = b.get(loc)
 	want(t, resp, body, http.StatusOK, `id="reauth"`, `id="totp-form"`, `name="return" value="/console/apps"`)
 	old := b.Cookies["__Host-cortex-session"]
-	h.clk.Advance(30 * time.Second)
-	code := testkit.TOTP(t, h.setup.TOTPSecret, h.clk.Now())
+	h.Clock.Advance(30 * time.Second)
+	code := testkit.TOTP(t, h.setup.TOTPSecret, h.Clock.Now())
 	resp, body = b.post("/login/totp", url.Values{"code": {code}, "return": {"/console/apps"}})
 	want(t, resp, body, http.StatusSeeOther)
 	if got := resp.Header.Get("Location"); got != "/console/apps" {
@@ -91,7 +91,7 @@ func TestSignInAgainFromARefusal(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("old session still opens the console: %d", resp.StatusCode)
 	}
-	if toks, _ := h.st.ListTokens(context.Background()); len(toks) != 1 {
+	if toks, _ := h.Store.ListTokens(context.Background()); len(toks) != 1 {
 		t.Fatalf("tokens %+v, want only tablet", toks)
 	}
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // TestConformanceAuthorizationServer runs the suite's authorization-server
@@ -28,10 +30,7 @@ func TestConformanceAuthorizationServer(t *testing.T) {
 
 	// The suite's callback server listens on 127.0.0.1:PORT/callback; the
 	// client is registered for it as a native app.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := testkit.Listen(t)
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	body := fmt.Sprintf(`{"client_name":"conformance","redirect_uris":["http://127.0.0.1:%d/callback"],"token_endpoint_auth_method":"none","application_type":"native"}`, port)

@@ -45,10 +45,7 @@ func TestConsoleBrowserBulkUndoAndRecentSignIn(t *testing.T) {
 	}
 	// Passkeys need a host name: the browser visits localhost on a port
 	// chosen here, which the server is then told to listen on.
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln := testkit.Listen(t)
 	port := ln.Addr().(*net.TCPAddr).Port
 	ln.Close()
 	base := fmt.Sprintf("http://localhost:%d", port)

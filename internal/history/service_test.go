@@ -12,115 +12,30 @@ import (
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/cortex-mcp/cortex/internal/store"
-	"github.com/cortex-mcp/cortex/internal/testkit"
-	"github.com/cortex-mcp/cortex/internal/tools"
+	"github.com/cortex-mcp/cortex/internal/testkit/notekit"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
-// world is a vault with history, a journal and the real tools, and the
-// service under test on top.
+// world is a vault with history, a journal and the real tools
+// (notekit.World), and the service under test on top.
 type world struct {
-	t     *testing.T
-	dir   string
-	st    *store.Store
-	hist  *store.History
-	v     *vault.Vault
-	svc   *Service
-	clock *testkit.Clock
-	apps  map[string]*mcp.ClientSession
+	*notekit.World
+	t   *testing.T
+	svc *Service
 }
 
 func newWorld(t *testing.T, files map[string]string) *world {
 	t.Helper()
-	ctx := context.Background()
-	w := &world{t: t, dir: t.TempDir(), clock: testkit.NewClock(time.Time{}), apps: map[string]*mcp.ClientSession{}}
-	for p, c := range files {
-		full := filepath.Join(w.dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	state := t.TempDir()
-	var err error
-	if w.st, err = store.Open(ctx, state, store.Options{Now: w.clock.Now}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.st.Close() })
-	if w.hist, err = store.OpenHistory(ctx, state, store.HistoryOptions{Now: w.clock.Now}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.hist.Close() })
-	w.v, err = vault.Open(vault.Options{Dir: w.dir, History: Keeper(w.hist),
-		FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { w.v.Close() })
-	w.svc = New(Options{Vault: w.v, History: w.hist, Journal: w.st, Now: w.clock.Now})
+	w := &world{World: notekit.New(t, notekit.Options{Files: files, Keeper: Keeper}), t: t}
+	w.svc = New(Options{Vault: w.Vault, History: w.History, Journal: w.Store, Now: w.Clock.Now})
 	return w
-}
-
-// call runs a tool as app and returns its structured output.
-func (w *world) call(app, tool string, args map[string]any) map[string]any {
-	w.t.Helper()
-	ctx := context.Background()
-	cs := w.apps[app]
-	if cs == nil {
-		srv := tools.NewServer(tools.Deps{Vault: w.v, Journal: w.st, App: app, Now: w.clock.Now}, "")
-		st, ct := mcp.NewInMemoryTransports()
-		if _, err := srv.Connect(ctx, st, nil); err != nil {
-			w.t.Fatal(err)
-		}
-		var err error
-		cs, err = mcp.NewClient(&mcp.Implementation{Name: app, Version: "1"}, nil).Connect(ctx, ct, nil)
-		if err != nil {
-			w.t.Fatal(err)
-		}
-		w.t.Cleanup(func() { cs.Close() })
-		w.apps[app] = cs
-	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		w.t.Fatal(err)
-	}
-	b, _ := json.Marshal(res.StructuredContent)
-	out := map[string]any{}
-	json.Unmarshal(b, &out)
-	if res.IsError {
-		w.t.Fatalf("%s %s failed: %s", app, tool, b)
-	}
-	w.clock.Advance(time.Second)
-	return out
-}
-
-func (w *world) read(p string) string {
-	w.t.Helper()
-	b, err := os.ReadFile(filepath.Join(w.dir, filepath.FromSlash(p)))
-	if err != nil {
-		return "<absent>"
-	}
-	return string(b)
-}
-
-func (w *world) version(p string) string {
-	w.t.Helper()
-	n, err := w.v.Read(context.Background(), p)
-	if err != nil {
-		w.t.Fatalf("read %s: %v", p, err)
-	}
-	return n.Version
 }
 
 // lastEntry is the newest journal entry at path.
 func (w *world) lastEntry(path string) store.JournalEntry {
 	w.t.Helper()
-	es, err := w.st.Journal(context.Background(), time.Time{}, 0)
+	es, err := w.Store.Journal(context.Background(), time.Time{}, 0)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -152,8 +67,8 @@ func TestRestoreAnEarlierVersion(t *testing.T) {
 	w := newWorld(t, map[string]string{"plan.md": plan})
 	// The assistant replaces the body under the top heading, erasing
 	// every section below it.
-	w.call("claude", "replace_section", map[string]any{"id": "plan.md", "version": w.version("plan.md"), "heading": "# Plan", "content": "gone\n", "include_subsections": true})
-	if w.read("plan.md") == plan {
+	w.Call("claude", "replace_section", map[string]any{"id": "plan.md", "version": w.Version("plan.md"), "heading": "# Plan", "content": "gone\n", "include_subsections": true})
+	if w.Read("plan.md") == plan {
 		t.Fatal("the edit did not change the note")
 	}
 	vs, err := w.svc.Versions(ctx, "plan.md")
@@ -172,14 +87,14 @@ func TestRestoreAnEarlierVersion(t *testing.T) {
 	if he.Plan == nil || !Changed(he.Plan.Changes[0].Diff) {
 		t.Fatalf("conflict without a diff: %+v", he)
 	}
-	if w.read("plan.md") == plan {
+	if w.Read("plan.md") == plan {
 		t.Fatal("a refused restore changed the note")
 	}
 	p, err := w.svc.Restore(ctx, RestoreRequest{Path: "plan.md", Version: vs[1].Version, Writer: OwnerCLI})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := w.read("plan.md"); got != plan {
+	if got := w.Read("plan.md"); got != plan {
 		t.Fatalf("restored text %q", got)
 	}
 	if !p.Changes[0].Done || p.Changes[0].Action != ActionRestore {
@@ -202,7 +117,7 @@ func TestRestoreAnEarlierVersion(t *testing.T) {
 	wantCode(t, err, vault.CodeInvalidPath)
 	_, err = w.svc.Purge(ctx, "never.md")
 	wantCode(t, err, CodeNoHistory)
-	if got := w.read("plan.md"); got != plan {
+	if got := w.Read("plan.md"); got != plan {
 		t.Fatalf("bad input changed the note: %q", got)
 	}
 	// Purge forgets every version; the note stays.
@@ -211,7 +126,7 @@ func TestRestoreAnEarlierVersion(t *testing.T) {
 	}
 	_, err = w.svc.Versions(ctx, "plan.md")
 	wantCode(t, err, CodeNoHistory)
-	if got := w.read("plan.md"); got != plan {
+	if got := w.Read("plan.md"); got != plan {
 		t.Fatal("purge touched the note")
 	}
 }
@@ -239,59 +154,59 @@ func TestUndoOneChange(t *testing.T) {
 	}
 
 	// An edit and an append.
-	w.call("claude", "edit_note", map[string]any{"id": "c.md", "version": w.version("c.md"), "old_text": "gamma", "new_text": "GAMMA"})
+	w.Call("claude", "edit_note", map[string]any{"id": "c.md", "version": w.Version("c.md"), "old_text": "gamma", "new_text": "GAMMA"})
 	undo("c.md")
-	if got := w.read("c.md"); got != "gamma\n" {
+	if got := w.Read("c.md"); got != "gamma\n" {
 		t.Fatalf("after undoing the edit: %q", got)
 	}
-	w.call("claude", "append", map[string]any{"id": "c.md", "text": "more\n"})
+	w.Call("claude", "append", map[string]any{"id": "c.md", "text": "more\n"})
 	undo("c.md")
-	if got := w.read("c.md"); got != "gamma\n" {
+	if got := w.Read("c.md"); got != "gamma\n" {
 		t.Fatalf("after undoing the append: %q", got)
 	}
 
 	// A move that rewrote links: the note goes back and so do the links.
-	w.call("claude", "move_note", map[string]any{"id": "a.md", "to": "z/a2.md", "version": w.version("a.md"), "update_links": true})
-	if w.read("b.md") == "see [[a]]\n" {
+	w.Call("claude", "move_note", map[string]any{"id": "a.md", "to": "z/a2.md", "version": w.Version("a.md"), "update_links": true})
+	if w.Read("b.md") == "see [[a]]\n" {
 		t.Fatal("the move did not rewrite the link")
 	}
 	p := undo("a.md")
-	if w.read("a.md") != "alpha\n" || w.read("z/a2.md") != "<absent>" || w.read("b.md") != "see [[a]]\n" {
-		t.Fatalf("after undoing the move: a=%q a2=%q b=%q (plan %+v)", w.read("a.md"), w.read("z/a2.md"), w.read("b.md"), p)
+	if w.Read("a.md") != "alpha\n" || w.Read("z/a2.md") != "<absent>" || w.Read("b.md") != "see [[a]]\n" {
+		t.Fatalf("after undoing the move: a=%q a2=%q b=%q (plan %+v)", w.Read("a.md"), w.Read("z/a2.md"), w.Read("b.md"), p)
 	}
 
 	// A delete: back from the trash.
-	w.call("claude", "delete_note", map[string]any{"id": "d.md", "version": w.version("d.md")})
+	w.Call("claude", "delete_note", map[string]any{"id": "d.md", "version": w.Version("d.md")})
 	undo("d.md")
-	if w.read("d.md") != "delta\n" || w.read(".trash/d.md") != "<absent>" {
-		t.Fatalf("after undoing the delete: d=%q trash=%q", w.read("d.md"), w.read(".trash/d.md"))
+	if w.Read("d.md") != "delta\n" || w.Read(".trash/d.md") != "<absent>" {
+		t.Fatalf("after undoing the delete: d=%q trash=%q", w.Read("d.md"), w.Read(".trash/d.md"))
 	}
 	// A delete whose trash was emptied: back from the history.
-	w.call("claude", "delete_note", map[string]any{"id": "d.md", "version": w.version("d.md")})
-	if err := os.RemoveAll(filepath.Join(w.dir, ".trash")); err != nil {
+	w.Call("claude", "delete_note", map[string]any{"id": "d.md", "version": w.Version("d.md")})
+	if err := os.RemoveAll(filepath.Join(w.Dir, ".trash")); err != nil {
 		t.Fatal(err)
 	}
 	p = undo("d.md")
-	if w.read("d.md") != "delta\n" || p.Changes[0].Action != ActionRecreate {
-		t.Fatalf("after undoing the delete with the trash emptied: %q, %+v", w.read("d.md"), p.Changes)
+	if w.Read("d.md") != "delta\n" || p.Changes[0].Action != ActionRecreate {
+		t.Fatalf("after undoing the delete with the trash emptied: %q, %+v", w.Read("d.md"), p.Changes)
 	}
 
 	// A change made later by someone else is a conflict: refused unless
 	// chosen.
-	w.call("claude", "edit_note", map[string]any{"id": "c.md", "version": w.version("c.md"), "old_text": "gamma", "new_text": "G"})
+	w.Call("claude", "edit_note", map[string]any{"id": "c.md", "version": w.Version("c.md"), "old_text": "gamma", "new_text": "G"})
 	id := w.lastEntry("c.md").ID
-	w.call("chatgpt", "append", map[string]any{"id": "c.md", "text": "later\n"})
+	w.Call("chatgpt", "append", map[string]any{"id": "c.md", "text": "later\n"})
 	p, err := w.svc.Undo(ctx, UndoRequest{Entry: id, Writer: OwnerCLI})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !p.Changes[0].Conflict || p.Changes[0].Done || w.read("c.md") != "G\nlater\n" {
-		t.Fatalf("a conflicting undo: %+v, note %q", p.Changes, w.read("c.md"))
+	if !p.Changes[0].Conflict || p.Changes[0].Done || w.Read("c.md") != "G\nlater\n" {
+		t.Fatalf("a conflicting undo: %+v, note %q", p.Changes, w.Read("c.md"))
 	}
 	if _, err := w.svc.Undo(ctx, UndoRequest{Entry: id, Writer: OwnerCLI, All: true}); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.read("c.md"); got != "gamma\n" {
+	if got := w.Read("c.md"); got != "gamma\n" {
 		t.Fatalf("a chosen conflicting undo: %q", got)
 	}
 	_, err = w.svc.Undo(ctx, UndoRequest{Entry: 99999, Writer: OwnerCLI})
@@ -301,13 +216,13 @@ func TestUndoOneChange(t *testing.T) {
 func TestUndoEverythingAnAppDid(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, map[string]string{"x.md": "x\n", "y.md": "y\n", "keep.md": "k\n"})
-	w.call("early", "edit_note", map[string]any{"id": "keep.md", "version": w.version("keep.md"), "old_text": "k", "new_text": "K"})
-	since := w.clock.Now()
-	w.call("claude", "edit_note", map[string]any{"id": "x.md", "version": w.version("x.md"), "old_text": "x", "new_text": "X"})
-	w.call("claude", "append", map[string]any{"id": "x.md", "text": "x2\n"})
-	w.call("claude", "edit_note", map[string]any{"id": "y.md", "version": w.version("y.md"), "old_text": "y", "new_text": "Y"})
-	w.call("claude", "create_note", map[string]any{"path": "new.md", "content": "n\n"})
-	w.call("chatgpt", "append", map[string]any{"id": "y.md", "text": "by another app\n"})
+	w.Call("early", "edit_note", map[string]any{"id": "keep.md", "version": w.Version("keep.md"), "old_text": "k", "new_text": "K"})
+	since := w.Clock.Now()
+	w.Call("claude", "edit_note", map[string]any{"id": "x.md", "version": w.Version("x.md"), "old_text": "x", "new_text": "X"})
+	w.Call("claude", "append", map[string]any{"id": "x.md", "text": "x2\n"})
+	w.Call("claude", "edit_note", map[string]any{"id": "y.md", "version": w.Version("y.md"), "old_text": "y", "new_text": "Y"})
+	w.Call("claude", "create_note", map[string]any{"path": "new.md", "content": "n\n"})
+	w.Call("chatgpt", "append", map[string]any{"id": "y.md", "text": "by another app\n"})
 
 	p, err := w.svc.Undo(ctx, UndoRequest{App: "claude", Since: since, DryRun: true})
 	if err != nil {
@@ -321,20 +236,20 @@ func TestUndoEverythingAnAppDid(t *testing.T) {
 		!got["y.md"].Conflict || got["new.md"].Action != ActionTrash || got["new.md"].Conflict {
 		t.Fatalf("preview %+v", p.Changes)
 	}
-	if w.read("x.md") != "X\nx2\n" {
+	if w.Read("x.md") != "X\nx2\n" {
 		t.Fatal("a dry run changed a note")
 	}
 	if _, err := w.svc.Undo(ctx, UndoRequest{App: "claude", Since: since, Writer: OwnerCLI}); err != nil {
 		t.Fatal(err)
 	}
-	if w.read("x.md") != "x\n" || w.read("new.md") != "<absent>" || w.read("y.md") != "Y\nby another app\n" || w.read("keep.md") != "K\n" {
-		t.Fatalf("after undo: x=%q new=%q y=%q keep=%q", w.read("x.md"), w.read("new.md"), w.read("y.md"), w.read("keep.md"))
+	if w.Read("x.md") != "x\n" || w.Read("new.md") != "<absent>" || w.Read("y.md") != "Y\nby another app\n" || w.Read("keep.md") != "K\n" {
+		t.Fatalf("after undo: x=%q new=%q y=%q keep=%q", w.Read("x.md"), w.Read("new.md"), w.Read("y.md"), w.Read("keep.md"))
 	}
 	// The conflict, chosen by name.
 	if _, err := w.svc.Undo(ctx, UndoRequest{App: "claude", Since: since, Writer: OwnerCLI, Include: []string{"y.md"}}); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.read("y.md"); got != "y\n" {
+	if got := w.Read("y.md"); got != "y\n" {
 		t.Fatalf("the chosen conflict: %q", got)
 	}
 }
@@ -344,10 +259,10 @@ func TestUndoEverythingAnAppDid(t *testing.T) {
 func TestVersionsFollowMoves(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, map[string]string{"a.md": "one\n"})
-	w.call("claude", "edit_note", map[string]any{"id": "a.md", "version": w.version("a.md"), "old_text": "one", "new_text": "two"})
-	w.call("claude", "move_note", map[string]any{"id": "a.md", "to": "b/b.md", "version": w.version("a.md")})
-	w.call("claude", "move_note", map[string]any{"id": "b/b.md", "to": "c.md", "version": w.version("b/b.md")})
-	w.call("claude", "append", map[string]any{"id": "c.md", "text": "three\n"})
+	w.Call("claude", "edit_note", map[string]any{"id": "a.md", "version": w.Version("a.md"), "old_text": "one", "new_text": "two"})
+	w.Call("claude", "move_note", map[string]any{"id": "a.md", "to": "b/b.md", "version": w.Version("a.md")})
+	w.Call("claude", "move_note", map[string]any{"id": "b/b.md", "to": "c.md", "version": w.Version("b/b.md")})
+	w.Call("claude", "append", map[string]any{"id": "c.md", "text": "three\n"})
 	vs, err := w.svc.Versions(ctx, "c.md")
 	if err != nil {
 		t.Fatal(err)
@@ -370,7 +285,7 @@ func TestVersionsFollowMoves(t *testing.T) {
 	if _, err := w.svc.Restore(ctx, RestoreRequest{Path: "c.md", Version: first.Version, Writer: OwnerCLI}); err != nil {
 		t.Fatal(err)
 	}
-	if got := w.read("c.md"); got != "one\n" {
+	if got := w.Read("c.md"); got != "one\n" {
 		t.Fatalf("restored %q", got)
 	}
 }
@@ -378,7 +293,7 @@ func TestVersionsFollowMoves(t *testing.T) {
 func TestCompareAndChangeDiff(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, map[string]string{"a.md": "one\ntwo\n"})
-	w.call("claude", "edit_note", map[string]any{"id": "a.md", "version": w.version("a.md"), "old_text": "two", "new_text": "2"})
+	w.Call("claude", "edit_note", map[string]any{"id": "a.md", "version": w.Version("a.md"), "old_text": "two", "new_text": "2"})
 	e := w.lastEntry("a.md")
 	got, d, known, err := w.svc.ChangeDiff(ctx, e.ID)
 	if err != nil || !known || got.ID != e.ID {
@@ -411,13 +326,13 @@ func TestCompareAndChangeDiff(t *testing.T) {
 func TestPurgeFollowsMoves(t *testing.T) {
 	ctx := context.Background()
 	w := newWorld(t, map[string]string{"a.md": "secret: hunter2\n"})
-	w.call("claude", "edit_note", map[string]any{"id": "a.md", "version": w.version("a.md"), "old_text": "hunter2", "new_text": "(removed)"})
-	w.call("claude", "move_note", map[string]any{"id": "a.md", "to": "b.md", "version": w.version("a.md")})
-	w.call("claude", "create_note", map[string]any{"path": "a.md", "content": "another note\n"})
+	w.Call("claude", "edit_note", map[string]any{"id": "a.md", "version": w.Version("a.md"), "old_text": "hunter2", "new_text": "(removed)"})
+	w.Call("claude", "move_note", map[string]any{"id": "a.md", "to": "b.md", "version": w.Version("a.md")})
+	w.Call("claude", "create_note", map[string]any{"path": "a.md", "content": "another note\n"})
 	if _, err := w.svc.Purge(ctx, "b.md"); err != nil {
 		t.Fatal(err)
 	}
-	if _, data, err := w.hist.FindAnywhere(ctx, versionOf("secret: hunter2\n")); err == nil {
+	if _, data, err := w.History.FindAnywhere(ctx, versionOf("secret: hunter2\n")); err == nil {
 		t.Fatalf("the secret is still stored: %q", data)
 	}
 	vs, err := w.svc.Versions(ctx, "a.md")

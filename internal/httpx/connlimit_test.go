@@ -5,13 +5,12 @@ import (
 	"net"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 func TestLimitConnectionsPerSource(t *testing.T) {
-	inner, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
+	inner := testkit.Listen(t)
 	ln := LimitConnections(inner, 2, 100)
 	defer ln.Close()
 	accepted := make(chan net.Conn, 10)

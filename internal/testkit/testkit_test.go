@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -114,5 +116,15 @@ func TestTOTP(t *testing.T) {
 	// 59 s gives 94287082, of which an app shows the last six digits.
 	if got := TOTP(t, "GEZDGNBVGY3TQOJQGEZDGNBVGY3TQOJQ", time.Unix(59, 0)); got != "287082" {
 		t.Errorf("code %q, want 287082", got)
+	}
+}
+
+func TestWriteFiles(t *testing.T) {
+	dir := t.TempDir()
+	WriteFiles(t, dir, map[string]string{"a.md": "A", "deep/er/b.md": "B"})
+	for p, want := range map[string]string{"a.md": "A", "deep/er/b.md": "B"} {
+		if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(p))); err != nil || string(b) != want {
+			t.Errorf("%s: %q %v", p, b, err)
+		}
 	}
 }
