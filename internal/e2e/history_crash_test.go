@@ -23,7 +23,7 @@ import (
 // TestHistorySurvivesSIGKILL kills the real server with SIGKILL while
 // several clients edit notes, then checks the promise of the history: for
 // every write the server acknowledged, the version it replaced and the
-// version it wrote are stored, with their exact text.
+// version it wrote are stored, with their exact text, and its journal row.
 func TestHistorySurvivesSIGKILL(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the real binary")
@@ -123,6 +123,34 @@ func TestHistorySurvivesSIGKILL(t *testing.T) {
 		}
 		if _, data, _ := h.Find(context.Background(), a.path, a.version); string(data) != a.text {
 			t.Fatalf("%s version %s holds %q, want %q", a.path, a.version, data, a.text)
+		}
+	}
+	// Every acknowledged write has its journal row: the journal shares
+	// its syncs among writers, and still returns only once its row is in.
+	st, err := store.Open(context.Background(), in.State, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	journaled := map[string]bool{}
+	for after := int64(0); ; {
+		rows, err := st.JournalAfter(context.Background(), after, store.MaxJournalLimit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) == 0 {
+			break
+		}
+		for _, r := range rows {
+			if r.Result == store.ResultOK {
+				journaled[r.Path+" "+r.OldVersion+" "+r.NewVersion] = true
+			}
+			after = r.ID
+		}
+	}
+	for _, a := range acked {
+		if !journaled[a.path+" "+a.prev+" "+a.version] {
+			t.Fatalf("the acknowledged write of %s %s → %s has no journal row", a.path, a.prev, a.version)
 		}
 	}
 	// What is on disk now is stored too: its version was kept before the

@@ -14,7 +14,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"net/url"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -90,9 +89,9 @@ type History struct {
 	file string // history.db's path
 	// Statements of every Keep, prepared once.
 	blobByHash, lastVersion, lastWithHash, insertBlob, insertVersion, storedTotal *sql.Stmt
-	// sync makes committed versions durable (syncCommitted; tests count
-	// its calls).
-	sync      func() error
+	// wal makes committed versions durable, one sync for many commits
+	// (tests count or hold its syncs).
+	wal       *walSync
 	now       func() time.Time
 	log       *slog.Logger
 	days      int
@@ -106,11 +105,6 @@ type History struct {
 	stored      int64
 	storedKnown bool
 
-	// committed counts the committer's commits; synced is the last one
-	// known durable, under syncMu (syncUpTo).
-	committed atomic.Uint64
-	syncMu    sync.Mutex
-	synced    uint64
 	// calls counts the Keep calls committed, each counted after its
 	// commit is (so that tests can wait for commits to be counted).
 	calls atomic.Uint64
@@ -191,7 +185,7 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 			return nil, fmt.Errorf("open note history: %w", err)
 		}
 	}
-	h.sync = h.syncCommitted
+	h.wal = newWALSync(file)
 	go h.commitLoop()
 	return h, nil
 }
@@ -202,44 +196,17 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 // syncs overlap instead of queueing behind one another. Until that sync
 // returns, Keep has not returned, and the note is not replaced.
 func historyDSN(path string) string {
-	u, err := url.Parse(dsn(path))
+	u, err := url.Parse(normalDSN(path))
 	if err != nil {
-		return dsn(path)
+		return normalDSN(path)
 	}
 	q := u.Query()
-	q.Set("_synchronous", "NORMAL")
 	// A 256 KiB page cache a connection, not SQLite's 2 MB: history is
 	// written far more than read, and the first copy of the notes filled
 	// the default caches (10k notes: RSS 49.9 → 45.3 MB after that copy).
 	q.Add("_pragma", "cache_size(-256)")
 	u.RawQuery = q.Encode()
 	return u.String()
-}
-
-// syncCommitted makes the committed versions durable: it syncs the WAL,
-// which holds every frame not yet checkpointed (SQLite syncs the WAL
-// before a checkpoint and the database after one, so checkpointed frames
-// are durable already). Without a WAL (all checkpointed and removed) it
-// syncs the database file.
-func (h *History) syncCommitted() error {
-	err := syncPath(h.file + "-wal")
-	if errors.Is(err, os.ErrNotExist) {
-		err = syncPath(h.file)
-	}
-	return err
-}
-
-// syncPath fsyncs the file or folder at p.
-func syncPath(p string) error {
-	f, err := os.Open(p) // #nosec G304 -- files and folders of the state folder
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // Close stops the committer and releases the database. Keep calls made
@@ -316,7 +283,7 @@ const maxBatch = 64
 // rows are written by one committer, which puts the Keep calls that
 // arrive while it commits into its next transaction; and one sync of the
 // WAL after a commit makes every commit before it durable, so concurrent
-// writers share their syncs too (syncUpTo).
+// writers share their syncs too (walSync).
 func (h *History) Keep(ctx context.Context, items []Keep) ([]int64, error) {
 	req, err := prepare(items)
 	if err != nil {
@@ -333,7 +300,7 @@ func (h *History) Keep(ctx context.Context, items []Keep) ([]int64, error) {
 	}
 	for _, id := range req.ids {
 		if id != 0 {
-			if err := h.syncUpTo(req.seq); err != nil {
+			if err := h.wal.upTo(req.seq); err != nil {
 				// The rows are committed but not known durable, and the
 				// caller will not make the change: drop them, so that no
 				// version the note never had is listed.
@@ -375,24 +342,6 @@ func prepare(items []Keep) (*keepReq, error) {
 		}
 	}
 	return req, nil
-}
-
-// syncUpTo returns once commit seq is durable. One sync covers every
-// commit made before it started, so a writer whose commit an earlier
-// writer's sync already covered returns at once, and the writers that
-// wait while a sync runs share the next one.
-func (h *History) syncUpTo(seq uint64) error {
-	h.syncMu.Lock()
-	defer h.syncMu.Unlock()
-	if h.synced >= seq {
-		return nil
-	}
-	upTo := h.committed.Load() // each of these commits is in the WAL already
-	if err := h.sync(); err != nil {
-		return err
-	}
-	h.synced = upTo
-	return nil
 }
 
 // commitLoop is the committer: it takes a Keep call, gathers the others
@@ -494,7 +443,7 @@ func (h *History) commit(batch []*keepReq) {
 		failAll(err)
 		return
 	}
-	seq := h.committed.Add(1)
+	seq := h.wal.commit()
 	for _, r := range batch {
 		r.seq = seq
 	}

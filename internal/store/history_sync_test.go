@@ -23,16 +23,17 @@ func TestHistoryKeepsShareSyncs(t *testing.T) {
 	var mu sync.Mutex
 	var began []uint64 // the commits made when each sync began
 	hold, held := make(chan struct{}), make(chan struct{})
-	h.sync = func() error {
+	orig := h.wal.sync
+	h.wal.sync = func() error {
 		mu.Lock()
-		began = append(began, h.committed.Load())
+		began = append(began, h.wal.committed.Load())
 		first := len(began) == 1
 		mu.Unlock()
 		if first {
 			close(held)
 			<-hold
 		}
-		return h.syncCommitted()
+		return orig()
 	}
 	results := make(chan error, 4)
 	write := func(i int) {
@@ -51,7 +52,7 @@ func TestHistoryKeepsShareSyncs(t *testing.T) {
 	for h.calls.Load() < 4 {
 		runtime.Gosched()
 	}
-	commits := h.committed.Load()
+	commits := h.wal.committed.Load()
 	close(hold)
 	for range 4 {
 		if err := <-results; err != nil {
@@ -61,8 +62,8 @@ func TestHistoryKeepsShareSyncs(t *testing.T) {
 	if len(began) != 2 || began[0] != 1 || began[1] != commits {
 		t.Fatalf("syncs began after commits %v; want [1 %d]: one for the first write, one shared by the three", began, commits)
 	}
-	if h.synced != commits {
-		t.Fatalf("synced up to commit %d, want %d", h.synced, commits)
+	if h.wal.synced != commits {
+		t.Fatalf("synced up to commit %d, want %d", h.wal.synced, commits)
 	}
 }
 

@@ -278,12 +278,13 @@ func TestHistoryKeepSyncs(t *testing.T) {
 	h := openHistory(t, t.TempDir(), testkit.NewClock(time.Time{}), HistoryOptions{})
 	syncs := 0
 	var fail error
-	h.sync = func() error {
+	orig := h.wal.sync
+	h.wal.sync = func() error {
 		syncs++
 		if fail != nil {
 			return fail
 		}
-		return h.syncCommitted()
+		return orig()
 	}
 	keep(t, h, Keep{Path: "a.md", Content: []byte("v1"), Writer: "app", Kind: KindEdit})
 	if syncs != 1 {

@@ -30,7 +30,9 @@ const (
 )
 
 // RecordWrite appends e to the journal. A zero e.Time means now; e.ID is
-// ignored.
+// ignored. It returns once the row is durable (it outlives a power cut
+// as with synchronous=FULL), the WAL sync shared with the writes that
+// commit meanwhile (walSync).
 func (s *Store) RecordWrite(ctx context.Context, e JournalEntry) error {
 	if e.Path == "" || e.Result == "" {
 		return fmt.Errorf("record write: %w: path and result are required", ErrInvalidJournalEntry)
@@ -38,11 +40,14 @@ func (s *Store) RecordWrite(ctx context.Context, e JournalEntry) error {
 	if e.Time.IsZero() {
 		e.Time = s.now()
 	}
-	_, err := s.db.ExecContext(ctx,
+	_, err := s.journal.ExecContext(ctx,
 		`INSERT INTO journal (time, app, tool, path, old_version, new_version, result) VALUES (?, ?, ?, ?, ?, ?, ?)`,
 		nanos(e.Time), e.App, e.Tool, e.Path, e.OldVersion, e.NewVersion, e.Result)
 	if err != nil {
 		return fmt.Errorf("record write: %w", err)
+	}
+	if err := s.journalWAL.upTo(s.journalWAL.commit()); err != nil {
+		return fmt.Errorf("record write: sync: %w", err)
 	}
 	return nil
 }

@@ -54,10 +54,15 @@ type Options struct {
 
 // Store is the open state database. It is safe for concurrent use.
 type Store struct {
-	db     *sql.DB
-	now    func() time.Time
-	log    *slog.Logger
-	verify *sql.Stmt
+	db *sql.DB
+	// journal writes the journal's rows on a connection of its own with
+	// synchronous=NORMAL; RecordWrite makes each durable through
+	// journalWAL, which shares one sync among concurrent writes.
+	journal    *sql.DB
+	journalWAL *walSync
+	now        func() time.Time
+	log        *slog.Logger
+	verify     *sql.Stmt
 	// lastWrites runs on every fetch (the note's last writer): prepared once.
 	lastWrites *sql.Stmt
 	// verified remembers verified credentials until the next commit.
@@ -123,6 +128,17 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open state database: %w", err)
 	}
+	if s.journal, err = sql.Open("sqlite", normalDSN(file)); err != nil {
+		s.verified.close()
+		s.lastWrites.Close()
+		s.verify.Close()
+		db.Close()
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
+	// One connection: the journal's inserts queue here rather than in
+	// SQLite's busy handler, and each is quick (no sync inside it).
+	s.journal.SetMaxOpenConns(1)
+	s.journalWAL = newWALSync(file)
 	return s, nil
 }
 
@@ -155,7 +171,7 @@ const sqliteBusy = 5
 
 // Close releases the database. The Store must not be used afterwards.
 func (s *Store) Close() error {
-	return errors.Join(s.verify.Close(), s.lastWrites.Close(), s.verified.close(), s.db.Close())
+	return errors.Join(s.verify.Close(), s.lastWrites.Close(), s.verified.close(), s.journal.Close(), s.db.Close())
 }
 
 // damaged reports whether err is SQLite saying the file is not a database
@@ -182,6 +198,19 @@ func dsn(path string) string {
 	q.Set("_synchronous", "FULL")
 	q.Set("_txlock", "immediate")
 	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
+	return u.String()
+}
+
+// normalDSN is dsn with synchronous=NORMAL, for connections whose commits
+// are made durable by a walSync before anyone is told of them.
+func normalDSN(path string) string {
+	u, err := url.Parse(dsn(path))
+	if err != nil {
+		return dsn(path)
+	}
+	q := u.Query()
+	q.Set("_synchronous", "NORMAL")
+	u.RawQuery = q.Encode()
 	return u.String()
 }
 

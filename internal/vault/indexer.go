@@ -2,6 +2,10 @@ package vault
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -252,6 +256,32 @@ func (v *Vault) indexWrite(p string, data []byte) {
 	}
 	a := analyse(p, string(data), fi)
 	v.ix.update(p, func(x *index) { x.put(a, true) })
+}
+
+// stillOnDisk reports whether the note the index holds at p is still
+// there. The index learns of a note removed outside cortex only when the
+// watcher catches up; until then Lookup would answer with a path that
+// reads as not_found, and resolve names to it, while the disk has the
+// name's note elsewhere. So a note found gone is dropped from the index
+// at once (under its lock, as cortex's own removals are).
+//
+// One lstat of the whole path, walked by the kernel, costs a fraction of
+// the Lstat through the root folder by folder that the index saves; it
+// only decides whether Lookup answers from the index or looks on disk as
+// for any other path, and the read that follows goes through the root.
+func (v *Vault) stillOnDisk(ctx context.Context, p string) bool {
+	if _, err := os.Lstat(filepath.Join(v.dir, filepath.FromSlash(p))); !errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	unlock, e := v.locks.lock(ctx, p)
+	if e != nil {
+		return false
+	}
+	defer unlock()
+	if _, err := v.root.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+		v.indexRemove(p)
+	}
+	return false
 }
 
 // indexRemove forgets a note cortex has moved away (lock held).

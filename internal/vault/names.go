@@ -46,11 +46,11 @@ func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 	}
 	pathErr := checkPath(name)
 	isDir := false
-	if pathErr == nil && v.indexed(name) {
-		// A note the index holds at this path is answered without looking
-		// at the disk: what the Lstat below would answer for it, a folder
-		// of that name included (it has a note's extension). Reading it
-		// checks everything again.
+	if pathErr == nil && v.indexed(name) && v.stillOnDisk(ctx, name) {
+		// A note the index holds at this path is answered without the
+		// Lstat through the root below: what it would answer for it, a
+		// folder of that name included (it has a note's extension).
+		// Reading it checks everything again.
 		return Named{Path: name}, nil
 	}
 	if pathErr == nil {

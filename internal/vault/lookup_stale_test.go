@@ -1,0 +1,38 @@
+package vault
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// A note removed outside cortex, while the index has not yet seen it go,
+// is looked up as the disk has it now: its name finds the same-named note
+// elsewhere, as it does once the index has caught up, rather than the
+// index's stale path, which reads as not_found.
+func TestLookupOfANoteRemovedOutsideBeforeTheIndexSeesIt(t *testing.T) {
+	v, dir := newIndexedVault(t, map[string]string{"plan.md": "# Plan\nold\n", "notes/plan.md": "# Plan\nkept\n"}, nil)
+	fi, err := os.Lstat(filepath.Join(dir, "plan.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "plan.md")); err != nil {
+		t.Fatal(err)
+	}
+	// Once the index has seen the removal, put the note back in it: the
+	// index is now as it is in the moments before a watcher catches up,
+	// and no further event will correct it.
+	waitFor(t, v, "the removal", func() bool { return !v.indexed("plan.md") })
+	v.ix.update("plan.md", func(x *index) { x.put(analyse("plan.md", "# Plan\nold\n", fi), true) })
+	if !v.indexed("plan.md") {
+		t.Fatal("the index does not hold the stale note")
+	}
+
+	n, err := v.Lookup(ctx, "plan.md")
+	if err != nil || n.Path != "notes/plan.md" {
+		t.Fatalf("Lookup(plan.md) = %+v, %v; want notes/plan.md, as after the index catches up", n, err)
+	}
+	if note, err := v.Read(ctx, n.Path); err != nil || note.Content != "# Plan\nkept\n" {
+		t.Fatalf("Read(%s) = %v", n.Path, err)
+	}
+}
