@@ -178,3 +178,26 @@ func TestAppName(t *testing.T) {
 		}
 	}
 }
+
+// TestNullIsAbsent: many clients send null for an argument they leave out;
+// it is taken as absent, and a required one sent as null is named.
+func TestNullIsAbsent(t *testing.T) {
+	e := newEnv(t)
+	e.write("a.md", "---\ntags: [x]\n---\nalpha\n")
+	var f fetchOut
+	e.ok("fetch", map[string]any{"id": "a.md", "section": nil, "offset": nil, "max_chars": nil}, &f)
+	var s searchOut
+	e.ok("search", map[string]any{"query": "alpha", "folder": nil, "tag": nil, "limit": nil, "cursor": nil}, &s)
+	if len(s.Results) != 1 {
+		t.Errorf("search = %+v", s)
+	}
+	var w writeOut
+	e.ok("update_frontmatter", map[string]any{"id": "a.md", "version": f.Metadata.Version, "set": map[string]any{"status": "done"}, "remove": nil}, &w)
+	if got := e.read("a.md"); !strings.Contains(got, "status: done") {
+		t.Errorf("a.md = %q", got)
+	}
+	te := e.fail("fetch", map[string]any{"id": nil}, "invalid_argument")
+	if !strings.Contains(te.Message, "id") || strings.Contains(te.Message, "reflect") {
+		t.Errorf("null id: %q", te.Message)
+	}
+}

@@ -65,6 +65,7 @@ func TestPortableNames(t *testing.T) {
 	e.write("Inbox.md", "i\n")
 	for path, code := range map[string]string{
 		"a:b?.md": "invalid_path", "Projects/CON.md": "invalid_path", "Inbox.MD": "note_exists", "end./x.md": "invalid_path",
+		"x.md ": "invalid_path", "y.md.": "invalid_path",
 	} {
 		te := e.fail("create_note", map[string]any{"path": path, "content": "x"}, code)
 		if !strings.Contains(te.Message, "Windows") {

@@ -295,6 +295,13 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, e
 			return in, fmt.Errorf("validating \"arguments\": unmarshaling arguments: %w", err)
 		}
 	}
+	// Optional means absent, but many clients send null for an argument
+	// they leave out: take it as absent.
+	for k, x := range m {
+		if x == nil {
+			delete(m, k)
+		}
+	}
 	var v any = m
 	if err := schema.ApplyDefaults(&v); err != nil {
 		return in, fmt.Errorf("validating \"arguments\": applying schema defaults:\n%w", err)

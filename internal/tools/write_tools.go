@@ -22,17 +22,22 @@ type appendIn struct {
 	Section string `json:"section,omitempty" jsonschema:"add at the end of the section under this heading instead of the end of the note"`
 }
 
+// guarded names the note a change is made to and the version it is made
+// against; every tool that changes what is written takes both.
+type guarded struct {
+	ID      string `json:"id" jsonschema:"the note's path or name"`
+	Version string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
+}
+
 type editIn struct {
-	ID         string `json:"id" jsonschema:"the note's path or name"`
-	Version    string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
+	guarded
 	OldText    string `json:"old_text" jsonschema:"exact text to replace, copied from the note; must occur once unless replace_all"`
 	NewText    string `json:"new_text" jsonschema:"replacement text; empty to delete old_text"`
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence of old_text"`
 }
 
 type replaceSectionIn struct {
-	ID      string `json:"id" jsonschema:"the note's path or name"`
-	Version string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
+	guarded
 	Heading string `json:"heading" jsonschema:"the section's heading, e.g. Plan or ## Plan"`
 	Content string `json:"content" jsonschema:"new text of the section below its heading line"`
 	// Without it a section with subsections is refused: replacing a note's
@@ -41,26 +46,23 @@ type replaceSectionIn struct {
 }
 
 type frontmatterIn struct {
-	ID      string         `json:"id" jsonschema:"the note's path or name"`
-	Version string         `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
-	Set     map[string]any `json:"set,omitempty" jsonschema:"keys to add or overwrite, with their values"`
-	Remove  []string       `json:"remove,omitempty" jsonschema:"keys to remove"`
+	guarded
+	Set    map[string]any `json:"set,omitempty" jsonschema:"keys to add or overwrite, with their values"`
+	Remove []string       `json:"remove,omitempty" jsonschema:"keys to remove"`
 }
 
 type moveIn struct {
-	ID          string `json:"id" jsonschema:"the note's current path"`
+	guarded
 	To          string `json:"to" jsonschema:"the new vault-relative path, ending in .md; must not exist yet"`
-	Version     string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
 	UpdateLinks bool   `json:"update_links,omitempty" jsonschema:"also rewrite links in other notes to point to the new path; each rewrite is its own journaled edit"`
 }
 
 type deleteIn struct {
-	ID      string `json:"id" jsonschema:"the note's path or name"`
-	Version string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
+	guarded
 }
 
 type writeOut struct {
-	ID              string `json:"id" jsonschema:"the note's path or name"`
+	ID              string `json:"id" jsonschema:"the note's path"`
 	Version         string `json:"version" jsonschema:"the note's new version; pass it to the next change"`
 	PreviousVersion string `json:"previous_version,omitempty" jsonschema:"the version before this change"`
 }
@@ -169,19 +171,35 @@ func (s *server) written(ctx context.Context, c call, id, version string, r vaul
 
 // checkTarget validates the arguments every guarded write shares and
 // turns the id into the path of the note it names.
-func (s *server) checkTarget(ctx context.Context, id *string, version string) error {
-	if strings.TrimSpace(*id) == "" {
+func (s *server) checkTarget(ctx context.Context, g *guarded) error {
+	if strings.TrimSpace(g.ID) == "" {
 		return invalidArgument("id is empty; pass the note's path or name")
 	}
-	if version == "" {
+	if g.Version == "" {
 		return &vault.Error{Code: vault.CodeVersionRequired}
 	}
-	named, err := s.target(ctx, *id)
+	named, err := s.target(ctx, g.ID)
 	if err != nil {
 		return err
 	}
-	*id = named.Path
+	g.ID = named.Path
 	return nil
+}
+
+// guardedWrite makes a change to one note against its version: the target
+// is checked, then the tool's own argument check (bad, nil when they are
+// fine), then write changes the note at its path; the attempt is journaled
+// either way.
+func (s *server) guardedWrite(ctx context.Context, c call, g guarded, bad error, write func(path string) (vault.WriteResult, error)) (writeOut, error) {
+	err := s.checkTarget(ctx, &g)
+	if err == nil {
+		err = bad
+	}
+	var r vault.WriteResult
+	if err == nil {
+		r, err = write(g.ID)
+	}
+	return s.written(ctx, c, g.ID, g.Version, r, err)
 }
 
 func (s *server) createNote(ctx context.Context, c call, in createIn) (writeOut, error) {
@@ -252,43 +270,37 @@ func (s *server) createDaily(ctx context.Context, c call, d vault.DailyNote, tex
 }
 
 func (s *server) editNote(ctx context.Context, c call, in editIn) (writeOut, error) {
-	err := s.checkTarget(ctx, &in.ID, in.Version)
-	if err == nil && in.OldText == "" {
-		err = invalidArgument("old_text is empty; copy the exact text to replace from the note")
+	var bad error
+	if in.OldText == "" {
+		bad = invalidArgument("old_text is empty; copy the exact text to replace from the note")
 	}
-	var r vault.WriteResult
-	if err == nil {
-		r, err = s.vault.Edit(ctx, in.ID, in.Version, in.OldText, in.NewText, in.ReplaceAll)
-	}
-	return s.written(ctx, c, in.ID, in.Version, r, err)
+	return s.guardedWrite(ctx, c, in.guarded, bad, func(p string) (vault.WriteResult, error) {
+		return s.vault.Edit(ctx, p, in.Version, in.OldText, in.NewText, in.ReplaceAll)
+	})
 }
 
 func (s *server) replaceSection(ctx context.Context, c call, in replaceSectionIn) (writeOut, error) {
-	err := s.checkTarget(ctx, &in.ID, in.Version)
-	if err == nil && strings.TrimSpace(in.Heading) == "" {
-		err = invalidArgument("heading is empty; pass the heading of the section to replace")
+	var bad error
+	if strings.TrimSpace(in.Heading) == "" {
+		bad = invalidArgument("heading is empty; pass the heading of the section to replace")
 	}
-	var r vault.WriteResult
-	if err == nil {
-		r, err = s.vault.ReplaceSection(ctx, in.ID, in.Version, in.Heading, in.Content, in.IncludeSubsections)
-	}
-	return s.written(ctx, c, in.ID, in.Version, r, err)
+	return s.guardedWrite(ctx, c, in.guarded, bad, func(p string) (vault.WriteResult, error) {
+		return s.vault.ReplaceSection(ctx, p, in.Version, in.Heading, in.Content, in.IncludeSubsections)
+	})
 }
 
 func (s *server) updateFrontmatter(ctx context.Context, c call, in frontmatterIn) (writeOut, error) {
-	err := s.checkTarget(ctx, &in.ID, in.Version)
-	if err == nil && len(in.Set) == 0 && len(in.Remove) == 0 {
-		err = invalidArgument("nothing to change; pass keys to set, keys to remove, or both")
+	var bad error
+	if len(in.Set) == 0 && len(in.Remove) == 0 {
+		bad = invalidArgument("nothing to change; pass keys to set, keys to remove, or both")
 	}
-	var r vault.WriteResult
-	if err == nil {
-		r, err = s.vault.UpdateFrontmatter(ctx, in.ID, in.Version, in.Set, in.Remove)
-	}
-	return s.written(ctx, c, in.ID, in.Version, r, err)
+	return s.guardedWrite(ctx, c, in.guarded, bad, func(p string) (vault.WriteResult, error) {
+		return s.vault.UpdateFrontmatter(ctx, p, in.Version, in.Set, in.Remove)
+	})
 }
 
 func (s *server) moveNote(ctx context.Context, c call, in moveIn) (moveOut, error) {
-	err := s.checkTarget(ctx, &in.ID, in.Version)
+	err := s.checkTarget(ctx, &in.guarded)
 	if err == nil && strings.TrimSpace(in.To) == "" {
 		err = invalidArgument("to is empty; pass the new vault-relative path ending in .md")
 	}
@@ -323,7 +335,7 @@ func (s *server) moveNote(ctx context.Context, c call, in moveIn) (moveOut, erro
 }
 
 func (s *server) deleteNote(ctx context.Context, c call, in deleteIn) (deleteOut, error) {
-	err := s.checkTarget(ctx, &in.ID, in.Version)
+	err := s.checkTarget(ctx, &in.guarded)
 	var r vault.WriteResult
 	if err == nil {
 		r, err = s.vault.Delete(ctx, in.ID, in.Version)

@@ -212,6 +212,11 @@ func (v *Vault) checkCreatable(p string) *Error {
 	if isConflictCopy(path.Base(p)) && checkPath(p) == nil {
 		return newErr(CodeNotANote, "Names holding .sync-conflict- are Syncthing conflict copies, which cortex never writes; choose another name.", nil)
 	}
+	// "plan.md " is a note's name with a space after it, not a file that
+	// is no note: say which rule it breaks.
+	if name := path.Base(p); !isNoteName(name) && isNoteName(strings.TrimRight(name, ". ")) {
+		return newErr(CodeInvalidPath, unportable(name), nil)
+	}
 	if e := v.checkWritable(p); e != nil {
 		return e
 	}
