@@ -212,7 +212,7 @@ func Create(ctx context.Context, dir string, opts Options) (res Result, err erro
 	if err := os.Rename(partial, final); err != nil {
 		return Result{}, fmt.Errorf("write backup: %w", err)
 	}
-	_ = syncFolder(dir)
+	_ = store.SyncDir(dir)
 	return Result{Path: final, Size: fi.Size(), Took: opts.Now().Sub(start), Manifest: m}, nil
 }
 
@@ -328,19 +328,6 @@ func abs(p string) string {
 		return a
 	}
 	return p
-}
-
-// syncFolder fsyncs the folder dir, so that the names in it are durable.
-func syncFolder(dir string) error {
-	f, err := os.Open(dir) // #nosec G304 -- a folder the owner named (backups, the restore's state) or its parent
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // Bytes renders a size with binary units, e.g. "12.3 MiB".

@@ -78,7 +78,7 @@ func restore(ctx context.Context, file, vaultDir, stateDir string, install func(
 	// A new state folder's entry reaches the disk before anything is
 	// restored, so that after a power cut the marker below is found.
 	if createdState {
-		if err := syncFolder(filepath.Dir(abs(stateDir))); err != nil {
+		if err := store.SyncDir(filepath.Dir(abs(stateDir))); err != nil {
 			return fail(fmt.Errorf("create the state folder: %w", err))
 		}
 	}

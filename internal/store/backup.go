@@ -235,16 +235,7 @@ func InstallCopy(src, stateDir, name string) error {
 	if err := os.Rename(src, dst); err != nil {
 		return err
 	}
-	return syncDir(stateDir)
-}
-
-// syncDir makes the names in dir durable; a file system that cannot
-// sync a folder is not an error.
-func syncDir(dir string) error {
-	if err := syncPath(dir); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
+	return SyncDir(stateDir)
 }
 
 // RestoreMarker is the file a restore of a backup keeps in the state folder
@@ -283,7 +274,7 @@ func MarkRestoring(stateDir string) error {
 	if err != nil {
 		return err
 	}
-	return syncDir(stateDir)
+	return SyncDir(stateDir)
 }
 
 // RestoreDone removes RestoreMarker from stateDir, durably.
@@ -291,5 +282,5 @@ func RestoreDone(stateDir string) error {
 	if err := os.Remove(filepath.Join(stateDir, RestoreMarker)); err != nil {
 		return err
 	}
-	return syncDir(stateDir)
+	return SyncDir(stateDir)
 }

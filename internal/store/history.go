@@ -13,7 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"log/slog"
-	"net/url"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -196,17 +195,10 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 // syncs overlap instead of queueing behind one another. Until that sync
 // returns, Keep has not returned, and the note is not replaced.
 func historyDSN(path string) string {
-	u, err := url.Parse(normalDSN(path))
-	if err != nil {
-		return normalDSN(path)
-	}
-	q := u.Query()
 	// A 256 KiB page cache a connection, not SQLite's 2 MB: history is
 	// written far more than read, and the first copy of the notes filled
 	// the default caches (10k notes: RSS 49.9 → 45.3 MB after that copy).
-	q.Add("_pragma", "cache_size(-256)")
-	u.RawQuery = q.Encode()
-	return u.String()
+	return dsnWith(path, "NORMAL", "cache_size(-256)")
 }
 
 // Close stops the committer and releases the database. Keep calls made

@@ -186,31 +186,28 @@ func damaged(err error) bool {
 }
 
 // dsn builds a file: URI so that any character in the path survives, with
-// every pragma applied to each new connection by the driver.
-func dsn(path string) string {
+// every pragma applied to each new connection by the driver. FULL: a
+// commit is on disk when it returns (NORMAL may lose the last commits of
+// a WAL database to a power cut).
+func dsn(path string) string { return dsnWith(path, "FULL") }
+
+// normalDSN is dsn with synchronous=NORMAL, for connections whose commits
+// are made durable by a walSync before anyone is told of them.
+func normalDSN(path string) string { return dsnWith(path, "NORMAL") }
+
+// dsnWith is the DSN of path with the synchronous mode given and any
+// further pragmas ("cache_size(-256)").
+func dsnWith(path, synchronous string, pragmas ...string) string {
 	q := url.Values{}
 	q.Set("_journal_mode", "WAL")
 	q.Set("_busy_timeout", "5000")
 	q.Set("_foreign_keys", "on")
-	// FULL: a commit is on disk when it returns, so the journal row of an
-	// acknowledged note write survives a power cut too (NORMAL may lose
-	// the last commits of a WAL database).
-	q.Set("_synchronous", "FULL")
+	q.Set("_synchronous", synchronous)
 	q.Set("_txlock", "immediate")
-	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
-	return u.String()
-}
-
-// normalDSN is dsn with synchronous=NORMAL, for connections whose commits
-// are made durable by a walSync before anyone is told of them.
-func normalDSN(path string) string {
-	u, err := url.Parse(dsn(path))
-	if err != nil {
-		return dsn(path)
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
 	}
-	q := u.Query()
-	q.Set("_synchronous", "NORMAL")
-	u.RawQuery = q.Encode()
+	u := url.URL{Scheme: "file", Path: filepath.ToSlash(path), RawQuery: q.Encode()}
 	return u.String()
 }
 

@@ -5,6 +5,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"syscall"
 )
 
 // A WAL database opened with synchronous=NORMAL writes a commit's frames
@@ -65,6 +66,21 @@ func syncWAL(file string) error {
 		err = syncPath(file)
 	}
 	return err
+}
+
+// SyncDir makes the names in the folder dir durable, after a file in it
+// was created, renamed or removed. A file system that cannot sync a
+// folder (EINVAL, ENOTSUP) is not an error: it has nothing more to give.
+func SyncDir(dir string) error {
+	if err := syncPath(dir); err != nil && !unsupportedSync(err) {
+		return err
+	}
+	return nil
+}
+
+// unsupportedSync reports a file system refusing to sync a folder.
+func unsupportedSync(err error) bool {
+	return errors.Is(err, syscall.EINVAL) || errors.Is(err, errors.ErrUnsupported)
 }
 
 // syncPath fsyncs the file or folder at p.

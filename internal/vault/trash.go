@@ -31,21 +31,13 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 	if e := v.checkFree(); e != nil {
 		return WriteResult{}, e
 	}
-	unlock, e := v.locks.lock(ctx, p)
+	n, unlock, e := v.lockNote(ctx, p, version)
 	if e != nil {
 		return WriteResult{}, e
 	}
 	defer unlock()
-	// Another normal form of p has the same lock.
-	p, data, fi, _, e := v.readNamed(p)
-	if e != nil {
-		return WriteResult{}, e
-	}
-	cur := versionOf(data)
-	if version != cur {
-		return WriteResult{}, errVersion(cur)
-	}
-	ids, e := v.keep(ctx, Kept{Path: p, Content: data, Kind: KindDelete, Gone: true})
+	p, cur := n.path, n.version
+	ids, e := v.keep(ctx, Kept{Path: p, Content: n.data, Kind: KindDelete, Gone: true})
 	if e != nil {
 		return WriteResult{}, e
 	}
@@ -67,7 +59,7 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 		if e != nil {
 			return WriteResult{}, e
 		}
-		e = v.relink(p, target, fi)
+		e = v.relink(p, target, n.fi)
 		if e != nil && e.Code == CodeNoteExists {
 			continue
 		}

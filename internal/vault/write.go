@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
@@ -195,20 +196,15 @@ func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersi
 	if e := v.checkFree(); e != nil {
 		return WriteResult{}, e
 	}
-	unlock, e := v.locks.lock(ctx, p)
+	if !needVersion {
+		version = ""
+	}
+	n, unlock, e := v.lockNote(ctx, p, version)
 	if e != nil {
 		return WriteResult{}, e
 	}
 	defer unlock()
-	// Another normal form of p has the same lock.
-	p, data, fi, _, e := v.readNamed(p)
-	if e != nil {
-		return WriteResult{}, e
-	}
-	cur := versionOf(data)
-	if needVersion && version != cur {
-		return WriteResult{}, errVersion(cur)
-	}
+	p, data, cur := n.path, n.data, n.version
 	next, e := change(string(data))
 	if e != nil {
 		return WriteResult{}, e
@@ -225,12 +221,42 @@ func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersi
 	wait := v.keepAsync(ctx,
 		Kept{Path: p, Content: data, Writer: WriterExternal, Kind: KindExternal, Observed: true},
 		Kept{Path: p, Content: out, Kind: kind})
-	if e := v.writeAtomic(writeSpec{path: p, data: out, prev: fi, ready: wait.ready}); e != nil {
+	if e := v.writeAtomic(writeSpec{path: p, data: out, prev: n.fi, ready: wait.ready}); e != nil {
 		wait.undo(ctx)
 		return WriteResult{}, e
 	}
 	v.indexWrite(p, out)
 	return WriteResult{Path: p, OldVersion: cur, Version: versionOf(out)}, nil
+}
+
+// lockedNote is a note read under its lock.
+type lockedNote struct {
+	path    string // as spelled on disk
+	data    []byte
+	fi      fs.FileInfo
+	version string
+}
+
+// lockNote takes the lock of the note p and reads the note under it, in
+// the spelling it has on disk (another normal form of p has the same
+// lock). With a version, the note must still be at it: note_changed
+// otherwise. On success the caller releases the lock with unlock.
+func (v *Vault) lockNote(ctx context.Context, p, version string) (lockedNote, func(), *Error) {
+	unlock, e := v.locks.lock(ctx, p)
+	if e != nil {
+		return lockedNote{}, nil, e
+	}
+	p, data, fi, _, e := v.readNamed(p)
+	if e != nil {
+		unlock()
+		return lockedNote{}, nil, e
+	}
+	n := lockedNote{path: p, data: data, fi: fi, version: versionOf(data)}
+	if version != "" && version != n.version {
+		unlock()
+		return lockedNote{}, nil, errVersion(n.version)
+	}
+	return n, unlock, nil
 }
 
 // sectionErr maps the markdown package's section errors.
