@@ -105,6 +105,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		MinFree:      minFree,
 		Index:        true,
 		History:      history.Keeper(hist),
+		BulkRead:     bulkRead,
 		Logger:       log,
 	})
 	if err != nil {

@@ -61,7 +61,7 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 	var before int64 // show only entries older than this id (paging)
 	if b := q.Get("before"); b != "" {
 		if before, err = strconv.ParseInt(b, 10, 64); err != nil {
-			return errBadRequest.With(err)
+			return owner.BadForm(err)
 		}
 	}
 	all, err := c.o.Store.Journal(ctx, since, entriesScanned)
@@ -163,7 +163,7 @@ type resultData struct {
 func (c *Console) undo(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
 	id, err := strconv.ParseInt(r.PostFormValue("entry"), 10, 64)
 	if err != nil || id <= 0 {
-		return errBadRequest.With(err)
+		return owner.BadForm(err)
 	}
 	plan, err := c.o.History.Undo(r.Context(), history.UndoRequest{Entry: id, Writer: history.OwnerConsole,
 		All: r.PostFormValue("force") == "1"})
@@ -187,7 +187,7 @@ func (c *Console) undo(w http.ResponseWriter, r *http.Request, _ owner.SessionIn
 func (c *Console) restore(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
 	p, ref := r.PostFormValue("path"), strings.TrimSpace(r.PostFormValue("version"))
 	if p == "" || ref == "" {
-		return errBadRequest
+		return owner.BadForm(nil)
 	}
 	if _, _, err := c.version(r, p, ref); err != nil {
 		return err

@@ -70,7 +70,7 @@ func (c *Console) bulkUndo(w http.ResponseWriter, r *http.Request, s owner.Sessi
 	}
 	app := r.PostFormValue("app")
 	if app == "" {
-		return errBadRequest
+		return owner.BadForm(nil)
 	}
 	since, err := parseSince(r.PostFormValue("since"))
 	if err != nil {

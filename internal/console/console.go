@@ -142,12 +142,9 @@ func (c *Console) post(h func(w http.ResponseWriter, r *http.Request, s owner.Se
 			return errCrossOrigin.With(err)
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		s, ok := c.o.Owner.Session(r)
-		if !ok {
-			return errSignedOut
-		}
-		if !c.o.Owner.CheckCSRF(r) {
-			return errCSRF
+		s, err := c.o.Owner.SignedInForm(r)
+		if err != nil {
+			return err
 		}
 		return h(w, r, s)
 	})

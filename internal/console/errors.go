@@ -16,12 +16,6 @@ import (
 var (
 	errCrossOrigin = &httpx.Error{Status: http.StatusForbidden, Code: "cross_origin",
 		Message: "This form was sent from another site. Open the console on this server and try again."}
-	errCSRF = &httpx.Error{Status: http.StatusForbidden, Code: "bad_csrf",
-		Message: "The page had expired. Reload it and try again."}
-	errSignedOut = &httpx.Error{Status: http.StatusUnauthorized, Code: "signed_out",
-		Message: "You are not signed in any more. Sign in again and repeat what you were doing."}
-	errBadRequest = &httpx.Error{Status: http.StatusBadRequest, Code: "bad_request",
-		Message: "The request was not understood. Reload the page and try again."}
 	errNotRecent = &httpx.Error{Status: http.StatusForbidden, Code: "sign_in_again",
 		Message: "This action needs a sign-in within the last 5 minutes. Sign in again and repeat it."}
 )

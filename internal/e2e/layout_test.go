@@ -161,3 +161,31 @@ func keys(m map[string]string) []string {
 	}
 	return out
 }
+
+// runtimeSettings are the calls that change the whole process's runtime.
+var runtimeSettings = map[string]bool{
+	"debug.SetGCPercent": true, "debug.SetMemoryLimit": true, "debug.FreeOSMemory": true,
+	"debug.SetMaxThreads": true, "debug.SetMaxStack": true,
+}
+
+// TestOnlyCmdTunesTheRuntime: the collector's target and the memory handed
+// back are the process's business, set in cmd; a library package asks for
+// them through a hook (vault.Options.BulkRead) instead of changing them for
+// everyone.
+func TestOnlyCmdTunesTheRuntime(t *testing.T) {
+	for _, f := range repoFiles(t) {
+		if within(f.pkg, "cmd") {
+			continue
+		}
+		ast.Inspect(f.ast, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if id, ok := sel.X.(*ast.Ident); ok && runtimeSettings[id.Name+"."+sel.Sel.Name] {
+				t.Errorf("%s calls %s.%s: only cmd changes the process's runtime settings", f.path, id.Name, sel.Sel.Name)
+			}
+			return true
+		})
+	}
+}

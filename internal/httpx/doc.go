@@ -2,7 +2,8 @@
 // edge shares: the error type handlers return and its renderers (JSON-RPC,
 // OAuth JSON, HTML pages), the request log line that carries each refusal's
 // code, the token bucket with its keyed limiter and two-level budget, the
-// bounded LRU they keep their state in, the caps on connections per source,
+// bounded LRU they keep their state in, the set of once-only keys that
+// refuses replays, the caps on connections per source,
 // the client address rule and the one place forwarding headers are
 // believed, the security headers and the page layout.
 //

@@ -32,10 +32,18 @@ type Problem struct {
 	Link, LinkText       string
 }
 
+// Document is what the layout's "document" template, the start of every
+// page up to <body>, is given: the page's title and its style sheet.
+type Document struct{ Title, Style string }
+
 // NewPages parses the layout, the problem page and the templates of fsys
 // that patterns name (which must not be called layout.html or problem.html).
+// A page set with a frame of its own starts it with
+// {{template "document" (document TITLE STYLESHEET)}} and ends it with
+// {{template "foot"}}.
 func NewPages(fsys fs.FS, patterns ...string) (*Pages, error) {
-	t, err := template.ParseFS(assets, "assets/*.html")
+	document := func(title, style string) Document { return Document{title, style} }
+	t, err := template.New("").Funcs(template.FuncMap{"document": document}).ParseFS(assets, "assets/*.html")
 	if err != nil {
 		return nil, err
 	}

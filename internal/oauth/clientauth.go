@@ -108,7 +108,7 @@ func (s *Server) checkAssertion(ctx context.Context, c store.OAuthClient, token 
 	if err != nil {
 		return errInvalidClient("the client assertion was not accepted", err)
 	}
-	fresh, room := s.jti.use(c.ID+"\x00"+a.jti, a.exp, now)
+	fresh, room := s.jti.Use(c.ID+"\x00"+a.jti, a.exp, now)
 	if !room {
 		return &httpx.Error{Status: http.StatusServiceUnavailable, Code: "temporarily_unavailable",
 			Message: "too many client assertions at once; try again in a minute", RetryAfter: time.Minute}

@@ -69,7 +69,7 @@ type Server struct {
 	authorizeProblem httpx.Renderer
 	fetch            *fetcher
 	cimd             *httpx.LRU[string, store.OAuthClient] // documents of clients not yet approved
-	jti              *jtiCache
+	jti              *httpx.OnceSet                        // client assertion ids (jti) seen, until their assertion expires
 	authorize        *httpx.Budget
 	register         *httpx.Budget
 	fetches          *httpx.Budget
@@ -129,7 +129,7 @@ func New(opts Options) (*Server, error) {
 	s.tokens = httpx.NewBudget(l.TokenPerSource, Rate{}, l.MaxSources, s.now)
 	s.fetch = newFetcher(opts.Resolver, opts.DialContext, opts.TLSConfig, l.FetchTimeout, l.FetchMaxBytes)
 	s.cimd = httpx.NewLRU[string, store.OAuthClient](l.DocCacheSize)
-	s.jti = newJTICache(l.MaxAssertions)
+	s.jti = httpx.NewOnceSet(l.MaxAssertions)
 	return s, nil
 }
 
@@ -193,7 +193,7 @@ func (s *Server) maybePrune(ctx context.Context) {
 // forgets expired assertion ids. The server calls it now and then by
 // itself; a caller may also run it on a timer.
 func (s *Server) Prune(ctx context.Context) error {
-	s.jti.prune(s.now())
+	s.jti.Prune(s.now())
 	n, err := s.st.PruneOAuth(ctx, codeReplayMemory)
 	if err != nil {
 		return err

@@ -7,10 +7,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-webauthn/webauthn/webauthn"
+
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 // Open WebAuthn ceremonies are not kept on the server. A begin route hands
@@ -75,12 +76,11 @@ type ceremony struct {
 type ceremonies struct {
 	key []byte
 
-	mu   sync.Mutex
-	used map[string]time.Time // challenge -> when the ceremony expires
+	used *httpx.OnceSet // challenges spent, until their ceremony expires
 }
 
 func newCeremonies(key []byte) *ceremonies {
-	return &ceremonies{key: key, used: make(map[string]time.Time)}
+	return &ceremonies{key: key, used: httpx.NewOnceSet(maxUsedCeremonies)}
 }
 
 // bindHash is what a ceremony records of the browser's CSRF token.
@@ -132,23 +132,12 @@ func (cs *ceremonies) open(v string, kind ceremonyKind, csrf string, now time.Ti
 // spend marks c used once its response has been verified. It reports false
 // if c was used before (a replay) or the used set is full of live entries.
 func (cs *ceremonies) spend(c ceremony, now time.Time) bool {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	for ch, exp := range cs.used {
-		if !now.Before(exp) {
-			delete(cs.used, ch)
-		}
-	}
-	if _, ok := cs.used[c.Data.Challenge]; ok || len(cs.used) >= maxUsedCeremonies {
-		return false
-	}
-	cs.used[c.Data.Challenge] = time.Unix(0, c.Expires)
-	return true
+	// Expired entries go at once, not only when the set is full, so that
+	// the set holds only ceremonies that could still be replayed.
+	cs.used.Prune(now)
+	fresh, room := cs.used.Use(c.Data.Challenge, time.Unix(0, c.Expires), now)
+	return fresh && room
 }
 
 // usedLen reports how many ceremonies the used set holds.
-func (cs *ceremonies) usedLen() int {
-	cs.mu.Lock()
-	defer cs.mu.Unlock()
-	return len(cs.used)
-}
+func (cs *ceremonies) usedLen() int { return cs.used.Len() }

@@ -188,3 +188,23 @@ func (o *Owner) CheckCSRF(r *http.Request) bool {
 	}
 	return false
 }
+
+// SignedInForm checks a form the owner posted from a page of this server,
+// for the owner-only forms of other packages (the console's): a live
+// session, then the page's CSRF token. Its refusals are signed_out and
+// bad_csrf, in the words of the sign-in pages; the cross-origin check and
+// the body cap stay with the caller's guard.
+func (o *Owner) SignedInForm(r *http.Request) (SessionInfo, error) {
+	s, ok := o.Session(r)
+	if !ok {
+		return SessionInfo{}, errSignedOut
+	}
+	if !o.CheckCSRF(r) {
+		return SessionInfo{}, errCSRF
+	}
+	return s, nil
+}
+
+// BadForm is the refusal of a form or query that cannot be understood
+// (bad_request); err is the detail for the log, and may be nil.
+func BadForm(err error) *httpx.Error { return errBadRequest.With(err) }

@@ -93,8 +93,15 @@ type Options struct {
 	Index bool
 	// History keeps every version cortex writes or sees; nil keeps none.
 	History History
-	Now     func() time.Time
-	Logger  *slog.Logger
+	// BulkRead, when set, is called as a pass that reads every note once
+	// begins (the index build, the history's copy of the notes as found at
+	// start), and what it returns when the pass ends. Such a pass is most
+	// of the process's peak memory; what to do about that (cmd lowers the
+	// collector's target during it and hands the memory back after) is
+	// the process's business, not the vault's.
+	BulkRead func() (done func())
+	Now      func() time.Time
+	Logger   *slog.Logger
 }
 
 // Note is a note as read.

@@ -3,7 +3,7 @@ package vault
 import (
 	"context"
 	"errors"
-	"runtime/debug"
+	"sync"
 	"time"
 )
 
@@ -216,7 +216,8 @@ func (ix *indexer) keepFound() {
 	}
 	ix.mu.RUnlock()
 	// Like the index build, this pass reads every note once and drops it.
-	defer lowerGC(buildGCPercent)()
+	bulkDone := sync.OnceFunc(v.bulkRead())
+	defer bulkDone()
 	start, kept := time.Now(), 0
 	for len(paths) > 0 {
 		select {
@@ -262,10 +263,8 @@ func (ix *indexer) keepFound() {
 			}
 		}
 	}
-	// The pass read every note: hand that memory back, as the index build
-	// does, rather than leave it to the runtime's slow return. Logged even
-	// when nothing was new, so that whoever waits for the start's
-	// background work to end (the benchmark harness) sees it end.
-	debug.FreeOSMemory()
+	bulkDone()
+	// Logged even when nothing was new, so that whoever waits for the
+	// start's background work to end (the benchmark harness) sees it end.
 	v.log.Info("note history: kept the notes as found at start", "notes", kept, "duration", time.Since(start).Round(time.Millisecond))
 }

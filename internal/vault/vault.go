@@ -50,6 +50,7 @@ type Vault struct {
 	synced      func(dir string) // tests: told of every folder synced
 	noRenameat2 bool             // tests: moves take their fallback
 	history     History          // nil without Options.History
+	bulk        func() func()    // Options.BulkRead, or nil
 }
 
 // Open opens the vault at opts.Dir, applies the defaults and removes
@@ -76,6 +77,7 @@ func Open(opts Options) (*Vault, error) {
 		now:        opts.Now,
 		log:        opts.Logger,
 		history:    opts.History,
+		bulk:       opts.BulkRead,
 	}
 	if faultNoHistory() {
 		v.history = nil

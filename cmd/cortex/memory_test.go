@@ -1,4 +1,4 @@
-package vault
+package main
 
 import (
 	"runtime/debug"
@@ -20,5 +20,19 @@ func TestLowerGC(t *testing.T) {
 		if got := debug.SetGCPercent(100); got != tt.before {
 			t.Errorf("GOGC %d: %d after, want it back", tt.before, got)
 		}
+	}
+}
+
+// The vault's hook holds the collector at bulkReadGCPercent for the pass
+// and puts the default back when it ends.
+func TestBulkReadLowersGCForThePass(t *testing.T) {
+	orig := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(orig)
+	done := bulkRead()
+	during := debug.SetGCPercent(bulkReadGCPercent)
+	done()
+	after := debug.SetGCPercent(100)
+	if during != bulkReadGCPercent || after != 100 {
+		t.Errorf("GOGC %d during the pass and %d after, want %d and 100", during, after, bulkReadGCPercent)
 	}
 }
