@@ -21,6 +21,10 @@ func TestNotesByName(t *testing.T) {
 	if f.Text != "## Budget\n100\n" {
 		t.Errorf("fetch name#heading = %q", f.Text)
 	}
+	e.ok("fetch", map[string]any{"id": "Garden Redesign#Garden Redesign#Plants"}, &f)
+	if f.Text != "## Plants\nroses\n" {
+		t.Errorf("fetch name#heading#heading = %q", f.Text)
+	}
 	e.ok("fetch", map[string]any{"id": "[[Garten]]"}, &f)
 	if f.ID != "Projects/Garden Redesign.md" {
 		t.Errorf("fetch by alias = %q", f.ID)

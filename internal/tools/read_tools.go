@@ -169,9 +169,9 @@ func (s *server) search(ctx context.Context, _ call, in searchIn) (searchOut, er
 	}
 	out := searchOut{Results: make([]searchResult, 0, len(page.Hits)), NextCursor: page.NextCursor}
 	if c := page.Cut; c != nil && c.Unindexed {
-		out.Incomplete = fmt.Sprintf("Checked %d of %d notes, then stopped to answer quickly: the search index is not built yet "+
-			"(it is, seconds after the server starts), so the other notes may match too. Pass next_cursor as cursor to check "+
-			"the next notes, or search again in a few seconds.", c.Checked, c.Candidates)
+		out.Incomplete = fmt.Sprintf("Checked %d of %d notes, then stopped to answer quickly: the search index was not built yet "+
+			"when this search began (it is, seconds after the server starts), so the other notes may match too. Pass next_cursor "+
+			"as cursor to check the next notes, or search again without a cursor in a few seconds.", c.Checked, c.Candidates)
 	} else if c != nil {
 		out.Incomplete = fmt.Sprintf("Checked %d of %d notes, then stopped to answer quickly: this query is matched note by note, "+
 			"not through the index, so the other notes may match too. Pass next_cursor as cursor to check the next notes, "+

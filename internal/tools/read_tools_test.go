@@ -397,7 +397,7 @@ func TestSearchStopsEarly(t *testing.T) {
 		}
 		why, next := "not through the index", "narrow the search with the folder or tag argument"
 		if !indexed {
-			why, next = "the search index is not built yet", "search again in a few seconds"
+			why, next = "the search index was not built yet", "search again without a cursor in a few seconds"
 		}
 		var out searchOut
 		e.ok("search", map[string]any{"query": "🚀"}, &out)

@@ -181,7 +181,8 @@ type ScanCut struct {
 	Checked    int // notes checked so far, over every page of the search
 	Candidates int // notes the search has to check
 	// Unindexed is set when the notes were read one by one because the
-	// search index is not built yet (it is, seconds after opening).
+	// search index was not built when the search began (it is, seconds
+	// after opening): the same search without a cursor may now use it.
 	Unindexed bool
 }
 

@@ -146,8 +146,7 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 		// A full page is not cut short: the budget ran out looking for
 		// one more match, which the cursor looks for.
 		if len(page.Hits) < limit {
-			page.Cut = &ScanCut{Checked: f.next, Candidates: f.total,
-				Unindexed: !inTrash(folder) && (v.ix == nil || !v.Indexed())}
+			page.Cut = &ScanCut{Checked: f.next, Candidates: f.total, Unindexed: f.scan && !inTrash(folder)}
 		}
 	case f.after != nil && next > 0:
 		after.pos = f.after[next-1]

@@ -138,6 +138,15 @@ func FindSection(content, heading string) (start, bodyStart, end int, err error)
 	}
 	switch {
 	case len(matches) == 0:
+		// "Plan#Sub", as an Obsidian link writes a heading below another:
+		// Sub within the section of Plan. Six levels at most, as headings.
+		if parent, sub, ok := strings.Cut(want, "#"); ok && wantLevel == 0 && strings.Count(want, "#") < 6 {
+			if _, pb, pe, err := FindSection(content, parent); err == nil && pb < pe {
+				if s, b, e, err := FindSection(content[pb:pe], sub); err == nil {
+					return pb + s, pb + b, pb + e, nil
+				}
+			}
+		}
 		list, more := candidateList(hs)
 		return 0, 0, 0, &NotFoundError{Headings: list, More: more}
 	case len(matches) > 1:

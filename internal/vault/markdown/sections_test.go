@@ -93,6 +93,11 @@ func TestFindSection(t *testing.T) {
 		{"# plan", 0, 0, 0, ErrSectionNotFound},
 		{"", 0, 0, 0, ErrSectionNotFound},
 		{"##", 0, 0, 0, ErrSectionNotFound},
+		// A heading below another, as Obsidian's links write it.
+		{"Plan#Sub", 25, 33, 35, nil},
+		{"top#plan#SUB", 25, 33, 35, nil},
+		{"Top#Last", 0, 0, 0, ErrSectionNotFound},
+		{"Plan#", 0, 0, 0, ErrSectionNotFound},
 	}
 	for _, tt := range tests {
 		s, b, e, err := FindSection(doc, tt.heading)
@@ -165,5 +170,31 @@ func TestSectionErrorsListHeadingsCapped(t *testing.T) {
 	_, _, _, err = FindSection(b.String(), "Other")
 	if !errors.As(err, &nf) || len(nf.Headings) != MaxCandidates || nf.More != 1000-MaxCandidates {
 		t.Fatalf("not found: %v", err)
+	}
+}
+
+// TestFindSectionPath: a heading path names one of several headings of
+// the same text by the heading above it; a heading whose text holds a '#'
+// is still found as written.
+func TestFindSectionPath(t *testing.T) {
+	doc := "# Garden\n## Budget\n### Notes\na\n## Tasks\n### Notes\nb\n## C# tips\nc\n"
+	var ae *AmbiguousError
+	if _, _, _, err := FindSection(doc, "Notes"); !errors.As(err, &ae) {
+		t.Errorf("Notes: err = %v, want ambiguous", err)
+	}
+	for heading, want := range map[string]string{
+		"Tasks#Notes":         "### Notes\nb\n",
+		"Garden#Budget#Notes": "### Notes\na\n",
+		"C# tips":             "## C# tips\nc\n",
+	} {
+		if s, _, e, err := FindSection(doc, heading); err != nil || doc[s:e] != want {
+			t.Errorf("%s = %q, %v; want %q", heading, doc[s:e], err, want)
+		}
+	}
+	// Not found: the note's headings are listed, not the part's.
+	_, _, _, err := FindSection(doc, "Budget#Costs")
+	var nf *NotFoundError
+	if !errors.As(err, &nf) || len(nf.Headings) != 6 {
+		t.Errorf("Budget#Costs: err = %v", err)
 	}
 }
