@@ -343,3 +343,42 @@ func TestAnswersOfTheAttackRun(t *testing.T) {
 		t.Errorf("create of the NFD twin = %s", r.text)
 	}
 }
+
+// A move cut in two by another process (an admin command killed between
+// the link and the unlink) while the server runs is finished by the
+// server's next reconcile, without a restart. "fast-ticks" reconciles
+// every 50 ms instead of every 30 s.
+func TestRunningServerFinishesInterruptedMoves(t *testing.T) {
+	in := newInstance(t)
+	in.bin = testkit.CortexWithFaults(t)
+	t.Setenv("CORTEX_FAULT", "fast-ticks")
+	if err := os.MkdirAll(filepath.Join(in.Vault, "projects"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(in.Vault, "plan.md"), []byte("the plan\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	in.start()
+	// What the link-then-unlink fallback leaves when killed between its
+	// steps: the intent, and the note at both names.
+	if err := os.WriteFile(filepath.Join(in.Vault, ".cortex-move-e2e"), []byte("plan.md\nprojects/plan.md\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Link(filepath.Join(in.Vault, "plan.md"), filepath.Join(in.Vault, "projects/plan.md")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if !in.logs.WaitFor(ctx, "finished a move that a crash interrupted", 1) {
+		t.Fatalf("the running server did not finish the move:\n%s", in.logs.String())
+	}
+	if _, err := os.Lstat(filepath.Join(in.Vault, "plan.md")); err == nil {
+		t.Error("plan.md is still there")
+	}
+	if _, err := os.Lstat(filepath.Join(in.Vault, ".cortex-move-e2e")); err == nil {
+		t.Error("the intent is still there")
+	}
+	if b, err := os.ReadFile(filepath.Join(in.Vault, "projects/plan.md")); err != nil || string(b) != "the plan\n" {
+		t.Errorf("projects/plan.md = %q, %v", b, err)
+	}
+}

@@ -528,3 +528,45 @@ func TestOAuthAtEveryProtocolVersion(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshAfterPublicURLChange: a grant is for the /mcp URL it was
+// approved at. Once cortex serves another public URL (here a restart on
+// another port), its refresh token is refused with invalid_grant, so that
+// the app authorizes again instead of refreshing into tokens /mcp refuses;
+// connecting anew works.
+func TestRefreshAfterPublicURLChange(t *testing.T) {
+	in := newInstance(t)
+	in.start()
+	owner := setupOwner(t, in)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	app := &oauthApp{t: t, in: in, name: "mover", redirect: "http://127.0.0.1:43130/callback",
+		browser: newOwnerBrowser(in.URL), login: owner.withRecovery(0), approvals: 1, version: "2026-07-28"}
+	app.connect(ctx)
+	old := in.URL
+	if err := in.stop(); err != nil {
+		t.Fatal(err)
+	}
+	in.start()
+	if in.URL == old {
+		t.Fatalf("the public URL did not change: %s", in.URL)
+	}
+	resp, err := http.PostForm(in.URL+"/token", url.Values{"grant_type": {"refresh_token"},
+		"refresh_token": {app.tok.RefreshToken}, "client_id": {app.cfg.ClientID}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var e struct {
+		Error       string `json:"error"`
+		Description string `json:"error_description"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&e)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest || e.Error != "invalid_grant" || !strings.Contains(e.Description, "authorize again") {
+		t.Errorf("refresh after the public URL changed: %d %+v; want 400 invalid_grant saying to authorize again", resp.StatusCode, e)
+	}
+	wantRefused(t, in, "an access token for the old URL", app.tok.AccessToken)
+	again := &oauthApp{t: t, in: in, name: "mover", redirect: "http://127.0.0.1:43130/callback",
+		browser: newOwnerBrowser(in.URL), login: owner.withRecovery(1), approvals: 1, version: "2026-07-28"}
+	must(t, call(t, ctx, again.connect(ctx), "list", map[string]any{}), "list at the new URL")
+}

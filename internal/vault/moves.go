@@ -160,7 +160,9 @@ func (v *Vault) repairMove(ctx context.Context, name string) {
 			return
 		}
 		v.syncDir(path.Dir(from))
+		v.endMove(name)
 		v.log.Info("vault: finished a move that a crash interrupted", "from", from, "to", to)
+		return
 	}
 	v.endMove(name)
 }

@@ -23,19 +23,13 @@ func (v *Vault) RemoveFromTrash(ctx context.Context, p, version string) error {
 	if e := v.checkHome(); e != nil {
 		return e
 	}
-	unlock, e := v.locks.lock(ctx, p)
+	n, unlock, e := v.lockNote(ctx, p, version)
 	if e != nil {
 		return e
 	}
 	defer unlock()
-	p, data, _, _, e := v.readNamed(p)
-	if e != nil {
-		return e
-	}
-	if cur := versionOf(data); cur != version {
-		return errVersion(cur)
-	}
-	ids, e := v.keep(ctx, Kept{Path: p, Content: data, Kind: KindDelete, Gone: true})
+	p = n.path
+	ids, e := v.keep(ctx, Kept{Path: p, Content: n.data, Kind: KindDelete, Gone: true})
 	if e != nil {
 		return e
 	}
