@@ -130,11 +130,7 @@ func passkeyList(ctx context.Context, s *session, _ []string) error {
 	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tNAME\tCREATED\tLAST USED")
 	for _, k := range keys {
-		last := "never"
-		if !k.LastUsed.IsZero() {
-			last = formatTime(k.LastUsed)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", k.ID, strconv.Quote(k.Name), formatTime(k.Created), last)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\n", k.ID, strconv.Quote(k.Name), formatTime(k.Created), lastUse(k.LastUsed))
 	}
 	return tw.Flush()
 }

@@ -58,11 +58,7 @@ func tokenList(ctx context.Context, s *session, _ []string) error {
 	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tCREATED\tLAST USED\tLAST FROM")
 	for _, t := range toks {
-		last := "never"
-		if !t.LastUsed.IsZero() {
-			last = formatTime(t.LastUsed)
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, formatTime(t.Created), last, lastFrom(t.LastAddr))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, formatTime(t.Created), lastUse(t.LastUsed), lastFrom(t.LastAddr))
 	}
 	return tw.Flush()
 }

@@ -1,7 +1,9 @@
 package httpx
 
 import (
+	"fmt"
 	"net/netip"
+	"reflect"
 	"sync"
 	"time"
 )
@@ -19,14 +21,6 @@ func (r Rate) Or(def Rate) Rate {
 		return def
 	}
 	return r
-}
-
-// OrDefault sets *v to def when it is zero or negative: how the edge's
-// limits (owner.Budgets, oauth.Limits) fill each field left blank.
-func OrDefault[T ~int | ~int64 | ~float64](v *T, def T) {
-	if *v <= 0 {
-		*v = def
-	}
 }
 
 // interval is what one token costs in time. A rate that never refills waits
@@ -165,3 +159,32 @@ func (b *Budget) Take(src netip.Prefix) (bool, time.Duration) {
 
 // Sources reports how many sources the budget remembers.
 func (b *Budget) Sources() int { return b.source.Len() }
+
+// FillDefaults gives each field of *v that is zero or negative (a Rate:
+// without burst or refill, see Or) the value of the same field of def:
+// how the edge's limits structs (owner.Budgets, oauth.Limits) take their
+// defaults, so that a field added to one cannot be forgotten there. The
+// fields must be integers, floats, durations or Rates; anything else is a
+// mistake in the struct and panics.
+func FillDefaults[T any](v *T, def T) {
+	rv, dv := reflect.ValueOf(v).Elem(), reflect.ValueOf(def)
+	for i := range rv.NumField() {
+		f, d := rv.Field(i), dv.Field(i)
+		switch f.Kind() {
+		case reflect.Int, reflect.Int64:
+			if f.Int() <= 0 {
+				f.Set(d)
+			}
+		case reflect.Float64:
+			if f.Float() <= 0 {
+				f.Set(d)
+			}
+		default:
+			r, ok := f.Interface().(Rate)
+			if !ok {
+				panic(fmt.Sprintf("httpx.FillDefaults: field %s of %T is a %s", rv.Type().Field(i).Name, v, f.Type()))
+			}
+			f.Set(reflect.ValueOf(r.Or(d.Interface().(Rate))))
+		}
+	}
+}

@@ -194,14 +194,7 @@ func TestLimiterAbsurdRates(t *testing.T) {
 	}
 }
 
-func TestDefaults(t *testing.T) {
-	n, d, f := 0, -time.Second, 2.5
-	OrDefault(&n, 7)
-	OrDefault(&d, time.Minute)
-	OrDefault(&f, 9)
-	if n != 7 || d != time.Minute || f != 2.5 {
-		t.Errorf("OrDefault: %d %v %v, want 7 1m0s 2.5", n, d, f)
-	}
+func TestRateOr(t *testing.T) {
 	def := Rate{Burst: 5, PerMinute: 10}
 	for _, r := range []Rate{{}, {Burst: 3}, {PerMinute: 3}, {Burst: -1, PerMinute: 3}} {
 		if got := r.Or(def); got != def {
@@ -210,5 +203,24 @@ func TestDefaults(t *testing.T) {
 	}
 	if r := (Rate{Burst: 1, PerMinute: 0.5}); r.Or(def) != r {
 		t.Errorf("a set rate was replaced")
+	}
+}
+
+// FillDefaults gives every field of a limits struct left zero or negative
+// (a Rate without burst or refill) its default, and keeps what was set.
+func TestFillDefaults(t *testing.T) {
+	type limits struct {
+		N    int
+		D    time.Duration
+		B    int64
+		F    float64
+		R, S Rate
+	}
+	def := limits{N: 7, D: time.Minute, B: 64, F: 9, R: Rate{Burst: 5, PerMinute: 10}, S: Rate{Burst: 2, PerMinute: 2}}
+	got := limits{N: 0, D: -time.Second, B: 3, F: 2.5, R: Rate{Burst: 3}, S: Rate{Burst: 1, PerMinute: 0.5}}
+	FillDefaults(&got, def)
+	want := limits{N: 7, D: time.Minute, B: 3, F: 2.5, R: Rate{Burst: 5, PerMinute: 10}, S: Rate{Burst: 1, PerMinute: 0.5}}
+	if got != want {
+		t.Errorf("FillDefaults: %+v, want %+v", got, want)
 	}
 }

@@ -75,32 +75,8 @@ var DefaultLimits = Limits{
 }
 
 func (l Limits) withDefaults() Limits {
-	d := DefaultLimits
-	httpx.OrDefault(&l.CodeTTL, d.CodeTTL)
-	httpx.OrDefault(&l.AccessTTL, d.AccessTTL)
-	httpx.OrDefault(&l.RefreshTTL, d.RefreshTTL)
-	httpx.OrDefault(&l.RefreshGrace, d.RefreshGrace)
+	httpx.FillDefaults(&l, DefaultLimits)
 	l.RefreshGrace = min(l.RefreshGrace, time.Minute)
-	httpx.OrDefault(&l.PendingTTL, d.PendingTTL)
-	httpx.OrDefault(&l.PendingPerSource, d.PendingPerSource)
-	httpx.OrDefault(&l.PendingTotal, d.PendingTotal)
-	httpx.OrDefault(&l.MaxUnusedClients, d.MaxUnusedClients)
-	httpx.OrDefault(&l.UnusedClientMinAge, d.UnusedClientMinAge)
-	l.AuthorizePerSource = l.AuthorizePerSource.Or(d.AuthorizePerSource)
-	l.AuthorizeGlobal = l.AuthorizeGlobal.Or(d.AuthorizeGlobal)
-	l.RegisterPerSource = l.RegisterPerSource.Or(d.RegisterPerSource)
-	l.RegisterGlobal = l.RegisterGlobal.Or(d.RegisterGlobal)
-	l.FetchPerSource = l.FetchPerSource.Or(d.FetchPerSource)
-	l.FetchGlobal = l.FetchGlobal.Or(d.FetchGlobal)
-	l.TokenPerSource = l.TokenPerSource.Or(d.TokenPerSource)
-	httpx.OrDefault(&l.MaxSources, d.MaxSources)
-	httpx.OrDefault(&l.FetchTimeout, d.FetchTimeout)
-	httpx.OrDefault(&l.FetchMaxBytes, d.FetchMaxBytes)
-	httpx.OrDefault(&l.DocTTL, d.DocTTL)
-	httpx.OrDefault(&l.DocStale, d.DocStale)
-	httpx.OrDefault(&l.DocCacheSize, d.DocCacheSize)
-	httpx.OrDefault(&l.MaxAssertions, d.MaxAssertions)
-	httpx.OrDefault(&l.PruneEvery, d.PruneEvery)
 	return l
 }
 

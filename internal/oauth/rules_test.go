@@ -316,3 +316,13 @@ func TestOfflineAccess(t *testing.T) {
 		}
 	}
 }
+
+func TestLimitsDefaults(t *testing.T) {
+	if got := (Limits{}).withDefaults(); got != DefaultLimits {
+		t.Errorf("zero limits: %+v, want the defaults", got)
+	}
+	set := Limits{RefreshGrace: time.Hour, TokenPerSource: Rate{Burst: 1, PerMinute: 1}}
+	if got := set.withDefaults(); got.RefreshGrace != time.Minute || got.TokenPerSource != set.TokenPerSource || got.CodeTTL != DefaultLimits.CodeTTL {
+		t.Errorf("set limits: %+v", got)
+	}
+}

@@ -56,19 +56,7 @@ var DefaultBudgets = Budgets{
 }
 
 func (b Budgets) withDefaults() Budgets {
-	d := DefaultBudgets
-	httpx.OrDefault(&b.CodeSourceBurst, d.CodeSourceBurst)
-	httpx.OrDefault(&b.CodeSourcePerMinute, d.CodeSourcePerMinute)
-	httpx.OrDefault(&b.CodeGlobalBurst, d.CodeGlobalBurst)
-	httpx.OrDefault(&b.CodeGlobalPerMinute, d.CodeGlobalPerMinute)
-	httpx.OrDefault(&b.PasskeySourceBurst, d.PasskeySourceBurst)
-	httpx.OrDefault(&b.PasskeySourcePerMinute, d.PasskeySourcePerMinute)
-	httpx.OrDefault(&b.MaxSources, d.MaxSources)
-	httpx.OrDefault(&b.DeviceBurst, d.DeviceBurst)
-	httpx.OrDefault(&b.DevicePerMinute, d.DevicePerMinute)
-	httpx.OrDefault(&b.DeviceLockAfter, d.DeviceLockAfter)
-	httpx.OrDefault(&b.MaxDevices, d.MaxDevices)
-	httpx.OrDefault(&b.TOTPLockAfter, d.TOTPLockAfter)
+	httpx.FillDefaults(&b, DefaultBudgets)
 	return b
 }
 

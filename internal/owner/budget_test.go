@@ -88,3 +88,13 @@ func TestPasskeyBudgetIsSeparate(t *testing.T) {
 		t.Fatalf("body %v", m)
 	}
 }
+
+func TestBudgetsDefaults(t *testing.T) {
+	if got := (Budgets{}).withDefaults(); got != DefaultBudgets {
+		t.Errorf("zero budgets: %+v, want the defaults", got)
+	}
+	set := Budgets{CodeSourceBurst: 1, DevicePerMinute: 0.5}
+	if got := set.withDefaults(); got.CodeSourceBurst != 1 || got.DevicePerMinute != 0.5 || got.MaxDevices != DefaultBudgets.MaxDevices {
+		t.Errorf("set budgets: %+v", got)
+	}
+}

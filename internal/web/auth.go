@@ -113,11 +113,11 @@ func (s *Server) authenticate(r *http.Request) (Identity, error) {
 // useAddr is the client address the listener resolved for r (RemoteAddr,
 // already the client behind a trusted proxy), or "" if it is unparsable.
 func useAddr(r *http.Request) string {
-	a := httpx.ParseAddr(r.RemoteAddr)
+	a := httpx.ParseAddr(r.RemoteAddr) // unmapped, never zoned
 	if !a.IsValid() {
 		return ""
 	}
-	return a.WithZone("").Unmap().String()
+	return a.String()
 }
 
 // hasScope reports whether id may use scope.

@@ -1,6 +1,7 @@
 package markdown
 
 import (
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -39,6 +40,10 @@ type Query struct {
 	// Or holds the alternatives of a query with OR; the fields above are
 	// then empty.
 	Or []Query
+	// propAlts holds, by index in Props, a property's alternative values
+	// ([status:a OR b]) while a clause is parsed; ParseQuery turns them
+	// into alternatives of the query.
+	propAlts map[int][]string
 	// Unsupported names Obsidian syntax that this search does not have
 	// (line:, regular expressions, parentheses...): the query must be
 	// refused with it rather than run as something else.
@@ -117,7 +122,9 @@ var unsupportedOps = []string{"line:", "block:", "section:", "task:", "task-todo
 func ParseQuery(q string) Query {
 	groups := splitOr(q)
 	if len(groups) == 1 {
-		return parseClause(groups[0])
+		if c := parseClause(groups[0]); c.propAlts == nil {
+			return c
+		}
 	}
 	var out Query
 	for _, g := range groups {
@@ -126,8 +133,10 @@ func ParseQuery(q string) Query {
 			out.Unsupported = c.Unsupported
 		}
 		c.Unsupported = ""
-		if !c.Empty() && len(out.Or) < maxQueryItems {
-			out.Or = append(out.Or, c)
+		for _, x := range c.expandProps() {
+			if !x.Empty() && len(out.Or) < maxQueryItems {
+				out.Or = append(out.Or, x)
+			}
 		}
 	}
 	if len(out.Or) == 0 && out.Unsupported == "" {
@@ -398,11 +407,51 @@ func (q *Query) addProp(inner string) {
 	if name == "" || len(q.Props) >= maxQueryItems {
 		return
 	}
-	value = strings.TrimSpace(value)
-	if len(value) >= 2 && value[0] == '"' && value[len(value)-1] == '"' {
-		value = value[1 : len(value)-1]
+	var alts []string
+	for _, v := range splitOr(value) {
+		v = strings.TrimSpace(v)
+		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
+			v = v[1 : len(v)-1]
+		}
+		if v = Fold(v); v != "" || len(alts) == 0 {
+			alts = append(alts, v)
+		}
 	}
-	q.Props = append(q.Props, Property{Name: name, Value: Fold(value), HasValue: hasValue})
+	if len(alts) > 1 && alts[0] == "" {
+		alts = alts[1:]
+	}
+	if len(alts) > 1 {
+		if q.propAlts == nil {
+			q.propAlts = map[int][]string{}
+		}
+		q.propAlts[len(q.Props)] = alts
+	}
+	q.Props = append(q.Props, Property{Name: name, Value: alts[0], HasValue: hasValue})
+}
+
+// expandProps turns a clause whose properties have alternative values
+// into one clause per combination, at most maxQueryItems of them.
+func (q Query) expandProps() []Query {
+	out := []Query{q}
+	for _, i := range slices.Sorted(maps.Keys(q.propAlts)) {
+		alts := q.propAlts[i]
+		var next []Query
+		for _, c := range out {
+			for _, v := range alts {
+				if len(next) == maxQueryItems {
+					break
+				}
+				c.Props = slices.Clone(c.Props)
+				c.Props[i].Value = v
+				next = append(next, c)
+			}
+		}
+		out = next
+	}
+	for i := range out {
+		out[i].propAlts = nil
+	}
+	return out
 }
 
 func (q *Query) addTag(t string) {

@@ -44,6 +44,17 @@ func TestParseQuery(t *testing.T) {
 		{`plan -garden -"old stuff" -#draft -tag:x`, Query{Terms: []string{"plan"}, NotTerms: []string{"garden"}, NotPhrases: []string{"old stuff"}, NotTags: []string{"draft", "x"}}},
 		{`path:"Daily Notes" file:Plan path:proj/`, Query{Paths: []string{"daily notes", "proj"}, Files: []string{"plan"}}},
 		{`[status:active] [Due] [tags: "A b"]`, Query{Props: []Property{{"status", "active", true}, {"due", "", false}, {"tags", "a b", true}}}},
+		// A property's values may be alternatives, as in Obsidian.
+		{`[status:Draft OR "In review"]`, Query{Or: []Query{{Props: []Property{{"status", "draft", true}}}, {Props: []Property{{"status", "in review", true}}}}}},
+		{`plan [status:a OR b] OR x`, Query{Or: []Query{
+			{Terms: []string{"plan"}, Props: []Property{{"status", "a", true}}},
+			{Terms: []string{"plan"}, Props: []Property{{"status", "b", true}}},
+			{Terms: []string{"x"}, PrefixLast: true}}}},
+		{`[a:x OR y] [b:1 OR 2] [c:OR]`, Query{Or: []Query{
+			{Props: []Property{{"a", "x", true}, {"b", "1", true}, {"c", "", true}}},
+			{Props: []Property{{"a", "x", true}, {"b", "2", true}, {"c", "", true}}},
+			{Props: []Property{{"a", "y", true}, {"b", "1", true}, {"c", "", true}}},
+			{Props: []Property{{"a", "y", true}, {"b", "2", true}, {"c", "", true}}}}}},
 		{"content:hello", Query{Terms: []string{"hello"}}},
 		{"line:(x y)", Query{Terms: []string{"y"}, PrefixLast: true, Unsupported: "line:"}},
 		{"a /re.*x/", Query{Terms: []string{"a"}, Unsupported: "regular expressions"}},
