@@ -4,12 +4,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
+// at is the clock of the daily-note tests: a Tuesday afternoon.
+func at(o *vault.Options) {
+	o.Now = func() time.Time { return time.Date(2026, 12, 1, 14, 3, 0, 0, time.Local) }
+}
+
 func TestDailyNotes(t *testing.T) {
-	e := newEnv(t)
-	today := time.Now().Format("2006-01-02")
-	yesterday := time.Now().AddDate(0, 0, -1).Format("2006-01-02")
+	e := newEnv(t, at)
+	today, yesterday := "2026-12-01", "2026-11-30"
 	e.write(".obsidian/daily-notes.json", `{"folder":"Journal","format":"YYYY-MM-DD","template":"Templates/Daily"}`)
 	e.write("Templates/Daily.md", "# {{date:dddd}}\n\n## Log\n\n## Tasks\n")
 	e.write("Journal/"+yesterday+".md", "# Yesterday\nwent well\n")
@@ -20,7 +26,7 @@ func TestDailyNotes(t *testing.T) {
 	}
 	var w writeOut
 	e.ok("append", map[string]any{"id": "today", "text": "- called the plumber"}, &w)
-	want := "# " + time.Now().Weekday().String() + "\n\n## Log\n\n## Tasks\n- called the plumber\n"
+	want := "# Tuesday\n\n## Log\n\n## Tasks\n- called the plumber\n"
 	if w.ID != "Journal/"+today+".md" || e.read(w.ID) != want {
 		t.Fatalf("append today created %s: %q", w.ID, e.read(w.ID))
 	}
@@ -45,8 +51,8 @@ func TestDailyNotes(t *testing.T) {
 }
 
 func TestDailyNotesWithoutSettings(t *testing.T) {
-	e := newEnv(t)
-	today := time.Now().Format("2006-01-02")
+	e := newEnv(t, at)
+	today := "2026-12-01"
 	var w writeOut
 	e.ok("append", map[string]any{"id": "today", "text": "first line"}, &w)
 	if w.ID != "Daily/"+today+".md" || e.read(w.ID) != "first line\n" {

@@ -120,7 +120,11 @@ func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error
 	if in.Section == "" {
 		in.Section = named.Heading
 	}
-	if in.Section != "" {
+	if in.Section == "" && named.Block != "" {
+		if text, err = vault.Block(text, named.Block); err != nil {
+			return fetchOut{}, err
+		}
+	} else if in.Section != "" {
 		if text, err = vault.Section(text, in.Section); err != nil {
 			return fetchOut{}, err
 		}

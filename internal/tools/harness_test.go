@@ -94,13 +94,17 @@ func newEnv(t testing.TB, opts ...func(*vault.Options)) *env {
 	}
 	t.Cleanup(func() { v.Close() })
 	e := &env{t: t, dir: dir, v: v, j: &memJournal{}, log: &testkit.Buffer{}}
+	now := o.Now // the vault's clock, when a test sets one, is the tools' too
+	if now == nil {
+		now = time.Now
+	}
 	logger := slog.New(slog.NewTextHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	srv := NewServer(Deps{
 		Vault:     v,
 		Journal:   e.j,
 		PublicURL: config.MustParsePublicURL(testURL + "/"),
 		Logger:    logger,
-		Now:       time.Now,
+		Now:       now,
 		Version:   "test",
 		App:       "tester",
 	}, "Keep notes short.")

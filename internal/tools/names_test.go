@@ -25,6 +25,14 @@ func TestNotesByName(t *testing.T) {
 	if f.Text != "## Plants\nroses\n" {
 		t.Errorf("fetch name#heading#heading = %q", f.Text)
 	}
+	e.write("Homelab.md", "# Homelab\n\nRack it.\nA note on power draw. ^power\n\n- disks\n")
+	e.ok("fetch", map[string]any{"id": "[[Homelab#^power]]"}, &f)
+	if f.ID != "Homelab.md" || f.Text != "Rack it.\nA note on power draw. ^power\n" {
+		t.Errorf("fetch name#^block = %+v", f)
+	}
+	if te := e.fail("fetch", map[string]any{"id": "Homelab#^nope"}, "section_not_found"); !strings.Contains(te.Message, "^nope") {
+		t.Errorf("missing block: %q", te.Message)
+	}
 	e.ok("fetch", map[string]any{"id": "[[Garten]]"}, &f)
 	if f.ID != "Projects/Garden Redesign.md" {
 		t.Errorf("fetch by alias = %q", f.ID)

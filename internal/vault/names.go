@@ -21,10 +21,12 @@ const CodeAmbiguousName = "ambiguous_name"
 // maxAliasReads bounds the notes read to confirm an alias.
 const maxAliasReads = 200
 
-// Named is the note a caller named, and the heading it named with it.
+// Named is the note a caller named, and the heading or the block
+// ("Plan#^abc") it named with it.
 type Named struct {
 	Path    string
 	Heading string
+	Block   string // the block id, without '^'
 }
 
 // Lookup finds the note a caller names the way people and models do: by
@@ -97,6 +99,9 @@ func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 	case 0:
 		return Named{}, newErr(CodeNotFound, fmt.Sprintf("No note has the path, name or alias %q; use search or list to find it.", clipRunes(target, 100)), nil)
 	case 1:
+		if id, ok := strings.CutPrefix(heading, "^"); ok {
+			return Named{Path: paths[0], Block: id}, nil
+		}
 		return Named{Path: paths[0], Heading: heading}, nil
 	}
 	e = newErr(CodeAmbiguousName, fmt.Sprintf("%d notes are named %q; pass the path of the one you mean, from candidates.", len(paths), clipRunes(target, 100)), nil)

@@ -308,6 +308,16 @@ func Section(content, heading string) (string, error) {
 	return content[start:end], nil
 }
 
+// Block returns the block of content that a link's ^id names, or
+// section_not_found.
+func Block(content, id string) (string, error) {
+	start, end, ok := markdown.FindBlock(content, id)
+	if !ok {
+		return "", newErr(CodeSectionNotFound, fmt.Sprintf("The note has no block ^%s; leave the block out to read the whole note.", clipRunes(id, 100)), nil)
+	}
+	return content[start:end], nil
+}
+
 // endOfText is where text appended to the section [bodyStart, end) goes:
 // after its last non-blank line, so that blank lines before the next
 // heading stay in place.

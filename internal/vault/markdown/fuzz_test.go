@@ -101,6 +101,8 @@ func FuzzSections(f *testing.F) {
 	f.Add("# A\nx\n## B\ny\n# C\n", "B")
 	f.Add("---\n# no\n---\n```\n# no\n```\n## Plan\n", "## Plan")
 	f.Add("#\n# #\n#######\n   # x #", "#")
+	f.Add("a\nb ^x\n\n- c ^y\n", "x")
+	f.Add("A#B\n# A\n## B\n", "A#B")
 	f.Fuzz(func(t *testing.T, content, heading string) {
 		for _, h := range Headings(content) {
 			if h.Start < 0 || h.Start >= len(content) || strings.TrimLeft(content[h.Start:], " ")[0] != '#' || h.Level < 1 || h.Level > 6 {
@@ -110,6 +112,9 @@ func FuzzSections(f *testing.F) {
 		s, b, e, err := FindSection(content, heading)
 		if err == nil && !(0 <= s && s < b && b <= e && e <= len(content)) {
 			t.Fatalf("FindSection = %d, %d, %d", s, b, e)
+		}
+		if s, e, ok := FindBlock(content, heading); ok && !(0 <= s && s < e && e <= len(content) && strings.Contains(content[s:e], "^"+heading)) {
+			t.Fatalf("FindBlock = %d, %d", s, e)
 		}
 	})
 }

@@ -203,8 +203,8 @@ func (r *Resolver) Named(target string) []string {
 
 // ParseName splits a note name as a person or a model writes it, bare or
 // as a whole wiki link ("Plan", "Plan#Budget", "[[Plan#Budget|the
-// budget]]", "![[Plan]]"), into the target and the heading. A block
-// reference ("#^abc") gives no heading.
+// budget]]", "![[Plan]]"), into the target and the heading; for a block
+// reference ("Plan#^abc") the heading is "^abc".
 func ParseName(name string) (target, heading string) {
 	s := strings.TrimSpace(name)
 	if t, ok := strings.CutPrefix(s, "!"); ok && strings.HasPrefix(t, "[[") {
@@ -218,9 +218,6 @@ func ParseName(name string) (target, heading string) {
 	}
 	if i := strings.IndexByte(s, '#'); i >= 0 {
 		s, heading = s[:i], strings.TrimSpace(s[i+1:])
-		if strings.HasPrefix(heading, "^") {
-			heading = ""
-		}
 	}
 	return strings.TrimSpace(s), heading
 }

@@ -173,3 +173,49 @@ func FindSection(content, heading string) (start, bodyStart, end int, err error)
 	}
 	return start, bodyStart, end, nil
 }
+
+// FindBlock finds the block a link's ^id names ([[Note#^id]]): the
+// paragraph or list item whose last line ends in " ^id", or the block just
+// above a line holding only "^id" (as Obsidian marks a table or a quote).
+// start and end are offsets of whole lines.
+func FindBlock(content, id string) (start, end int, ok bool) {
+	if id == "" {
+		return 0, 0, false
+	}
+	mark := "^" + id
+	lineStart := 0 // of the line being read
+	blockStart := 0
+	for lineStart < len(content) {
+		lineEnd := len(content)
+		if i := strings.IndexByte(content[lineStart:], '\n'); i >= 0 {
+			lineEnd = lineStart + i + 1
+		}
+		line := strings.TrimRight(content[lineStart:lineEnd], " \t\r\n")
+		switch {
+		case line == "":
+			blockStart = lineEnd
+		case line == mark || strings.HasSuffix(line, " "+mark):
+			if line != mark && isListItem(line) {
+				return lineStart, lineEnd, true
+			}
+			return blockStart, lineEnd, true
+		case isListItem(line):
+			blockStart = lineStart // a list item is a block of its own
+		}
+		lineStart = lineEnd
+	}
+	return 0, 0, false
+}
+
+// isListItem reports a line that starts a list item.
+func isListItem(line string) bool {
+	t := strings.TrimLeft(line, " \t")
+	if len(t) >= 2 && (t[0] == '-' || t[0] == '*' || t[0] == '+') && t[1] == ' ' {
+		return true
+	}
+	i := 0
+	for i < len(t) && t[i] >= '0' && t[i] <= '9' {
+		i++
+	}
+	return i > 0 && i+1 < len(t) && (t[i] == '.' || t[i] == ')') && t[i+1] == ' '
+}

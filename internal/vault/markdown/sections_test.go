@@ -198,3 +198,21 @@ func TestFindSectionPath(t *testing.T) {
 		t.Errorf("Budget#Costs: err = %v", err)
 	}
 }
+
+func TestFindBlock(t *testing.T) {
+	doc := "# Homelab\n\nRack the server.\nBack up the photos. ^backup\n\n- buy disks ^disks\n- wire power\n\n| a | b |\n| 1 | 2 |\n^table\n\nA note on power ^power\n"
+	for id, want := range map[string]string{
+		"backup": "Rack the server.\nBack up the photos. ^backup\n",
+		"disks":  "- buy disks ^disks\n",
+		"table":  "| a | b |\n| 1 | 2 |\n^table\n",
+		"power":  "A note on power ^power\n",
+		"Power":  "",
+		"wire":   "",
+		"":       "",
+	} {
+		s, e, ok := FindBlock(doc, id)
+		if got := doc[s:e]; ok != (want != "") || got != want {
+			t.Errorf("FindBlock(%q) = %q, %v; want %q", id, got, ok, want)
+		}
+	}
+}
