@@ -88,6 +88,8 @@ func TestObsidianVaultAsAModelUsesIt(t *testing.T) {
 		{map[string]any{"query": "tag:#project"}, "Projects/Garden Redesign.md,Projects/Homelab.md"},
 		{map[string]any{"query": "#música"}, "Notas/Canción de cuna.md"},
 		{map[string]any{"query": "path:archive"}, "Archive/Ideas.md,Archive/Inbox.md"},
+		{map[string]any{"query": "folder:Notas"}, "Notas/Canción de cuna.md"},
+		{map[string]any{"query": "tag:project -tag:garden"}, "Projects/Homelab.md"},
 		{map[string]any{"query": "file:ideas"}, "Archive/Ideas.md,Projects/Ideas.md"},
 		{map[string]any{"query": "[status:active]"}, "Projects/Garden Redesign.md"},
 		{map[string]any{"query": "[owners]"}, "Projects/Homelab.md"},
