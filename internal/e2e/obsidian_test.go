@@ -94,6 +94,7 @@ func TestObsidianVaultAsAModelUsesIt(t *testing.T) {
 		{map[string]any{"query": "[status:active]"}, "Projects/Garden Redesign.md"},
 		{map[string]any{"query": "[owners]"}, "Projects/Homelab.md"},
 		{map[string]any{"query": "[status:active OR paused]"}, "Projects/Garden Redesign.md,Projects/Homelab.md"},
+		{map[string]any{"query": "tag:project -[status:paused]"}, "Projects/Garden Redesign.md"},
 		{map[string]any{"query": "- [ ]"}, "Inbox.md,Projects/Garden Redesign.md"},
 		{map[string]any{"query": "🚀"}, "Projects/Homelab.md"},
 		{map[string]any{"query": "会議"}, "日本/会議の記録.md"},
