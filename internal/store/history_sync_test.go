@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,28 +19,14 @@ import (
 func TestHistoryKeepsShareSyncs(t *testing.T) {
 	ctx := context.Background()
 	h := openHistory(t, t.TempDir(), testkit.NewClock(time.Time{}), HistoryOptions{})
-	var mu sync.Mutex
-	var began []uint64 // the commits made when each sync began
-	hold, held := make(chan struct{}), make(chan struct{})
-	orig := h.wal.sync
-	h.wal.sync = func() error {
-		mu.Lock()
-		began = append(began, h.wal.committed.Load())
-		first := len(began) == 1
-		mu.Unlock()
-		if first {
-			close(held)
-			<-hold
-		}
-		return orig()
-	}
+	gate := gateSyncs(h.wal)
 	results := make(chan error, 4)
 	write := func(i int) {
 		_, err := h.Keep(ctx, []Keep{{Path: fmt.Sprintf("n%d.md", i), Content: fmt.Appendf(nil, "text %d", i), Writer: "app", Kind: KindCreate}})
 		results <- err
 	}
 	go write(0)
-	<-held
+	<-gate.held
 	for i := 1; i < 4; i++ {
 		go write(i)
 	}
@@ -53,13 +38,13 @@ func TestHistoryKeepsShareSyncs(t *testing.T) {
 		runtime.Gosched()
 	}
 	commits := h.wal.committed.Load()
-	close(hold)
+	close(gate.hold)
 	for range 4 {
 		if err := <-results; err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(began) != 2 || began[0] != 1 || began[1] != commits {
+	if began := gate.starts(); len(began) != 2 || began[0] != 1 || began[1] != commits {
 		t.Fatalf("syncs began after commits %v; want [1 %d]: one for the first write, one shared by the three", began, commits)
 	}
 	if h.wal.synced != commits {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -68,40 +67,26 @@ func TestRecordWriteSyncsItsCommit(t *testing.T) {
 func TestRecordWritesShareSyncs(t *testing.T) {
 	s := openStore(t, t.TempDir(), testkit.NewClock(time.Time{}))
 	ctx := context.Background()
-	orig := s.journalWAL.sync
-	var mu sync.Mutex
-	var began []uint64
-	hold, held := make(chan struct{}), make(chan struct{})
-	s.journalWAL.sync = func() error {
-		mu.Lock()
-		began = append(began, s.journalWAL.committed.Load())
-		first := len(began) == 1
-		mu.Unlock()
-		if first {
-			close(held)
-			<-hold
-		}
-		return orig()
-	}
+	gate := gateSyncs(s.journalWAL)
 	results := make(chan error, 4)
 	write := func(i int) {
 		results <- s.RecordWrite(ctx, JournalEntry{App: "app", Tool: "create_note", Path: fmt.Sprintf("n%d.md", i), NewVersion: "v", Result: ResultOK})
 	}
 	go write(0)
-	<-held
+	<-gate.held
 	for i := 1; i < 4; i++ {
 		go write(i)
 	}
 	for s.journalWAL.committed.Load() < 4 {
 		runtime.Gosched()
 	}
-	close(hold)
+	close(gate.hold)
 	for range 4 {
 		if err := <-results; err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(began) != 2 || began[0] != 1 || began[1] != 4 {
+	if began := gate.starts(); len(began) != 2 || began[0] != 1 || began[1] != 4 {
 		t.Fatalf("syncs began after commits %v; want [1 4]: one for the first write, one shared by the three", began)
 	}
 	got, err := s.JournalAfter(ctx, 0, 10)

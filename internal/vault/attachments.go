@@ -174,13 +174,7 @@ type Embed struct {
 // Embeds lists the embeds of the note at p, each resolved to the note or
 // attachment it shows.
 func (v *Vault) Embeds(ctx context.Context, p string) ([]Embed, error) {
-	if e := v.checkHome(); e != nil {
-		return nil, e
-	}
-	if e := v.checkReadable(p); e != nil {
-		return nil, e
-	}
-	p, data, _, _, e := v.readNamed(p)
+	p, data, e := v.readToScan(p)
 	if e != nil {
 		return nil, e
 	}

@@ -16,13 +16,7 @@ import (
 // trash are not searched for backlinks. The note itself is read as it is
 // now; with the index built, the other notes come from it.
 func (v *Vault) Links(ctx context.Context, p string) (*Links, error) {
-	if e := v.checkHome(); e != nil {
-		return nil, e
-	}
-	if e := v.checkReadable(p); e != nil {
-		return nil, e
-	}
-	p, data, _, _, e := v.readNamed(p)
+	p, data, e := v.readToScan(p)
 	if e != nil {
 		return nil, e
 	}

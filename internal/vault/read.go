@@ -120,6 +120,19 @@ func cloneStrings(in []string) []string {
 	return out
 }
 
+// readToScan reads the note at p, in its spelling on disk, for a caller
+// that scans its text (links, embeds), after the checks every read makes.
+func (v *Vault) readToScan(p string) (string, []byte, *Error) {
+	if e := v.checkHome(); e != nil {
+		return "", nil, e
+	}
+	if e := v.checkReadable(p); e != nil {
+		return "", nil, e
+	}
+	p, data, _, _, e := v.readNamed(p)
+	return p, data, e
+}
+
 // Instructions returns the owner's instructions file for assistants, or ""
 // when there is none.
 func (v *Vault) Instructions(ctx context.Context) (string, error) {
