@@ -364,12 +364,15 @@ func fingerprint(pq markdown.Query) string {
 // writeQuery writes every part of q, each list closed by a separator byte
 // no folded text holds.
 func writeQuery(h hash.Hash, q markdown.Query) {
-	var props []string
+	var props, notProps []string
 	for _, p := range q.Props {
 		props = append(props, p.Name, p.Value, strconv.FormatBool(p.HasValue))
 	}
+	for _, p := range q.NotProps {
+		notProps = append(notProps, p.Name, p.Value, strconv.FormatBool(p.HasValue))
+	}
 	for _, s := range [][]string{q.Terms, q.Phrases, q.Tags, {q.Folder, strconv.FormatBool(q.PrefixLast)},
-		q.NotTerms, q.NotPhrases, q.NotTags, q.Paths, q.Files, props, {q.Literal}, q.Symbols} {
+		q.NotTerms, q.NotPhrases, q.NotTags, q.Paths, q.Files, props, {q.Literal}, q.Symbols, notProps} {
 		for _, x := range s {
 			h.Write([]byte(x))
 			h.Write([]byte{0})

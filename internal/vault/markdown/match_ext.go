@@ -28,10 +28,15 @@ func matchExt(q Query, notePath, title, content string, scoring bool) (float64, 
 			return 0, ""
 		}
 	}
-	if len(q.Props) > 0 || len(q.NotTags) > 0 {
+	if len(q.Props) > 0 || len(q.NotProps) > 0 || len(q.NotTags) > 0 {
 		fm, _ := ParseFrontmatter(content)
 		for _, p := range q.Props {
 			if !hasProperty(fm.Map, p) {
+				return 0, ""
+			}
+		}
+		for _, p := range q.NotProps {
+			if hasProperty(fm.Map, p) {
 				return 0, ""
 			}
 		}

@@ -30,6 +30,7 @@ type Query struct {
 	Paths      []string   // path:x, each found in the note's path
 	Files      []string   // file:x, each found in the note's file name
 	Props      []Property // [name] and [name:value]
+	NotProps   []Property // -[name], -[name:value]: none may match
 	// Literal is a query without words ("- [ ]", "🚀"), found as written,
 	// ignoring case.
 	Literal string
@@ -62,7 +63,7 @@ type Property struct {
 // Extended reports a query that uses more than words, phrases, tags and a
 // folder: matching it needs the note itself, not only its terms.
 func (q *Query) Extended() bool {
-	return len(q.Or) > 0 || len(q.NotTerms)+len(q.NotPhrases)+len(q.NotTags)+len(q.Paths)+len(q.Files)+len(q.Props)+len(q.Symbols) > 0 ||
+	return len(q.Or) > 0 || len(q.NotTerms)+len(q.NotPhrases)+len(q.NotTags)+len(q.Paths)+len(q.Files)+len(q.Props)+len(q.NotProps)+len(q.Symbols) > 0 ||
 		q.Literal != ""
 }
 
@@ -249,9 +250,13 @@ func parseClause(q string) Query {
 			}
 			continue
 		}
-		if r == '[' && !neg {
+		if r == '[' {
 			if end := strings.IndexByte(q[i:], ']'); end > 0 {
-				out.addProp(q[i+1 : i+end])
+				if neg {
+					out.addNotProp(q[i+1 : i+end])
+				} else {
+					out.addProp(q[i+1 : i+end])
+				}
 				i += end + 1
 				lastTerm = false
 				continue
@@ -402,12 +407,33 @@ func appendNew(s []string, v string) []string {
 
 // addProp adds [name] or [name:value]; an empty name ("[ ]") adds nothing.
 func (q *Query) addProp(inner string) {
-	name, value, hasValue := strings.Cut(inner, ":")
-	name = Fold(strings.TrimSpace(name))
+	name, alts, hasValue := parseProp(inner)
 	if name == "" || len(q.Props) >= maxQueryItems {
 		return
 	}
-	var alts []string
+	if len(alts) > 1 {
+		if q.propAlts == nil {
+			q.propAlts = map[int][]string{}
+		}
+		q.propAlts[len(q.Props)] = alts
+	}
+	q.Props = append(q.Props, Property{Name: name, Value: alts[0], HasValue: hasValue})
+}
+
+// addNotProp adds -[name:a OR b]: neither value may be there.
+func (q *Query) addNotProp(inner string) {
+	name, alts, hasValue := parseProp(inner)
+	for _, v := range alts {
+		if name != "" && len(q.NotProps) < maxQueryItems {
+			q.NotProps = append(q.NotProps, Property{Name: name, Value: v, HasValue: hasValue})
+		}
+	}
+}
+
+// parseProp reads the inside of [name], [name:value] or [name:a OR "b c"]:
+// the folded name and the folded values, at least one.
+func parseProp(inner string) (name string, alts []string, hasValue bool) {
+	name, value, hasValue := strings.Cut(inner, ":")
 	for _, v := range splitOr(value) {
 		v = strings.TrimSpace(v)
 		if len(v) >= 2 && v[0] == '"' && v[len(v)-1] == '"' {
@@ -420,13 +446,7 @@ func (q *Query) addProp(inner string) {
 	if len(alts) > 1 && alts[0] == "" {
 		alts = alts[1:]
 	}
-	if len(alts) > 1 {
-		if q.propAlts == nil {
-			q.propAlts = map[int][]string{}
-		}
-		q.propAlts[len(q.Props)] = alts
-	}
-	q.Props = append(q.Props, Property{Name: name, Value: alts[0], HasValue: hasValue})
+	return Fold(strings.TrimSpace(name)), alts, hasValue
 }
 
 // expandProps turns a clause whose properties have alternative values

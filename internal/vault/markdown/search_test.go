@@ -55,6 +55,7 @@ func TestParseQuery(t *testing.T) {
 			{Props: []Property{{"a", "x", true}, {"b", "2", true}, {"c", "", true}}},
 			{Props: []Property{{"a", "y", true}, {"b", "1", true}, {"c", "", true}}},
 			{Props: []Property{{"a", "y", true}, {"b", "2", true}, {"c", "", true}}}}}},
+		{`plan -[status:done OR dropped] -[Due]`, Query{Terms: []string{"plan"}, NotProps: []Property{{"status", "done", true}, {"status", "dropped", true}, {"due", "", false}}}},
 		{"content:hello", Query{Terms: []string{"hello"}}},
 		{"line:(x y)", Query{Terms: []string{"y"}, PrefixLast: true, Unsupported: "line:"}},
 		{"a /re.*x/", Query{Terms: []string{"a"}, Unsupported: "regular expressions"}},
@@ -114,6 +115,11 @@ func TestMatch(t *testing.T) {
 		{"inline tag", "#weekly water", "g.md", true},
 		{"missing tag", "#work water", "g.md", false},
 		{"alias term", "allotment", "g.md", true},
+		{"property", "[title:garden] compost", "g.md", true},
+		{"excluded property", "compost -[title:garden]", "g.md", false},
+		{"excluded list property", "compost -[tags:garden]", "g.md", false},
+		{"excluded absent property", "compost -[status]", "g.md", true},
+		{"excluded other value", "compost -[tags:work OR play]", "g.md", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
