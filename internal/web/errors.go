@@ -16,6 +16,7 @@ const (
 	CodeForbiddenHost     = "forbidden_host"
 	CodeForbiddenOrigin   = "forbidden_origin"
 	CodeBodyTooLarge      = "body_too_large"
+	CodeInvalidJSON       = "invalid_json"
 	CodeInsufficientScope = "insufficient_scope"
 	CodeNotFound          = "not_found"
 	CodeMethodNotAllowed  = "method_not_allowed"

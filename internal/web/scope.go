@@ -26,7 +26,12 @@ func (s *Server) checkScope(r *http.Request, id Identity) error {
 			Message: "the request body is too large or could not be read", Err: err}
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body))
-	for _, name := range toolCalls(body) {
+	names, ok := toolCalls(body)
+	if !ok {
+		return &httpx.Error{Status: http.StatusBadRequest, Code: CodeInvalidJSON,
+			Message: "the request body is not JSON; send one JSON-RPC message"}
+	}
+	for _, name := range names {
 		if s.opts.IsWriteTool(name) {
 			return &httpx.Error{Status: http.StatusForbidden, Code: CodeInsufficientScope,
 				Challenge: s.challenge(fmt.Sprintf(`error="insufficient_scope", scope=%q`, s.scopesForWrite())),
@@ -47,29 +52,71 @@ func (s *Server) scopesForWrite() string {
 	return strings.Join(need, " ")
 }
 
-// toolCalls lists the tool names called by a JSON-RPC message or batch.
-func toolCalls(body []byte) []string {
-	type call struct {
-		Method string `json:"method"`
-		Params struct {
-			Name string `json:"name"`
-		} `json:"params"`
+// toolCalls lists every tool name a JSON-RPC message or batch may call.
+// The SDK reads the body with a decoder of its own that matches keys in
+// their exact case and reads only the first JSON value, where
+// encoding/json matches keys in any case and keeps the last of repeated
+// ones: a body read differently here ("name" and "Name", text after the
+// message) would let a write call pass as another. So every key that any
+// of them could take counts: "method", "params" and "name" in any case,
+// each copy of a repeated key, in the first value only. ok is false when
+// that value is not JSON.
+func toolCalls(body []byte) (names []string, ok bool) {
+	var first json.RawMessage
+	if err := json.NewDecoder(bytes.NewReader(body)).Decode(&first); err != nil {
+		return nil, false
 	}
-	var msgs []call
-	body = bytes.TrimSpace(body)
-	if len(body) > 0 && body[0] == '[' {
-		_ = json.Unmarshal(body, &msgs)
-	} else {
-		var one call
-		if json.Unmarshal(body, &one) == nil {
-			msgs = append(msgs, one)
+	msgs := []json.RawMessage{first}
+	if first[0] == '[' {
+		if json.Unmarshal(first, &msgs) != nil {
+			return nil, false
 		}
 	}
-	var names []string
 	for _, m := range msgs {
-		if m.Method == "tools/call" {
-			names = append(names, m.Params.Name)
+		var call bool
+		var called []string
+		if !eachKey(m, func(key string, v json.RawMessage) {
+			switch {
+			case strings.EqualFold(key, "method"):
+				var method string
+				call = call || json.Unmarshal(v, &method) == nil && method == "tools/call"
+			case strings.EqualFold(key, "params"):
+				eachKey(v, func(key string, v json.RawMessage) {
+					var name string
+					if strings.EqualFold(key, "name") && json.Unmarshal(v, &name) == nil {
+						called = append(called, name)
+					}
+				})
+			}
+		}) {
+			return nil, false
+		}
+		if call {
+			names = append(names, called...)
 		}
 	}
-	return names
+	return names, true
+}
+
+// eachKey calls f with each key of the JSON object obj and its value, in
+// order, repeated keys included. A value that is no object has no keys;
+// false means obj is not JSON.
+func eachKey(obj json.RawMessage, f func(key string, v json.RawMessage)) bool {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return err == nil
+	}
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return false
+		}
+		key, _ := t.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return false
+		}
+		f(key, v)
+	}
+	return true
 }
