@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"strconv"
 	"strings"
 
 	"golang.org/x/crypto/acme/autocert"
@@ -9,12 +10,16 @@ import (
 
 // Defaults used by `make run` on a fresh machine. Every default of a
 // CORTEX_* setting is written once, in the settings table below; these
-// constants are the ones other packages name in their help texts.
+// constants are the ones other packages name in their help texts or take
+// as their own defaults.
 const (
 	DefaultVault  = "./data/vault"
 	DefaultState  = "./data/state"
 	DefaultListen = "127.0.0.1:8080"
-	LetsEncrypt   = autocert.DefaultACMEDirectory
+	// DefaultRatePerMinute is the requests a minute each token may make
+	// (--rate-limit); web takes it as its own default.
+	DefaultRatePerMinute = 120
+	LetsEncrypt          = autocert.DefaultACMEDirectory
 )
 
 // Settings are the raw text of every setting, after defaults and CORTEX_*
@@ -55,7 +60,7 @@ func (s *Settings) table() []setting {
 		{"instructions", "CORTEX_INSTRUCTIONS", "AGENTS.md", "vault-relative file sent to assistants as server instructions", &s.Instructions},
 		{"deny", "CORTEX_DENY", "", "comma-separated vault paths tools may not read or write", &s.Deny},
 		{"min-free-mb", "CORTEX_MIN_FREE_MB", "1024", "refuse writes when the vault's disk has less free space (MiB)", &s.MinFreeMB},
-		{"rate-limit", "CORTEX_RATE_LIMIT", "120", "requests a minute per token", &s.RateLimit},
+		{"rate-limit", "CORTEX_RATE_LIMIT", strconv.Itoa(DefaultRatePerMinute), "requests a minute per token", &s.RateLimit},
 		{"max-sessions", "CORTEX_MAX_SESSIONS", "16", "retired: /mcp keeps no MCP sessions; accepted and ignored", &s.MaxSessions},
 		{"session-idle", "CORTEX_SESSION_IDLE", "30m", "retired: /mcp keeps no MCP sessions; accepted and ignored", &s.SessionIdle},
 		{"journal-days", "CORTEX_JOURNAL_DAYS", "90", "days the write journal is kept", &s.JournalDays},

@@ -96,7 +96,9 @@ func (s *server) toolError(c call, err error) *toolError {
 		return &toolError{Code: vault.CodeInternal, Message: internalMessage}
 	}
 	msg, ok := toolMessages[ve.Code]
-	if !ok || ve.Specific() {
+	// The tool's sentence for multiple_matches names replace_all and
+	// takes the count, which is what the vault's own sentence says.
+	if !ok || ve.Specific() && ve.Code != vault.CodeMultipleMatches {
 		msg = sentence(ve.Message)
 	}
 	if ve.Code == vault.CodeMultipleMatches {

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
 // callRaw sends arguments exactly as given, bytes included, as a client
@@ -114,5 +116,22 @@ func TestErrorsSayWhatToDo(t *testing.T) {
 	if err := json.Unmarshal(r.raw, &out); err != nil || out.Error.Code != "section_ambiguous" ||
 		len(out.Error.Candidates) != 50 || out.Error.More != 250 || !strings.Contains(r.text, "and 250 more") {
 		t.Errorf("capped candidates: %s", r.text)
+	}
+}
+
+// TestFolderIsNoNote: a folder named as a note is answered as a folder,
+// which list shows, not as a file without .md.
+func TestFolderIsNoNote(t *testing.T) {
+	e := newEnv(t, func(o *vault.Options) { o.Index = true })
+	e.write("Projects/a.md", "a\n")
+	e.write("Archive/b.md", "b\n")
+	if err := e.v.WaitIndexed(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"Projects", "Archive"} {
+		te := e.fail("fetch", map[string]any{"id": id}, "not_a_note")
+		if !strings.Contains(te.Message, "folder") || !strings.Contains(te.Message, "list") {
+			t.Errorf("fetch %s: %q", id, te.Message)
+		}
 	}
 }

@@ -70,7 +70,7 @@ func TestVaultErrorsReachTheModel(t *testing.T) {
 					t.Errorf("text = %q", r.text)
 				}
 			case "multiple_matches":
-				if te.Count != 2 || !strings.Contains(te.Message, "2 times") {
+				if te.Count != 2 || te.Message != "old_text occurs 2 times; include more surrounding text so it occurs once, or set replace_all to change every occurrence" {
 					t.Errorf("error = %+v", te)
 				}
 			case "section_ambiguous":

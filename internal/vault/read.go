@@ -20,6 +20,12 @@ func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 		return nil, e
 	}
 	if e := v.checkReadable(p); e != nil {
+		if e.Code != CodeNotANote {
+			return nil, e
+		}
+		if fi, err := v.root.Lstat(p); err == nil && fi.IsDir() {
+			return nil, newErr(CodeNotANote, "This is a folder, not a note; list it to see its notes.", nil)
+		}
 		return nil, e
 	}
 	if e := ctxErr(ctx); e != nil {

@@ -35,7 +35,7 @@ import (
 
 // Defaults of Options.
 const (
-	DefaultRatePerMinute = 120
+	DefaultRatePerMinute = config.DefaultRatePerMinute // serve's --rate-limit default
 	DefaultRateBurst     = 60
 	DefaultMaxBody       = 4 << 20
 )
