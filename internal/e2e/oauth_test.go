@@ -472,6 +472,20 @@ func TestOAuthReadOnlyGrantAndConsoleRevoke(t *testing.T) {
 	if code != http.StatusForbidden || !strings.Contains(challenge, `error="insufficient_scope"`) || !strings.Contains(challenge, `scope="notes:read notes:write"`) {
 		t.Errorf("create_note with notes:read: %d %q; want 403 insufficient_scope for notes:write", code, challenge)
 	}
+	// Nor can the call be dressed as a read: the SDK takes "name" in its
+	// exact case and the first JSON value alone, and so does the check.
+	for _, body := range []string{
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"create_note","Name":"fetch","arguments":{"path":"Nope.md","content":"x"}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"create_note","arguments":{"path":"Nope.md","content":"x"}},"Method":"ping"}`,
+		`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"create_note","arguments":{"path":"Nope.md","content":"x"}}} x`,
+	} {
+		if code, _ := mcpStatus(t, in, app.tok.AccessToken, body); code != http.StatusForbidden {
+			t.Errorf("%s with notes:read: %d; want 403", body, code)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(in.Vault, "Nope.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a read-only app wrote a note: %v", err)
+	}
 	if f := must(t, call(t, ctx, cs, "fetch", map[string]any{"id": "Shopping.md"}), "fetch after the refusal"); str(f, "title") != "Shopping" {
 		t.Errorf("fetch = %v", f)
 	}
