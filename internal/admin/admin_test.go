@@ -329,6 +329,10 @@ func TestStatusProblems(t *testing.T) {
 			t.Errorf("stderr lacks %q:\n%s", want, r.stderr)
 		}
 	}
+	// The state folder comes first: it is the likelier cause of the rest.
+	if i, j := strings.Index(r.stderr, "no state database in"), strings.Index(r.stderr, "cannot count notes"); i > j {
+		t.Errorf("the state problem is told after the vault's:\n%s", r.stderr)
+	}
 	if _, err := os.Stat(env.StateDir); !errors.Is(err, os.ErrNotExist) {
 		t.Error("status created the state dir")
 	}

@@ -23,7 +23,12 @@ func status(ctx context.Context, s *session, _ []string) error {
 	var problems []*cliError
 	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
 
+	// A state folder that cortex cannot open is the first problem told: it
+	// is the likelier cause of what else the report cannot find.
 	st, stateErr := s.openStore(ctx)
+	if stateErr != nil {
+		problems = append(problems, asCLIError(stateErr, "check --state (or CORTEX_STATE)"))
+	}
 	var served store.Served
 	var servedErr error = store.ErrNotServed
 	if stateErr == nil {
@@ -67,15 +72,13 @@ func status(ctx context.Context, s *session, _ []string) error {
 	}
 
 	fmt.Fprintf(tw, "state\t%s\n", absPath(s.state))
-	if n, err := countTokens(ctx, st, stateErr); err != nil {
+	if stateErr != nil {
 		fmt.Fprintln(tw, "tokens\tunavailable")
-		var ce *cliError
-		if !errors.As(err, &ce) {
-			ce = fail("check --state (or CORTEX_STATE)", "cannot read tokens: %v", err)
-		}
-		problems = append(problems, ce)
+	} else if toks, err := st.ListTokens(ctx); err != nil {
+		fmt.Fprintln(tw, "tokens\tunavailable")
+		problems = append(problems, fail("check --state (or CORTEX_STATE)", "cannot read tokens: %v", err))
 	} else {
-		fmt.Fprintf(tw, "tokens\t%d\n", n)
+		fmt.Fprintf(tw, "tokens\t%d\n", len(toks))
 	}
 	if stateErr == nil {
 		historyStatus(ctx, s, tw)
@@ -95,12 +98,14 @@ func status(ctx context.Context, s *session, _ []string) error {
 	return nil
 }
 
-func countTokens(ctx context.Context, st *store.Store, openErr error) (int, error) {
-	if openErr != nil {
-		return 0, openErr
+// asCLIError keeps a refusal that already says what to do, and gives any
+// other error the hint.
+func asCLIError(err error, hint string) *cliError {
+	var ce *cliError
+	if errors.As(err, &ce) {
+		return ce
 	}
-	toks, err := st.ListTokens(ctx)
-	return len(toks), err
+	return fail(hint, "%v", err)
 }
 
 // countNotes asks the vault package, the only code that may look inside
