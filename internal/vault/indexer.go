@@ -263,7 +263,7 @@ func (v *Vault) indexWrite(p string, data []byte) {
 // watcher catches up; until then Lookup would answer with a path that
 // reads as not_found, and resolve names to it, while the disk has the
 // name's note elsewhere. So a note found gone is dropped from the index
-// at once (under its lock, as cortex's own removals are).
+// at once (under its lock, as the watcher drops it).
 //
 // One lstat of the whole path, walked by the kernel, costs a fraction of
 // the Lstat through the root folder by folder that the index saves; it
@@ -278,9 +278,10 @@ func (v *Vault) stillOnDisk(ctx context.Context, p string) bool {
 		return false
 	}
 	defer unlock()
-	if _, err := v.root.Lstat(p); errors.Is(err, fs.ErrNotExist) {
-		v.indexRemove(p)
-	}
+	// As the watcher would: the index takes what is there now, and a
+	// note gone has its removal kept in the history, which no later look
+	// would keep once the index no longer holds the note.
+	v.indexRefresh(p)
 	return false
 }
 

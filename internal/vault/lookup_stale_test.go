@@ -36,3 +36,32 @@ func TestLookupOfANoteRemovedOutsideBeforeTheIndexSeesIt(t *testing.T) {
 		t.Fatalf("Read(%s) = %v", n.Path, err)
 	}
 }
+
+// A note that Lookup finds gone is dropped from the index as the watcher
+// drops it: with its removal kept in the history. Otherwise the watcher's
+// own look, or the next rescan, finds nothing left to drop, and the note's
+// history never says that it went.
+func TestLookupOfANoteRemovedOutsideKeepsItsRemoval(t *testing.T) {
+	h := &fakeHistory{} // its dir is left unset: no test here looks at onDisk
+	v, dir := newIndexedVault(t, map[string]string{"plan.md": "# Plan\nold\n", "notes/plan.md": "# Plan\nkept\n"}, withHistory(h))
+	// No notifications: the index learns of the removal from Lookup or
+	// from a rescan alone.
+	if err := v.ix.w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "plan.md")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := v.Lookup(ctx, "plan.md"); err != nil || n.Path != "notes/plan.md" {
+		t.Fatalf("Lookup(plan.md) = %+v, %v; want notes/plan.md", n, err)
+	}
+	v.ix.reconcile(ctx)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, k := range h.kept {
+		if k.Path == "plan.md" && k.Gone && k.Writer == WriterExternal {
+			return
+		}
+	}
+	t.Fatalf("the history never kept that plan.md went; kept %+v", h.kept)
+}
