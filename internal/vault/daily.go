@@ -109,16 +109,36 @@ type dailyConfig struct {
 // dailySettings reads the daily-notes settings: Periodic Notes' when it
 // is in charge, else the core plugin's, else Daily/ and the default format.
 func (v *Vault) dailySettings() dailyConfig {
+	type periodicDaily struct {
+		dailyConfig
+		TemplatePath string `json:"templatePath"` // Periodic Notes 1.0
+		Enabled      bool   `json:"enabled"`
+	}
 	var plugins []string
 	var periodic struct {
-		Daily *struct {
-			dailyConfig
-			Enabled bool `json:"enabled"`
-		} `json:"daily"`
+		Daily *periodicDaily `json:"daily"`
+		// Periodic Notes 1.0 keeps the settings in calendar sets, one of
+		// them active.
+		Active string `json:"activeCalendarSet"`
+		Sets   []struct {
+			ID  string         `json:"id"`
+			Day *periodicDaily `json:"day"`
+		} `json:"calendarSets"`
 	}
 	if v.readSettings(communityPlugins, &plugins) && slices.Contains(plugins, "periodic-notes") &&
-		v.readSettings(periodicSettings, &periodic) && periodic.Daily != nil && periodic.Daily.Enabled {
-		return periodic.Daily.dailyConfig
+		v.readSettings(periodicSettings, &periodic) {
+		d := periodic.Daily
+		for _, set := range periodic.Sets {
+			if d == nil && set.ID == periodic.Active {
+				d = set.Day
+			}
+		}
+		if d != nil && d.Enabled {
+			if d.Template == "" {
+				d.Template = d.TemplatePath
+			}
+			return d.dailyConfig
+		}
 	}
 	var core dailyConfig
 	if v.readSettings(dailySettings, &core) {

@@ -89,6 +89,19 @@ func TestDaily(t *testing.T) {
 			".obsidian/community-plugins.json":           `["calendar"]`,
 			".obsidian/plugins/periodic-notes/data.json": periodic(true),
 		}, "Daily/2026-12-01.md", false, "", ""},
+		{"periodic notes 1.0", map[string]string{
+			".obsidian/community-plugins.json": `["periodic-notes"]`,
+			".obsidian/plugins/periodic-notes/data.json": `{"activeCalendarSet":"work","calendarSets":[` +
+				`{"id":"default","day":{"enabled":true,"format":"YYYY-MM-DD","folder":"Home"}},` +
+				`{"id":"work","day":{"enabled":true,"format":"YYYY/MM-DD","folder":"Work/","templatePath":"Templates/Periodic.md"}}]}`,
+			".obsidian/daily-notes.json": `{"folder":"Core"}`,
+			"Templates/Periodic.md":      "# {{date:dddd}}\n",
+		}, "Work/2026/12-01.md", false, "# Tuesday\n", ""},
+		{"periodic notes 1.0 daily off", map[string]string{
+			".obsidian/community-plugins.json":           `["periodic-notes"]`,
+			".obsidian/plugins/periodic-notes/data.json": `{"activeCalendarSet":"a","calendarSets":[{"id":"a","day":{"enabled":false,"folder":"Home"}}]}`,
+			".obsidian/daily-notes.json":                 `{"folder":"Core"}`,
+		}, "Core/2026-12-01.md", false, "", ""},
 		{"periodic bad json", map[string]string{
 			".obsidian/community-plugins.json":           `["periodic-notes"]`,
 			".obsidian/plugins/periodic-notes/data.json": `{"daily":`,
