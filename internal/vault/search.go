@@ -153,8 +153,12 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	case f.after != nil:
 		after.pos = cur.pos
 	}
-	if after.pos == 0 {
-		after.scan = false // a count of hits to pass over, the same for either
+	if f.ranked {
+		// A count of hits to pass over in the order of this reading, not
+		// the index's, which ranks the notes otherwise.
+		after.pos, after.scan = 0, true
+	} else if after.pos == 0 {
+		after.scan = false // a count of hits to pass over in the index's order
 	}
 	if (f.more || f.cut) && after.hits < maxSearchDepth {
 		page.NextCursor = encodeCursor(after, fp)
@@ -182,7 +186,7 @@ func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string
 	}
 	slices.SortFunc(notes, func(a, b candidate) int { return cmp.Or(cmp.Compare(b.mod, a.mod), strings.Compare(a.path, b.path)) })
 	start, skip := 0, cur.hits // a cursor without a position passes over hits
-	if cur.scan {
+	if cur.scan && cur.pos > 0 {
 		start, skip = min(cur.pos, len(notes)), 0
 	}
 	f := found{after: []int{}, total: len(notes), scan: true}
@@ -214,7 +218,7 @@ func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string
 		slices.SortFunc(f.hits, func(a, b Hit) int {
 			return cmp.Or(cmp.Compare(b.Score, a.Score), b.Modified.Compare(a.Modified), strings.Compare(a.Path, b.Path))
 		})
-		f.hits, f.after, f.scan = f.hits[skip:], nil, false
+		f.hits, f.after, f.scan, f.ranked = f.hits[skip:], nil, false, true
 		return f, nil
 	}
 	f.hits, f.after = f.hits[skip:], f.after[skip:]
@@ -243,6 +247,9 @@ type found struct {
 	// scan is set when the notes were read without the index, newest
 	// first: a cursor then resumes in that order.
 	scan bool
+	// ranked is set when every note was read in one call and the hits
+	// ranked by score: a cursor then passes over hits in that ranking.
+	ranked bool
 }
 
 // indexSearch ranks the notes with the index and reads the ones shown,
@@ -388,7 +395,9 @@ func writeQuery(h hash.Hash, q markdown.Query) {
 // cursor is where the next page of a search starts: after hits results,
 // and, for a search read note by note, at position pos of the ranked
 // candidates (0: pass over hits results from the start instead), or with
-// scan, of the notes newest first as a search without the index reads them.
+// scan, of the notes newest first as a search without the index reads them
+// (scan at 0: pass over hits results of every note read and ranked in one
+// call, as the first page was).
 type cursor struct {
 	hits, pos int
 	scan      bool
@@ -396,7 +405,7 @@ type cursor struct {
 
 func encodeCursor(c cursor, fp string) string {
 	s := strconv.Itoa(c.hits)
-	if c.pos > 0 {
+	if c.pos > 0 || c.scan {
 		s += "."
 		if c.scan {
 			s += "s"
@@ -427,7 +436,7 @@ func decodeCursor(c, fp string) (cursor, *Error) {
 		pos, scan := strings.CutPrefix(parts[1], "s")
 		cur.scan = scan
 		cur.pos, err2 = strconv.Atoi(pos)
-		if err2 == nil && (cur.pos <= 0 || cur.pos >= maxCursorPos) {
+		if err2 == nil && (cur.pos < 0 || cur.pos == 0 && !scan || cur.pos >= maxCursorPos) {
 			err2 = strconv.ErrRange
 		}
 	}
