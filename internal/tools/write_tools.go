@@ -263,6 +263,13 @@ func (s *server) createDaily(ctx context.Context, c call, d vault.DailyNote, tex
 	if !strings.HasSuffix(content, "\n") {
 		content += "\n"
 	}
+	// A section the template lacks would be refused only after the note
+	// was created: refuse it first, so that a refused call changes nothing.
+	if section != "" {
+		if _, err := vault.Section(content, section); err != nil {
+			return s.written(ctx, c, d.Path, "", vault.WriteResult{}, err)
+		}
+	}
 	r, err := s.vault.Create(ctx, d.Path, content)
 	var ve *vault.Error
 	switch {
