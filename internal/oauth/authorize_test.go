@@ -44,6 +44,8 @@ func TestAuthorizeRules(t *testing.T) {
 		// servers SHOULD accept them in upper case); the path is not.
 		{"resource with upper-case scheme and host", func(q url.Values) { q.Set("resource", "HTTPS://Cortex.EXAMPLE/mcp") }, "", ""},
 		{"resource with upper-case path", func(q url.Values) { q.Set("resource", testPublicURL+"/MCP") }, "", "invalid_target"},
+		// Only ASCII letters fold: "ſ" (long s) is no "s" in a URL.
+		{"resource with a long s in its scheme", func(q url.Values) { q.Set("resource", "http\u017f://cortex.example/mcp") }, "", "invalid_target"},
 		{"no resource: defaults to /mcp", func(q url.Values) { q.Del("resource") }, "", ""},
 		{"no scope: default scope", func(q url.Values) { q.Del("scope") }, "", ""},
 	}

@@ -81,7 +81,29 @@ func (s *Server) isResource(v string) bool {
 	host, path, _ := strings.Cut(rest, "/")
 	wantScheme, wantRest, _ := strings.Cut(s.resource, "://")
 	wantHost, wantPath, _ := strings.Cut(wantRest, "/")
-	return strings.EqualFold(scheme, wantScheme) && strings.EqualFold(host, wantHost) && path == wantPath
+	return asciiEqualFold(scheme, wantScheme) && asciiEqualFold(host, wantHost) && path == wantPath
+}
+
+// asciiEqualFold is strings.EqualFold for ASCII letters alone: RFC 3986
+// folds only those, where EqualFold also takes "ſ" for "s" and the Kelvin
+// sign for "k".
+func asciiEqualFold(a, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range len(a) {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // ResourceMetadataURL is the protected resource metadata of /mcp (RFC 9728,

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/vault"
@@ -198,7 +199,8 @@ func buildOutputSchema[Out any]() *jsonschema.Schema {
 	return sch
 }
 
-// schemaErrors turns the SDK's own refusals of a tool call (arguments that
+// schemaErrors names the tools when a call asks for one cortex does not
+// have, and turns the SDK's own refusals of a tool call (arguments that
 // do not match the input schema, caught before any handler runs) into the
 // same shape as every other tool error: "invalid_argument: ..." text and a
 // structured error. A refused write is still a write attempt, so it is
@@ -206,6 +208,13 @@ func buildOutputSchema[Out any]() *jsonschema.Schema {
 func (s *server) schemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		res, err := next(ctx, method, req)
+		if je := (*jsonrpc.Error)(nil); method == "tools/call" && errors.As(err, &je) &&
+			je.Code == jsonrpc.CodeInvalidParams && strings.HasPrefix(je.Message, "unknown tool ") {
+			// A guessed name (read_note for fetch): name the real ones, so
+			// that the next call can be right without a tools/list.
+			return nil, &jsonrpc.Error{Code: je.Code, Message: je.Message + "; cortex's tools are " +
+				strings.Join(s.names, ", ") + " (tools/list gives their arguments)"}
+		}
 		r, ok := res.(*mcp.CallToolResult)
 		if err != nil || method != "tools/call" || !ok || !r.IsError || r.StructuredContent != nil {
 			return res, err

@@ -65,6 +65,7 @@ type server struct {
 	log     *slog.Logger
 	now     func() time.Time
 	app     string
+	names   []string // the tools' names, in the order they are added
 }
 
 // NewServer builds an MCP server. instructions is the content of the
@@ -197,6 +198,7 @@ func writes(title string, destructive, idempotent bool) *mcp.ToolAnnotations {
 // call: it is produced from Out, the type its schema is inferred from
 // (TestOutputsMatchSchemas checks that they agree).
 func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In, Out]) {
+	s.names = append(s.names, t.Name)
 	in := inputSchema[In]()
 	t.InputSchema = in.Schema()
 	t.OutputSchema = outputSchema[Out]()

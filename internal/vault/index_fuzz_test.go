@@ -38,7 +38,7 @@ func FuzzIndexAgreesWithMatch(f *testing.F) {
 			return
 		}
 		pq := markdown.ParseQuery(q)
-		if pq.Empty() || pq.Unsupported != "" {
+		if pq.Empty() || pq.Unsupported != "" || pq.NoValue != "" {
 			return
 		}
 		x := newIndex()

@@ -105,6 +105,13 @@ func TestSearchSyntax(t *testing.T) {
 				t.Errorf("%q: %q", q, e.Message)
 			}
 		}
+		// An operator without its value is refused, not run without it.
+		for _, q := range []string{"tag:", "garden path:", `file:"" seeds`, "garden OR folder:"} {
+			_, err := v.Search(ctx, Query{Text: q})
+			if e := errOf(t, err, CodeInvalidArgument); !strings.Contains(e.Message, "needs its value right after it") {
+				t.Errorf("%q: %q", q, e.Message)
+			}
+		}
 	}
 }
 

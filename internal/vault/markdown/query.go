@@ -49,6 +49,9 @@ type Query struct {
 	// (line:, regular expressions, parentheses...): the query must be
 	// refused with it rather than run as something else.
 	Unsupported string
+	// NoValue names an operator written without its value ("tag:" alone):
+	// the query must be refused with it rather than run without the filter.
+	NoValue string
 }
 
 // Property is a frontmatter filter: the property Name is present (Value
@@ -133,19 +136,22 @@ func ParseQuery(q string) Query {
 		if c.Unsupported != "" {
 			out.Unsupported = c.Unsupported
 		}
-		c.Unsupported = ""
+		if c.NoValue != "" {
+			out.NoValue = c.NoValue
+		}
+		c.Unsupported, c.NoValue = "", ""
 		for _, x := range c.expandProps() {
 			if !x.Empty() && len(out.Or) < maxQueryItems {
 				out.Or = append(out.Or, x)
 			}
 		}
 	}
-	if len(out.Or) == 0 && out.Unsupported == "" {
+	if len(out.Or) == 0 && out.Unsupported == "" && out.NoValue == "" {
 		return parseClause(q) // "OR" alone is a word
 	}
 	if len(out.Or) == 1 {
 		c := out.Or[0]
-		c.Unsupported = out.Unsupported
+		c.Unsupported, c.NoValue = out.Unsupported, out.NoValue
 		return c
 	}
 	if strings.ContainsAny(q, "()") && out.Unsupported == "" {
@@ -279,6 +285,9 @@ func parseClause(q string) Query {
 			if v == "" && i < len(q) && q[i] == '"' {
 				v, i = quoted(q, i)
 			}
+			if strings.Trim(v, "#/") == "" {
+				out.NoValue = lower[:prefix]
+			}
 			return v
 		}
 		lastTerm = false
@@ -329,7 +338,7 @@ func parseClause(q string) Query {
 	}
 	switch {
 	case out.Empty():
-		if whole != "" && out.Unsupported == "" {
+		if whole != "" && out.Unsupported == "" && out.NoValue == "" {
 			out = Query{Literal: whole}
 		}
 	default:

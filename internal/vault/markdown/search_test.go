@@ -61,7 +61,11 @@ func TestParseQuery(t *testing.T) {
 		{"a /re.*x/", Query{Terms: []string{"a"}, Unsupported: "regular expressions"}},
 		{"-path:x y", Query{Terms: []string{"y"}, PrefixLast: true, Unsupported: "excluding path: filters"}},
 		{"(a OR b) c", Query{Or: []Query{{Terms: []string{"a"}}, {Terms: []string{"b", "c"}, PrefixLast: true}}, Unsupported: "parentheses"}},
-		{"x tag:", Query{Terms: []string{"x"}}},
+		{"x tag:", Query{Terms: []string{"x"}, NoValue: "tag:"}},
+		{"tag:", Query{NoValue: "tag:"}},
+		{`path:"" x`, Query{Terms: []string{"x"}, PrefixLast: true, NoValue: "path:"}},
+		{"a OR folder: b", Query{Or: []Query{{Terms: []string{"a"}}, {Terms: []string{"b"}, PrefixLast: true}}, NoValue: "folder:"}},
+		{"-tag:# y", Query{Terms: []string{"y"}, PrefixLast: true, NoValue: "tag:"}},
 		{"10:30 task", Query{Terms: []string{"task"}, Phrases: []string{"10 30"}, PrefixLast: true}},
 	}
 	for _, tt := range tests {
