@@ -97,6 +97,20 @@ func TestDaily(t *testing.T) {
 			".obsidian/daily-notes.json": `{"folder":"Core"}`,
 			"Templates/Periodic.md":      "# {{date:dddd}}\n",
 		}, "Work/2026/12-01.md", false, "# Tuesday\n", ""},
+		// Periodic Notes 1.0 keeps the 0.x settings it migrated from beside
+		// its calendar sets, and reads only the sets.
+		{"periodic notes 1.0 migrated", map[string]string{
+			".obsidian/community-plugins.json": `["periodic-notes"]`,
+			".obsidian/plugins/periodic-notes/data.json": `{"hasMigratedDailyNoteSettings":true,` +
+				`"daily":{"enabled":true,"format":"YYYY-MM-DD","folder":"Old","template":""},` +
+				`"activeCalendarSet":"default","calendarSets":[{"id":"default","day":{"enabled":true,"format":"YYYY-MM-DD","folder":"New"}}]}`,
+		}, "New/2026-12-01.md", false, "", ""},
+		{"periodic notes 1.0 migrated, daily off", map[string]string{
+			".obsidian/community-plugins.json": `["periodic-notes"]`,
+			".obsidian/plugins/periodic-notes/data.json": `{"daily":{"enabled":true,"folder":"Old"},` +
+				`"activeCalendarSet":"default","calendarSets":[{"id":"default","day":{"enabled":false,"folder":"New"}}]}`,
+			".obsidian/daily-notes.json": `{"folder":"Core"}`,
+		}, "Core/2026-12-01.md", false, "", ""},
 		{"periodic notes 1.0 daily off", map[string]string{
 			".obsidian/community-plugins.json":           `["periodic-notes"]`,
 			".obsidian/plugins/periodic-notes/data.json": `{"activeCalendarSet":"a","calendarSets":[{"id":"a","day":{"enabled":false,"folder":"Home"}}]}`,
