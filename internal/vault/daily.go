@@ -127,10 +127,15 @@ func (v *Vault) dailySettings() dailyConfig {
 	}
 	if v.readSettings(communityPlugins, &plugins) && slices.Contains(plugins, "periodic-notes") &&
 		v.readSettings(periodicSettings, &periodic) {
+		// 1.0 keeps the 0.x settings it migrated from beside its calendar
+		// sets, and reads only the sets once there are any.
 		d := periodic.Daily
-		for _, set := range periodic.Sets {
-			if d == nil && set.ID == periodic.Active {
-				d = set.Day
+		if len(periodic.Sets) > 0 {
+			d = nil
+			for _, set := range periodic.Sets {
+				if d == nil && set.ID == periodic.Active {
+					d = set.Day
+				}
 			}
 		}
 		if d != nil && d.Enabled {
