@@ -159,6 +159,12 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	if after.pos == 0 {
 		after.scan = false // a count of hits to pass over, the same for either
 	}
+	if after.scan && after.pos <= len(f.notes) {
+		// Resume after the last note read, wherever it stands then: a
+		// count of notes would pass over unread ones once read ones go.
+		last := f.notes[after.pos-1]
+		after.last = &scanKey{mod: last.mod, path: last.path}
+	}
 	if (f.more || f.cut) && after.hits < maxSearchDepth {
 		page.NextCursor = encodeCursor(after, fp)
 	} else {
@@ -187,8 +193,17 @@ func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string
 	start, skip := 0, cur.hits // a cursor without a position passes over hits
 	if cur.scan {
 		start, skip = min(cur.pos, len(notes)), 0
+		if k := cur.last; k != nil {
+			i, ok := slices.BinarySearchFunc(notes, *k, func(c candidate, k scanKey) int {
+				return cmp.Or(cmp.Compare(k.mod, c.mod), strings.Compare(c.path, k.path))
+			})
+			if ok {
+				i++
+			}
+			start = i
+		}
 	}
-	f := found{after: []int{}, total: len(notes), scan: true}
+	f := found{after: []int{}, total: len(notes), scan: true, notes: notes}
 	var spent int64
 	for i := start; i < len(notes); i++ {
 		if e := ctxErr(ctx); e != nil {
@@ -244,8 +259,9 @@ type found struct {
 	cut         bool
 	next, total int
 	// scan is set when the notes were read without the index, newest
-	// first: a cursor then resumes in that order.
-	scan bool
+	// first: a cursor then resumes in that order, after notes[pos-1].
+	scan  bool
+	notes []candidate
 }
 
 // indexSearch ranks the notes with the index and reads the ones shown,
@@ -395,6 +411,16 @@ func writeQuery(h hash.Hash, q markdown.Query) {
 type cursor struct {
 	hits, pos int
 	scan      bool
+	// last is, with scan, the note read last (at pos-1 then): the next
+	// page reads the notes after it in the same order.
+	last *scanKey
+}
+
+// scanKey places a note in the order a search without the index reads
+// the notes: newest first, then by path.
+type scanKey struct {
+	mod  int64
+	path string
 }
 
 func encodeCursor(c cursor, fp string) string {
@@ -405,6 +431,9 @@ func encodeCursor(c cursor, fp string) string {
 			s += "s"
 		}
 		s += strconv.Itoa(c.pos)
+		if c.scan && c.last != nil {
+			s += "~" + strconv.FormatInt(c.last.mod, 10) + "~" + base64.RawURLEncoding.EncodeToString([]byte(c.last.path))
+		}
 	}
 	return base64.RawURLEncoding.EncodeToString([]byte(s + "." + fp))
 }
@@ -429,7 +458,13 @@ func decodeCursor(c, fp string) (cursor, *Error) {
 	if len(parts) == 3 {
 		pos, scan := strings.CutPrefix(parts[1], "s")
 		cur.scan = scan
-		cur.pos, err2 = strconv.Atoi(pos)
+		if p, key, ok := strings.Cut(pos, "~"); ok && scan {
+			pos = p
+			cur.last, err2 = decodeScanKey(key)
+		}
+		if err2 == nil {
+			cur.pos, err2 = strconv.Atoi(pos)
+		}
 		if err2 == nil && (cur.pos <= 0 || cur.pos >= maxCursorPos) {
 			err2 = strconv.ErrRange
 		}
@@ -438,6 +473,20 @@ func decodeCursor(c, fp string) (cursor, *Error) {
 		return cursor{}, bad
 	}
 	return cur, nil
+}
+
+// decodeScanKey reads a cursor's "mod~path" (path in Base64).
+func decodeScanKey(s string) (*scanKey, error) {
+	mod, p, _ := strings.Cut(s, "~")
+	m, err := strconv.ParseInt(mod, 10, 64)
+	if err != nil {
+		return nil, err
+	}
+	b, err := base64.RawURLEncoding.DecodeString(p)
+	if err != nil {
+		return nil, err
+	}
+	return &scanKey{mod: m, path: string(b)}, nil
 }
 
 // clipRunes shortens s to at most n runes, marking the cut with "…".
