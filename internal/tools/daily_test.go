@@ -1,6 +1,10 @@
 package tools
 
 import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -62,4 +66,20 @@ func TestDailyNotesWithoutSettings(t *testing.T) {
 	// the error lists its headings.
 	e.write("Daily/2020-01-01.md", "x\n")
 	e.fail("append", map[string]any{"id": "2021-01-01", "text": "y", "section": "Log"}, "section_not_found")
+}
+
+// TestDailyNoteNotCreatedForMissingSection: appending under a section the
+// template does not hold is refused without leaving a new daily note
+// behind, as a refused call changes nothing.
+func TestDailyNoteNotCreatedForMissingSection(t *testing.T) {
+	e := newEnv(t, at)
+	e.write(".obsidian/daily-notes.json", `{"folder":"Journal","template":"Templates/Daily"}`)
+	e.write("Templates/Daily.md", "# {{date}}\n\n## Log\n")
+	te := e.fail("append", map[string]any{"id": "today", "text": "- x", "section": "Tasks"}, "section_not_found")
+	if !strings.Contains(strings.Join(te.Candidates, " "), "Log") {
+		t.Errorf("candidates %q do not name the template's headings", te.Candidates)
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, "Journal", "2026-12-01.md")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a refused append left today's note behind: %v", err)
+	}
 }

@@ -167,3 +167,16 @@ func TestSearchSyntaxThroughTheTool(t *testing.T) {
 		t.Errorf("hint: %q", te.Message)
 	}
 }
+
+// TestAppendToBlockRefused: append names where text goes by a heading or
+// the end of the note; a block reference (Note#^id) is neither, and text
+// appended through one must not land at the end of the note instead.
+func TestAppendToBlockRefused(t *testing.T) {
+	e := newEnv(t)
+	const body = "# Homelab\n\nA note on power draw. ^power\n\n## Disks\n- two\n"
+	e.write("Homelab.md", body)
+	e.fail("append", map[string]any{"id": "Homelab#^power", "text": "- UPS"}, "invalid_argument")
+	if got := e.read("Homelab.md"); got != body {
+		t.Errorf("append to a block wrote the note:\n%s", got)
+	}
+}

@@ -237,6 +237,13 @@ func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut,
 		if in.Section == "" {
 			in.Section = named.Heading
 		}
+		// A block (Note#^id) is no place to add to: taking it as the note
+		// would put the text at the end of the note instead.
+		if in.Section == "" && named.Block != "" {
+			err = invalidArgument("append adds to a section or to the end of a note, not to a block (#^id); leave the block out of id, or name a heading as section")
+		}
+	}
+	if err == nil {
 		r, err = s.vault.Append(ctx, in.ID, in.Text, in.Section)
 	}
 	return s.written(ctx, c, in.ID, "", r, err)
@@ -255,6 +262,13 @@ func (s *server) createDaily(ctx context.Context, c call, d vault.DailyNote, tex
 	}
 	if !strings.HasSuffix(content, "\n") {
 		content += "\n"
+	}
+	// A section the template lacks would be refused only after the note
+	// was created: refuse it first, so that a refused call changes nothing.
+	if section != "" {
+		if _, err := vault.Section(content, section); err != nil {
+			return s.written(ctx, c, d.Path, "", vault.WriteResult{}, err)
+		}
 	}
 	r, err := s.vault.Create(ctx, d.Path, content)
 	var ve *vault.Error

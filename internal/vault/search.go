@@ -156,10 +156,14 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	case f.after != nil:
 		after.pos = cur.pos
 	}
-	if after.pos == 0 {
-		after.scan = false // a count of hits to pass over, the same for either
+	if f.ranked {
+		// A count of hits to pass over in the order of this reading, not
+		// the index's, which ranks the notes otherwise.
+		after.pos, after.scan = 0, true
+	} else if after.pos == 0 {
+		after.scan = false // a count of hits to pass over in the index's order
 	}
-	if after.scan && after.pos <= len(f.notes) {
+	if after.scan && after.pos > 0 && after.pos <= len(f.notes) {
 		// Resume after the last note read, wherever it stands then: a
 		// count of notes would pass over unread ones once read ones go.
 		last := f.notes[after.pos-1]
@@ -191,7 +195,8 @@ func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string
 	}
 	slices.SortFunc(notes, func(a, b candidate) int { return cmp.Or(cmp.Compare(b.mod, a.mod), strings.Compare(a.path, b.path)) })
 	start, skip := 0, cur.hits // a cursor without a position passes over hits
-	if cur.scan {
+	resumed := cur.scan && cur.pos > 0
+	if resumed {
 		start, skip = min(cur.pos, len(notes)), 0
 		if k := cur.last; k != nil {
 			i, ok := slices.BinarySearchFunc(notes, *k, func(c candidate, k scanKey) int {
@@ -228,11 +233,11 @@ func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string
 		}
 	}
 	skip = min(skip, len(f.hits))
-	if start == 0 && !f.cut {
+	if !resumed && !f.cut {
 		slices.SortFunc(f.hits, func(a, b Hit) int {
 			return cmp.Or(cmp.Compare(b.Score, a.Score), b.Modified.Compare(a.Modified), strings.Compare(a.Path, b.Path))
 		})
-		f.hits, f.after, f.scan = f.hits[skip:], nil, false
+		f.hits, f.after, f.scan, f.ranked = f.hits[skip:], nil, false, true
 		return f, nil
 	}
 	f.hits, f.after = f.hits[skip:], f.after[skip:]
@@ -262,6 +267,9 @@ type found struct {
 	// first: a cursor then resumes in that order, after notes[pos-1].
 	scan  bool
 	notes []candidate
+	// ranked is set when every note was read in one call and the hits
+	// ranked by score: a cursor then passes over hits in that ranking.
+	ranked bool
 }
 
 // indexSearch ranks the notes with the index and reads the ones shown,
@@ -407,7 +415,9 @@ func writeQuery(h hash.Hash, q markdown.Query) {
 // cursor is where the next page of a search starts: after hits results,
 // and, for a search read note by note, at position pos of the ranked
 // candidates (0: pass over hits results from the start instead), or with
-// scan, of the notes newest first as a search without the index reads them.
+// scan, of the notes newest first as a search without the index reads them
+// (scan at 0: pass over hits results of every note read and ranked in one
+// call, as the first page was).
 type cursor struct {
 	hits, pos int
 	scan      bool
@@ -425,7 +435,7 @@ type scanKey struct {
 
 func encodeCursor(c cursor, fp string) string {
 	s := strconv.Itoa(c.hits)
-	if c.pos > 0 {
+	if c.pos > 0 || c.scan {
 		s += "."
 		if c.scan {
 			s += "s"
@@ -465,7 +475,7 @@ func decodeCursor(c, fp string) (cursor, *Error) {
 		if err2 == nil {
 			cur.pos, err2 = strconv.Atoi(pos)
 		}
-		if err2 == nil && (cur.pos <= 0 || cur.pos >= maxCursorPos) {
+		if err2 == nil && (cur.pos < 0 || cur.pos == 0 && !scan || cur.pos >= maxCursorPos) {
 			err2 = strconv.ErrRange
 		}
 	}

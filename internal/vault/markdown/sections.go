@@ -112,12 +112,28 @@ func parseHeading(s string) (level int, text string, ok bool) {
 // start is the offset of the heading line, bodyStart the offset just after
 // it, end the offset where the section stops.
 func FindSection(content, heading string) (start, bodyStart, end int, err error) {
+	return findSection(content, Headings(content), heading, 0, len(content))
+}
+
+// findSection is FindSection among the headings that start in [lo, hi),
+// a section ending at hi at the latest: a heading path looks within its
+// parent's section of the whole note, as a part cut out of it could open
+// with a rule (---) that would read as frontmatter.
+func findSection(content string, all []Heading, heading string, lo, hi int) (start, bodyStart, end int, err error) {
 	want := strings.TrimSpace(heading)
 	wantLevel := 0
 	if lv, text, ok := parseHeading(want); ok && text != "" {
 		wantLevel, want = lv, text
 	}
-	hs := Headings(content)
+	hs := all
+	if lo > 0 || hi < len(content) {
+		hs = nil
+		for _, h := range all {
+			if h.Start >= lo && h.Start < hi {
+				hs = append(hs, h)
+			}
+		}
+	}
 	if want == "" {
 		list, more := candidateList(hs)
 		return 0, 0, 0, &NotFoundError{Headings: list, More: more}
@@ -141,9 +157,9 @@ func FindSection(content, heading string) (start, bodyStart, end int, err error)
 		// "Plan#Sub", as an Obsidian link writes a heading below another:
 		// Sub within the section of Plan. Six levels at most, as headings.
 		if parent, sub, ok := strings.Cut(want, "#"); ok && wantLevel == 0 && strings.Count(want, "#") < 6 {
-			if _, pb, pe, err := FindSection(content, parent); err == nil && pb < pe {
-				if s, b, e, err := FindSection(content[pb:pe], sub); err == nil {
-					return pb + s, pb + b, pb + e, nil
+			if _, pb, pe, err := findSection(content, all, parent, lo, hi); err == nil && pb < pe {
+				if s, b, e, err := findSection(content, all, sub, pb, pe); err == nil {
+					return s, b, e, nil
 				}
 			}
 		}
@@ -164,7 +180,7 @@ func FindSection(content, heading string) (start, bodyStart, end int, err error)
 	if i := strings.IndexByte(content[start:], '\n'); i >= 0 {
 		bodyStart = start + i + 1
 	}
-	end = len(content)
+	end = hi
 	for _, n := range hs[found+1:] {
 		if n.Level <= h.Level {
 			end = n.Start

@@ -216,3 +216,18 @@ func TestFindBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestFindSectionPathAfterRule: a section whose body opens with a rule
+// (---) is not a note with frontmatter; the headings below the rule are
+// still within the heading path, and two of them are refused rather than
+// the second taken for the only one.
+func TestFindSectionPathAfterRule(t *testing.T) {
+	doc := "# Plan\n---\n## Sub\none\n---\n## Sub\ntwo\n"
+	if s, _, e, err := FindSection(doc, "Plan#Sub"); err == nil {
+		t.Errorf("Plan#Sub = %q; want refused, two headings read Sub", doc[s:e])
+	}
+	doc = "# Plan\n---\n## Sub\none\n---\n"
+	if s, _, e, err := FindSection(doc, "Plan#Sub"); err != nil || doc[s:e] != "## Sub\none\n---\n" {
+		t.Errorf("Plan#Sub = %q, %v", doc[s:e], err)
+	}
+}
