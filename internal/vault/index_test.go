@@ -411,6 +411,7 @@ func FuzzSearchCursor(f *testing.F) {
 	f.Add(encodeCursor(cursor{pos: 2000}, "abc"), "x")
 	f.Add("MTAuYWJj", "x")
 	f.Add("LTEuYWJj", "")
+	f.Add(encodeCursor(cursor{hits: 1, pos: 3, scan: true, last: &scanKey{mod: -5, path: "a.b/c~d.md"}}, "abc"), "abc")
 	f.Fuzz(func(t *testing.T, c, q string) {
 		n, e := decodeCursor(c, q)
 		if e == nil && (n.hits < 0 || n.hits >= maxSearchDepth || n.pos < 0 || n.pos >= maxCursorPos || c != "" && n == cursor{}) {

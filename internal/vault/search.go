@@ -163,6 +163,12 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	} else if after.pos == 0 {
 		after.scan = false // a count of hits to pass over in the index's order
 	}
+	if after.scan && after.pos > 0 && after.pos <= len(f.notes) {
+		// Resume after the last note read, wherever it stands then: a
+		// count of notes would pass over unread ones once read ones go.
+		last := f.notes[after.pos-1]
+		after.last = &scanKey{mod: last.mod, path: last.path}
+	}
 	if (f.more || f.cut) && after.hits < maxSearchDepth {
 		page.NextCursor = encodeCursor(after, fp)
 	} else {
@@ -189,10 +195,20 @@ func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string
 	}
 	slices.SortFunc(notes, func(a, b candidate) int { return cmp.Or(cmp.Compare(b.mod, a.mod), strings.Compare(a.path, b.path)) })
 	start, skip := 0, cur.hits // a cursor without a position passes over hits
-	if cur.scan && cur.pos > 0 {
+	resumed := cur.scan && cur.pos > 0
+	if resumed {
 		start, skip = min(cur.pos, len(notes)), 0
+		if k := cur.last; k != nil {
+			i, ok := slices.BinarySearchFunc(notes, *k, func(c candidate, k scanKey) int {
+				return cmp.Or(cmp.Compare(k.mod, c.mod), strings.Compare(c.path, k.path))
+			})
+			if ok {
+				i++
+			}
+			start = i
+		}
 	}
-	f := found{after: []int{}, total: len(notes), scan: true}
+	f := found{after: []int{}, total: len(notes), scan: true, notes: notes}
 	var spent int64
 	for i := start; i < len(notes); i++ {
 		if e := ctxErr(ctx); e != nil {
@@ -217,7 +233,7 @@ func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string
 		}
 	}
 	skip = min(skip, len(f.hits))
-	if start == 0 && !f.cut {
+	if !resumed && !f.cut {
 		slices.SortFunc(f.hits, func(a, b Hit) int {
 			return cmp.Or(cmp.Compare(b.Score, a.Score), b.Modified.Compare(a.Modified), strings.Compare(a.Path, b.Path))
 		})
@@ -248,8 +264,9 @@ type found struct {
 	cut         bool
 	next, total int
 	// scan is set when the notes were read without the index, newest
-	// first: a cursor then resumes in that order.
-	scan bool
+	// first: a cursor then resumes in that order, after notes[pos-1].
+	scan  bool
+	notes []candidate
 	// ranked is set when every note was read in one call and the hits
 	// ranked by score: a cursor then passes over hits in that ranking.
 	ranked bool
@@ -404,6 +421,16 @@ func writeQuery(h hash.Hash, q markdown.Query) {
 type cursor struct {
 	hits, pos int
 	scan      bool
+	// last is, with scan, the note read last (at pos-1 then): the next
+	// page reads the notes after it in the same order.
+	last *scanKey
+}
+
+// scanKey places a note in the order a search without the index reads
+// the notes: newest first, then by path.
+type scanKey struct {
+	mod  int64
+	path string
 }
 
 func encodeCursor(c cursor, fp string) string {
@@ -414,6 +441,9 @@ func encodeCursor(c cursor, fp string) string {
 			s += "s"
 		}
 		s += strconv.Itoa(c.pos)
+		if c.scan && c.last != nil {
+			s += "~" + strconv.FormatInt(c.last.mod, 10) + "~" + base64.RawURLEncoding.EncodeToString([]byte(c.last.path))
+		}
 	}
 	return base64.RawURLEncoding.EncodeToString([]byte(s + "." + fp))
 }
@@ -438,7 +468,13 @@ func decodeCursor(c, fp string) (cursor, *Error) {
 	if len(parts) == 3 {
 		pos, scan := strings.CutPrefix(parts[1], "s")
 		cur.scan = scan
-		cur.pos, err2 = strconv.Atoi(pos)
+		if p, key, ok := strings.Cut(pos, "~"); ok && scan {
+			pos = p
+			cur.last, err2 = decodeScanKey(key)
+		}
+		if err2 == nil {
+			cur.pos, err2 = strconv.Atoi(pos)
+		}
 		if err2 == nil && (cur.pos < 0 || cur.pos == 0 && !scan || cur.pos >= maxCursorPos) {
 			err2 = strconv.ErrRange
 		}
@@ -447,6 +483,20 @@ func decodeCursor(c, fp string) (cursor, *Error) {
 		return cursor{}, bad
 	}
 	return cur, nil
+}
+
+// decodeScanKey reads a cursor's "mod~path" (path in Base64).
+func decodeScanKey(s string) (*scanKey, error) {
+	mod, p, _ := strings.Cut(s, "~")
+	m, err := strconv.ParseInt(mod, 10, 64)
+	if err != nil {
+		return nil, err
+	}
+	b, err := base64.RawURLEncoding.DecodeString(p)
+	if err != nil {
+		return nil, err
+	}
+	return &scanKey{mod: m, path: string(b)}, nil
 }
 
 // clipRunes shortens s to at most n runes, marking the cut with "…".

@@ -302,3 +302,44 @@ func BenchmarkSearchBeforeIndex(b *testing.B) {
 		}
 	}
 }
+
+// TestSearchBeforeIndexCursorAfterRemovals: a search read note by note
+// newest first resumes after the last note it read, not at a count of
+// notes: notes removed meanwhile from those already read (to the trash,
+// or by the owner) must not make it pass over notes it has not read.
+func TestSearchBeforeIndexCursorAfterRemovals(t *testing.T) {
+	const n, perCall = 60, 8
+	dir := t.TempDir()
+	every5 := func(i int) bool { return i%5 == 0 }
+	v := budgetVaultIn(t, dir, false, n, perCall, every5)
+	p, err := v.SearchPage(ctx, Query{Text: "plumber", Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := hitPaths(p.Hits)
+	if !slices.Equal(got, []string{"n000.md", "n005.md"}) || p.NextCursor == "" {
+		t.Fatalf("first page: %v, cursor %q", got, p.NextCursor)
+	}
+	for _, name := range []string{"n000.md", "n001.md", "n002.md"} {
+		if err := os.Remove(filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for cursor, calls := p.NextCursor, 0; cursor != "" && calls <= n; calls++ {
+		p, err := v.SearchPage(ctx, Query{Text: "plumber", Limit: 50, Cursor: cursor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, hitPaths(p.Hits)...)
+		cursor = p.NextCursor
+	}
+	var want []string
+	for i := range n {
+		if every5(i) {
+			want = append(want, fmt.Sprintf("n%03d.md", i))
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("paged through %v, want %v", got, want)
+	}
+}
