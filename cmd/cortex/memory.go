@@ -1,6 +1,9 @@
 package main
 
-import "runtime/debug"
+import (
+	"runtime/debug"
+	"sync"
+)
 
 // bulkReadGCPercent is the collector's target while the vault reads every
 // note once (the index build, the history's copy of the notes as found).
@@ -13,13 +16,33 @@ const bulkReadGCPercent = 50
 // bulkRead is the vault's BulkRead hook, the process's answer to a pass
 // that reads every note: the collector works harder during it, and what
 // the pass read is handed back to the system when it ends rather than kept
-// as idle heap.
+// as idle heap. Passes may overlap (the index build and the history's
+// first pass): the first lowers the target and the last puts it back.
 func bulkRead() (done func()) {
-	restore := lowerGC(bulkReadGCPercent)
-	return func() {
-		debug.FreeOSMemory()
-		restore()
+	bulk.Lock()
+	defer bulk.Unlock()
+	if bulk.passes == 0 {
+		bulk.restore = lowerGC(bulkReadGCPercent)
 	}
+	bulk.passes++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			bulk.Lock()
+			defer bulk.Unlock()
+			if bulk.passes--; bulk.passes == 0 {
+				debug.FreeOSMemory()
+				bulk.restore()
+			}
+		})
+	}
+}
+
+// bulk counts the passes under way.
+var bulk struct {
+	sync.Mutex
+	passes  int
+	restore func()
 }
 
 // lowerGC sets the collector's target to percent unless it is lower

@@ -36,3 +36,19 @@ func TestBulkReadLowersGCForThePass(t *testing.T) {
 		t.Errorf("GOGC %d during the pass and %d after, want %d and 100", during, after, bulkReadGCPercent)
 	}
 }
+
+// Passes that overlap (the index build and the history's first pass) hold
+// the lower target until the last of them ends, whichever ends first.
+func TestBulkReadOverlappingPasses(t *testing.T) {
+	orig := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(orig)
+	first, second := bulkRead(), bulkRead()
+	first()
+	if got := debug.SetGCPercent(bulkReadGCPercent); got != bulkReadGCPercent {
+		t.Errorf("GOGC %d while the second pass still runs, want %d", got, bulkReadGCPercent)
+	}
+	second()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC %d after both passes, want 100", got)
+	}
+}
