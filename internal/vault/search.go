@@ -64,6 +64,9 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	if pq.Unsupported != "" {
 		return Page{}, newErr(CodeInvalidArgument, fmt.Sprintf("Search does not have Obsidian's %s; use words, \"phrases\", OR, -word, tag:#x, path:x, file:x, [property:value] or a folder.", pq.Unsupported), nil)
 	}
+	if pq.TooMany {
+		return Page{}, newErr(CodeInvalidArgument, "The query has more than 32 alternatives (each OR counts, and each combination of property values such as [a:x OR y] [b:1 OR 2]); split it into several searches.", nil)
+	}
 	if pq.NoValue != "" {
 		return Page{}, newErr(CodeInvalidArgument, fmt.Sprintf("%s needs its value right after it, as in tag:#project, path:Daily, file:budget or folder:Projects; add one or leave it out.", pq.NoValue), nil)
 	}

@@ -52,6 +52,10 @@ type Query struct {
 	// NoValue names an operator written without its value ("tag:" alone):
 	// the query must be refused with it rather than run without the filter.
 	NoValue string
+	// TooMany is set when the query has more alternatives than a search
+	// takes (maxQueryItems): those beyond were left out, so the query must
+	// be refused rather than answered without the notes they would find.
+	TooMany bool
 }
 
 // Property is a frontmatter filter: the property Name is present (Value
@@ -140,10 +144,17 @@ func ParseQuery(q string) Query {
 			out.NoValue = c.NoValue
 		}
 		c.Unsupported, c.NoValue = "", ""
-		for _, x := range c.expandProps() {
-			if !x.Empty() && len(out.Or) < maxQueryItems {
-				out.Or = append(out.Or, x)
+		xs, all := c.expandProps()
+		out.TooMany = out.TooMany || !all
+		for _, x := range xs {
+			if x.Empty() {
+				continue
 			}
+			if len(out.Or) == maxQueryItems {
+				out.TooMany = true
+				break
+			}
+			out.Or = append(out.Or, x)
 		}
 	}
 	if len(out.Or) == 0 && out.Unsupported == "" && out.NoValue == "" {
@@ -151,7 +162,7 @@ func ParseQuery(q string) Query {
 	}
 	if len(out.Or) == 1 {
 		c := out.Or[0]
-		c.Unsupported, c.NoValue = out.Unsupported, out.NoValue
+		c.Unsupported, c.NoValue, c.TooMany = out.Unsupported, out.NoValue, out.TooMany
 		return c
 	}
 	if strings.ContainsAny(q, "()") && out.Unsupported == "" {
@@ -459,15 +470,17 @@ func parseProp(inner string) (name string, alts []string, hasValue bool) {
 }
 
 // expandProps turns a clause whose properties have alternative values
-// into one clause per combination, at most maxQueryItems of them.
-func (q Query) expandProps() []Query {
-	out := []Query{q}
+// into one clause per combination, at most maxQueryItems of them; all is
+// false when there were more.
+func (q Query) expandProps() (out []Query, all bool) {
+	out, all = []Query{q}, true
 	for _, i := range slices.Sorted(maps.Keys(q.propAlts)) {
 		alts := q.propAlts[i]
 		var next []Query
 		for _, c := range out {
 			for _, v := range alts {
 				if len(next) == maxQueryItems {
+					all = false
 					break
 				}
 				c.Props = slices.Clone(c.Props)
@@ -480,7 +493,7 @@ func (q Query) expandProps() []Query {
 	for i := range out {
 		out[i].propAlts = nil
 	}
-	return out
+	return out, all
 }
 
 func (q *Query) addTag(t string) {
