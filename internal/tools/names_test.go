@@ -180,3 +180,41 @@ func TestAppendToBlockRefused(t *testing.T) {
 		t.Errorf("append to a block wrote the note:\n%s", got)
 	}
 }
+
+// TestWholeNoteWritesRefuseAPart: edit_note, replace_section,
+// update_frontmatter, move_note and delete_note change a whole note (or the
+// section named by heading); an id that points into a note (Plan#Sub,
+// Plan#^id) is refused rather than taken for the note, so that deleting
+// "a section" never trashes the whole note.
+func TestWholeNoteWritesRefuseAPart(t *testing.T) {
+	e := newEnv(t)
+	const body = "# Plan\n\nIntro. ^intro\n\n## Sub\nold sub\n\n## Other\nkept\n"
+	e.write("Plan.md", body)
+	v := e.version("Plan.md")
+	for _, tt := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"delete_note", map[string]any{}},
+		{"move_note", map[string]any{"to": "Archive/Plan.md"}},
+		{"update_frontmatter", map[string]any{"set": map[string]any{"status": "done"}}},
+		{"edit_note", map[string]any{"old_text": "kept", "new_text": "gone"}},
+		{"replace_section", map[string]any{"heading": "Other", "content": "new\n"}},
+	} {
+		for _, id := range []string{"Plan#Sub", "Plan.md#^intro"} {
+			args := map[string]any{"id": id, "version": v}
+			for k, x := range tt.args {
+				args[k] = x
+			}
+			te := e.fail(tt.tool, args, "invalid_argument")
+			if !strings.Contains(te.Message, "Plan.md") || !strings.Contains(te.Message, tt.tool) {
+				t.Errorf("%s %s: %q", tt.tool, id, te.Message)
+			}
+		}
+	}
+	if got := e.read("Plan.md"); got != body {
+		t.Errorf("a refused write changed the note:\n%s", got)
+	}
+	// The note itself, by name, is still a whole-note target.
+	e.ok("update_frontmatter", map[string]any{"id": "Plan", "version": v, "set": map[string]any{"status": "done"}}, nil)
+}

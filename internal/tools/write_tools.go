@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -171,7 +172,7 @@ func (s *server) written(ctx context.Context, c call, id, version string, r vaul
 
 // checkTarget validates the arguments every guarded write shares and
 // turns the id into the path of the note it names.
-func (s *server) checkTarget(ctx context.Context, g *guarded) error {
+func (s *server) checkTarget(ctx context.Context, tool string, g *guarded) error {
 	if strings.TrimSpace(g.ID) == "" {
 		return invalidArgument("id is empty; pass the note's path or name")
 	}
@@ -182,6 +183,17 @@ func (s *server) checkTarget(ctx context.Context, g *guarded) error {
 	if err != nil {
 		return err
 	}
+	// These tools change a whole note (replace_section the section its
+	// heading names): a name that points into one (Plan#Sub, Plan#^id)
+	// taken for the note would change more than was asked.
+	if named.Heading != "" || named.Block != "" {
+		how := "to change one section, use replace_section with the note as id and the section as heading"
+		if tool == "replace_section" {
+			how = "name the section as heading"
+		}
+		return invalidArgument(fmt.Sprintf("id points into %s (a section or block), but %s works on the whole note; pass %s as id, and %s",
+			named.Path, tool, named.Path, how))
+	}
 	g.ID = named.Path
 	return nil
 }
@@ -191,7 +203,7 @@ func (s *server) checkTarget(ctx context.Context, g *guarded) error {
 // fine), then write changes the note at its path; the attempt is journaled
 // either way.
 func (s *server) guardedWrite(ctx context.Context, c call, g guarded, bad error, write func(path string) (vault.WriteResult, error)) (writeOut, error) {
-	err := s.checkTarget(ctx, &g)
+	err := s.checkTarget(ctx, c.tool, &g)
 	if err == nil {
 		err = bad
 	}
@@ -314,7 +326,7 @@ func (s *server) updateFrontmatter(ctx context.Context, c call, in frontmatterIn
 }
 
 func (s *server) moveNote(ctx context.Context, c call, in moveIn) (moveOut, error) {
-	err := s.checkTarget(ctx, &in.guarded)
+	err := s.checkTarget(ctx, c.tool, &in.guarded)
 	if err == nil && strings.TrimSpace(in.To) == "" {
 		err = invalidArgument("to is empty; pass the new vault-relative path ending in .md")
 	}
@@ -349,7 +361,7 @@ func (s *server) moveNote(ctx context.Context, c call, in moveIn) (moveOut, erro
 }
 
 func (s *server) deleteNote(ctx context.Context, c call, in deleteIn) (deleteOut, error) {
-	err := s.checkTarget(ctx, &in.guarded)
+	err := s.checkTarget(ctx, c.tool, &in.guarded)
 	var r vault.WriteResult
 	if err == nil {
 		r, err = s.vault.Delete(ctx, in.ID, in.Version)
