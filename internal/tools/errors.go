@@ -231,6 +231,10 @@ func (s *server) schemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
 			Code:    vault.CodeInvalidArgument,
 			Message: "the arguments do not match the tool's input schema (" + detail + "); fix them and call again",
 		}
+		if detail == `required: missing properties: ["version"]` {
+			// Only the version is missing: say where one comes from.
+			te = &toolError{Code: vault.CodeVersionRequired, Message: toolMessages[vault.CodeVersionRequired]}
+		}
 		r.Content = []mcp.Content{&mcp.TextContent{Text: te.text()}}
 		r.StructuredContent = errorOutput{Error: te}
 		if cr, ok := req.(*mcp.CallToolRequest); ok {
