@@ -238,7 +238,7 @@ func (s *server) schemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		r.Content = []mcp.Content{&mcp.TextContent{Text: te.text()}}
 		r.StructuredContent = errorOutput{Error: te}
 		if cr, ok := req.(*mcp.CallToolRequest); ok {
-			s.recordRefused(ctx, cr)
+			s.recordRefused(ctx, cr, te.Code)
 		}
 		return r, nil
 	}
@@ -246,7 +246,7 @@ func (s *server) schemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
 
 // recordRefused journals a write call refused before its handler ran: a
 // refused write is still a write attempt.
-func (s *server) recordRefused(ctx context.Context, cr *mcp.CallToolRequest) {
+func (s *server) recordRefused(ctx context.Context, cr *mcp.CallToolRequest, code string) {
 	if cr.Params == nil || !IsWriteTool(cr.Params.Name) {
 		return
 	}
@@ -264,7 +264,7 @@ func (s *server) recordRefused(ctx context.Context, cr *mcp.CallToolRequest) {
 	if p == "" || !utf8.ValidString(p) {
 		p = "(unknown)"
 	}
-	s.record(ctx, call{tool: cr.Params.Name, app: s.appFor(cr)}, p, v, "", &vault.Error{Code: vault.CodeInvalidArgument})
+	s.record(ctx, call{tool: cr.Params.Name, app: s.appFor(cr)}, p, v, "", &vault.Error{Code: code})
 }
 
 // notUTF8 returns the name of the first argument (in name order) whose

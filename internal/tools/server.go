@@ -217,7 +217,7 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 			if name != "" {
 				msg = fmt.Sprintf("%s is not valid UTF-8 (it holds invalid bytes or an unpaired \\u surrogate escape); send it as UTF-8 text, as nothing is stored with such bytes replaced", name)
 			}
-			s.recordRefused(ctx, req)
+			s.recordRefused(ctx, req, vault.CodeInvalidArgument)
 			return errorResult(&toolError{Code: vault.CodeInvalidArgument, Message: msg}), nil
 		}
 		args, err := decodeArgs[In](req.Params.Arguments, in)

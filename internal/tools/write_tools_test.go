@@ -140,10 +140,10 @@ func TestSchemaRefusedWritesAreJournaled(t *testing.T) {
 	e.ok("create_note", map[string]any{"path": "a.md", "content": "x\n"}, nil)
 	n := len(e.j.all())
 	e.fail("edit_note", map[string]any{"id": "a.md", "version": 5, "old_text": "x", "new_text": "y"}, "invalid_argument")
-	e.fail("delete_note", map[string]any{"id": "a.md"}, "invalid_argument")
+	e.fail("delete_note", map[string]any{"id": "a.md"}, "version_required")
 	got := e.j.all()[n:]
 	if len(got) != 2 || got[0].Tool != "edit_note" || got[0].Path != "a.md" || got[0].Result != "invalid_argument" ||
-		got[1].Tool != "delete_note" || got[1].App != "tester" {
+		got[1].Tool != "delete_note" || got[1].App != "tester" || got[1].Result != "version_required" {
 		t.Errorf("journal = %+v", got)
 	}
 	e.fail("fetch", map[string]any{"id": 5}, "invalid_argument")
