@@ -199,28 +199,27 @@ func FindBlock(content, id string) (start, end int, ok bool) {
 		return 0, 0, false
 	}
 	mark := "^" + id
-	lineStart := 0 // of the line being read
-	blockStart := 0
-	for lineStart < len(content) {
-		lineEnd := len(content)
-		if i := strings.IndexByte(content[lineStart:], '\n'); i >= 0 {
-			lineEnd = lineStart + i + 1
-		}
-		line := strings.TrimRight(content[lineStart:lineEnd], " \t\r\n")
+	_, blockStart, _ := Split(content) // of the block being read
+	// Lines in fenced code and the frontmatter are text, not blocks; a
+	// fence stays within the block it stands in, so "^id" alone below a
+	// code block names the code block.
+	forBodyLines(content, func(l line) bool {
+		s := strings.TrimRight(content[l.start:l.end], " \t")
 		switch {
-		case line == "":
-			blockStart = lineEnd
-		case line == mark || strings.HasSuffix(line, " "+mark):
-			if line != mark && isListItem(line) {
-				return lineStart, lineEnd, true
+		case s == "":
+			blockStart = l.next
+		case s == mark || strings.HasSuffix(s, " "+mark):
+			start, end, ok = blockStart, l.next, true
+			if s != mark && isListItem(s) {
+				start = l.start
 			}
-			return blockStart, lineEnd, true
-		case isListItem(line):
-			blockStart = lineStart // a list item is a block of its own
+			return false
+		case isListItem(s):
+			blockStart = l.start // a list item is a block of its own
 		}
-		lineStart = lineEnd
-	}
-	return 0, 0, false
+		return true
+	})
+	return start, end, ok
 }
 
 // isListItem reports a line that starts a list item.

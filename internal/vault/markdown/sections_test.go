@@ -217,6 +217,23 @@ func TestFindBlock(t *testing.T) {
 	}
 }
 
+// TestFindBlockOutsideCode: a ^id inside fenced code or the frontmatter is
+// text, not a block id; a line holding only ^id below a code block names
+// the code block.
+func TestFindBlockOutsideCode(t *testing.T) {
+	doc := "---\nnote: x ^front\n---\n# Code\n\n```\nrun ^fake\n```\n\n```sh\nmake\n```\n^build\n\nLast ^fake\n"
+	for id, want := range map[string]string{
+		"front": "",
+		"fake":  "Last ^fake\n",
+		"build": "```sh\nmake\n```\n^build\n",
+	} {
+		s, e, ok := FindBlock(doc, id)
+		if got := doc[s:e]; ok != (want != "") || got != want {
+			t.Errorf("FindBlock(%q) = %q, %v; want %q", id, got, ok, want)
+		}
+	}
+}
+
 // TestFindSectionPathAfterRule: a section whose body opens with a rule
 // (---) is not a note with frontmatter; the headings below the rule are
 // still within the heading path, and two of them are refused rather than
