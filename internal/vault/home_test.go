@@ -84,7 +84,7 @@ func TestReplacedVaultRefusesReads(t *testing.T) {
 			if indexed {
 				open = newIndexedVault
 			}
-			v, dir := open(t, map[string]string{"a.md": "alpha [[b]]\n", "b.md": "beta\n", "pic.png": "png"}, nil)
+			v, dir := open(t, map[string]string{"a.md": "alpha [[b]]\n", "b.md": "beta\n", "pic.png": "png", "AGENTS.md": "be brief\n"}, nil)
 			testReplacedVaultRefusesReads(t, v, dir)
 		})
 	}
@@ -92,6 +92,16 @@ func TestReplacedVaultRefusesReads(t *testing.T) {
 
 func testReplacedVaultRefusesReads(t *testing.T, v *Vault, dir string) {
 	ctx := context.Background()
+	// The instructions go to every app that connects: after the swap the
+	// old folder's are not given (every tool says what happened instead).
+	instructions := func(when, want string) {
+		t.Helper()
+		if got, err := v.Instructions(ctx); got != want || err != nil {
+			t.Errorf("instructions %s: %q, %v; want %q", when, got, err, want)
+		}
+	}
+	instructions("before the swap", "be brief\n")
+	defer instructions("after swapping back", "be brief\n")
 	old := dir + ".old"
 	if err := os.Rename(dir, old); err != nil {
 		t.Fatal(err)
@@ -114,6 +124,7 @@ func testReplacedVaultRefusesReads(t *testing.T, v *Vault, dir string) {
 			t.Errorf("%s after the swap: %v, want vault_replaced", name, err)
 		}
 	}
+	instructions("after the swap", "")
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}

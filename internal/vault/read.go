@@ -140,10 +140,15 @@ func (v *Vault) readToScan(p string) (string, []byte, *Error) {
 }
 
 // Instructions returns the owner's instructions file for assistants, or ""
-// when there is none.
+// when there is none, or when the vault folder was replaced (checkHome has
+// logged it; every tool answers vault_replaced): the old folder's
+// instructions are not the owner's any more.
 func (v *Vault) Instructions(ctx context.Context) (string, error) {
 	if e := ctxErr(ctx); e != nil {
 		return "", e
+	}
+	if v.checkHome() != nil {
+		return "", nil
 	}
 	if text, ok := v.instrMemo.get(v, v.instr); ok {
 		return text, nil
