@@ -159,7 +159,7 @@ func (v *Vault) UpdateFrontmatter(ctx context.Context, p, version string, set ma
 					markdown.MaxFrontmatterBytes>>10, markdown.MaxFrontmatterKeys), err)
 			}
 			if errors.Is(err, markdown.ErrDanglingAlias) {
-				return "", newErr(CodeInvalidArgument, "The change would remove a value that an alias (*name) elsewhere in the frontmatter still uses; change the frontmatter with edit_note instead.", err)
+				return "", newErr(CodeInvalidArgument, "The change would remove or replace a value that an alias (*name) elsewhere in the frontmatter uses; change the frontmatter with edit_note instead.", err)
 			}
 			if errors.As(err, &fe) {
 				return "", newErr(CodeBadFrontmatter, "The note's frontmatter is not valid YAML; fix it with an edit first.", err)

@@ -81,6 +81,17 @@ func TestUpdateKeepsAliasesValid(t *testing.T) {
 	if !errors.Is(err, ErrDanglingAlias) {
 		t.Fatalf("err = %v, want ErrDanglingAlias", err)
 	}
+	// An anchor name used twice: replacing the later anchored value would
+	// make the alias name the earlier one (here the key "k"), so another
+	// property would change without being asked for.
+	_, err = UpdateFrontmatter("---\n&x k: &x\n0: *x\n---", map[string]any{"k": "v"}, nil)
+	if !errors.Is(err, ErrDanglingAlias) {
+		t.Fatalf("rebinding alias: err = %v, want ErrDanglingAlias", err)
+	}
+	_, err = UpdateFrontmatter("---\na: &x 1\nk: &x 2\nb: *x\n---\n", nil, []string{"k"})
+	if !errors.Is(err, ErrDanglingAlias) {
+		t.Fatalf("removing the later anchor: err = %v, want ErrDanglingAlias", err)
+	}
 	out, err := UpdateFrontmatter("---\nk: &x 1\nb: *x\n---\n", map[string]any{"c": 3}, nil)
 	if err != nil || !strings.Contains(out, "b: *x") {
 		t.Fatalf("an unrelated update: %q, %v", out, err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -11,8 +12,9 @@ import (
 )
 
 // ErrDanglingAlias refuses an update that would replace or remove a value
-// carrying an anchor (&name) that an alias (*name) elsewhere still names.
-var ErrDanglingAlias = errors.New("the change would leave an alias pointing at a removed anchor")
+// carrying an anchor (&name) that an alias (*name) elsewhere still names,
+// leaving the alias without its value or with another one.
+var ErrDanglingAlias = errors.New("the change would leave an alias without the value it names")
 
 // UpdateFrontmatter sets and removes top-level frontmatter keys. Values are
 // what encoding/json decodes into any (string, float64, bool, nil, []any,
@@ -130,7 +132,37 @@ func UpdateFrontmatter(content string, set map[string]any, remove []string) (str
 	b.WriteString(yml)
 	b.WriteString(closing + nl)
 	b.WriteString(content[bodyStart:])
-	return b.String(), nil
+	out := b.String()
+	if ok && !othersKept(content, out, set, remove) {
+		return "", ErrDanglingAlias
+	}
+	return out, nil
+}
+
+// othersKept reports whether every key of before's frontmatter that is
+// neither set nor removed reads the same in after's. An alias can change
+// without being touched: with an anchor name used twice (&x ... &x),
+// replacing or removing the later anchored value makes *x name the earlier.
+func othersKept(before, after string, set map[string]any, remove []string) bool {
+	old, err := ParseFrontmatter(before)
+	if err != nil {
+		return true // nothing decoded to keep; the update was checked as YAML
+	}
+	now, err := ParseFrontmatter(after)
+	if err != nil {
+		return false
+	}
+	for k, v := range old.Map {
+		if _, ok := set[k]; ok || slices.Contains(remove, k) {
+			continue
+		}
+		w, ok := now.Map[k]
+		// NaN is not equal to itself; its printed form is.
+		if !ok || !reflect.DeepEqual(v, w) && fmt.Sprintf("%#v", v) != fmt.Sprintf("%#v", w) {
+			return false
+		}
+	}
+	return true
 }
 
 // commentsOnly reports YAML text made of blank and comment lines only.
