@@ -25,14 +25,19 @@ func newSyntaxVault(t *testing.T, index bool) *Vault {
 	for _, f := range syntaxVault {
 		files[f.path] = f.content
 	}
-	v, dir := newTestVault(t, files, func(o *Options) { o.Index = index })
-	base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	for i, f := range syntaxVault {
-		tm := base.Add(time.Duration(i) * time.Hour)
-		if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(f.path)), tm, tm); err != nil {
-			t.Fatal(err)
+	// The times are set before the vault opens: its index build starts at
+	// once, and a time changed after it read a note reaches the index only
+	// through the watcher, later than the searches below.
+	v, _ := newTestVault(t, files, func(o *Options) {
+		o.Index = index
+		base := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+		for i, f := range syntaxVault {
+			tm := base.Add(time.Duration(i) * time.Hour)
+			if err := os.Chtimes(filepath.Join(o.Dir, filepath.FromSlash(f.path)), tm, tm); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
+	})
 	if index {
 		if err := v.WaitIndexed(ctx); err != nil {
 			t.Fatal(err)
