@@ -102,12 +102,19 @@ func Run(ctx context.Context, env Env, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	var ce *cliError
-	if !errors.As(err, &ce) {
-		ce = fail("this is unexpected; run the command again, and report it if it persists", "%v", err)
-	}
+	ce := asCLIError(err, "this is unexpected; run the command again, and report it if it persists")
 	ce.print(env.Stderr)
 	return ce.code
+}
+
+// asCLIError keeps a refusal that already says what to do, and gives any
+// other error the hint.
+func asCLIError(err error, hint string) *cliError {
+	var ce *cliError
+	if errors.As(err, &ce) {
+		return ce
+	}
+	return fail(hint, "%v", err)
 }
 
 // session is what a command runs with: the Env, the command's row and the

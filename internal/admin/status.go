@@ -98,16 +98,6 @@ func status(ctx context.Context, s *session, _ []string) error {
 	return nil
 }
 
-// asCLIError keeps a refusal that already says what to do, and gives any
-// other error the hint.
-func asCLIError(err error, hint string) *cliError {
-	var ce *cliError
-	if errors.As(err, &ce) {
-		return ce
-	}
-	return fail(hint, "%v", err)
-}
-
 // countNotes asks the vault package, the only code that may look inside
 // the vault; it lists folders only and never opens a note.
 func countNotes(ctx context.Context, dir string) (int, error) {
