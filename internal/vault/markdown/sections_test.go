@@ -199,37 +199,32 @@ func TestFindSectionPath(t *testing.T) {
 	}
 }
 
+// TestFindBlock: a paragraph or list item ending in " ^id", or the block
+// above a line holding only "^id". A ^id inside fenced code or the
+// frontmatter is text, not a block id; a line holding only ^id below a
+// code block names the code block.
 func TestFindBlock(t *testing.T) {
-	doc := "# Homelab\n\nRack the server.\nBack up the photos. ^backup\n\n- buy disks ^disks\n- wire power\n\n| a | b |\n| 1 | 2 |\n^table\n\nA note on power ^power\n"
-	for id, want := range map[string]string{
-		"backup": "Rack the server.\nBack up the photos. ^backup\n",
-		"disks":  "- buy disks ^disks\n",
-		"table":  "| a | b |\n| 1 | 2 |\n^table\n",
-		"power":  "A note on power ^power\n",
-		"Power":  "",
-		"wire":   "",
-		"":       "",
+	for doc, want := range map[string]map[string]string{
+		"# Homelab\n\nRack the server.\nBack up the photos. ^backup\n\n- buy disks ^disks\n- wire power\n\n| a | b |\n| 1 | 2 |\n^table\n\nA note on power ^power\n": {
+			"backup": "Rack the server.\nBack up the photos. ^backup\n",
+			"disks":  "- buy disks ^disks\n",
+			"table":  "| a | b |\n| 1 | 2 |\n^table\n",
+			"power":  "A note on power ^power\n",
+			"Power":  "",
+			"wire":   "",
+			"":       "",
+		},
+		"---\nnote: x ^front\n---\n# Code\n\n```\nrun ^fake\n```\n\n```sh\nmake\n```\n^build\n\nLast ^fake\n": {
+			"front": "",
+			"fake":  "Last ^fake\n",
+			"build": "```sh\nmake\n```\n^build\n",
+		},
 	} {
-		s, e, ok := FindBlock(doc, id)
-		if got := doc[s:e]; ok != (want != "") || got != want {
-			t.Errorf("FindBlock(%q) = %q, %v; want %q", id, got, ok, want)
-		}
-	}
-}
-
-// TestFindBlockOutsideCode: a ^id inside fenced code or the frontmatter is
-// text, not a block id; a line holding only ^id below a code block names
-// the code block.
-func TestFindBlockOutsideCode(t *testing.T) {
-	doc := "---\nnote: x ^front\n---\n# Code\n\n```\nrun ^fake\n```\n\n```sh\nmake\n```\n^build\n\nLast ^fake\n"
-	for id, want := range map[string]string{
-		"front": "",
-		"fake":  "Last ^fake\n",
-		"build": "```sh\nmake\n```\n^build\n",
-	} {
-		s, e, ok := FindBlock(doc, id)
-		if got := doc[s:e]; ok != (want != "") || got != want {
-			t.Errorf("FindBlock(%q) = %q, %v; want %q", id, got, ok, want)
+		for id, want := range want {
+			s, e, ok := FindBlock(doc, id)
+			if got := doc[s:e]; ok != (want != "") || got != want {
+				t.Errorf("FindBlock(%q) = %q, %v; want %q", id, got, ok, want)
+			}
 		}
 	}
 }
