@@ -96,44 +96,35 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		s.log = slog.New(slog.DiscardHandler)
 	}
 
+	// fail closes what is open so far.
+	fail := func(err error) (*Store, error) {
+		s.Close()
+		return nil, fmt.Errorf("open state database: %w", err)
+	}
 	if err := retryBusy(ctx, func() error { return migrateKeeping(ctx, db, migrationFiles, s.now, file) }); err != nil {
-		db.Close()
 		if damaged(err) {
+			s.Close()
 			return nil, fmt.Errorf("open state database: %s: %w (%v)", file, ErrDamaged, err)
 		}
-		return nil, fmt.Errorf("open state database: %w", err)
+		return fail(err)
 	}
 	if opts.Version != "" {
 		if _, err := db.ExecContext(ctx, `INSERT INTO written_by (id, version, time) VALUES (1, ?, ?)
 			ON CONFLICT (id) DO UPDATE SET version = excluded.version, time = excluded.time`, opts.Version, nanos(s.now())); err != nil {
-			db.Close()
-			return nil, fmt.Errorf("open state database: %w", err)
+			return fail(err)
 		}
 	}
-	s.verify, err = db.PrepareContext(ctx, verifySQL)
-	if err != nil {
-		db.Close()
-		return nil, fmt.Errorf("open state database: %w", err)
+	if s.verify, err = db.PrepareContext(ctx, verifySQL); err != nil {
+		return fail(err)
 	}
-	s.lastWrites, err = db.PrepareContext(ctx, lastWritesSQL)
-	if err != nil {
-		s.verify.Close()
-		db.Close()
-		return nil, fmt.Errorf("open state database: %w", err)
+	if s.lastWrites, err = db.PrepareContext(ctx, lastWritesSQL); err != nil {
+		return fail(err)
 	}
-	s.verified, err = openVerifiedCache(ctx, file)
-	if err != nil {
-		s.lastWrites.Close()
-		s.verify.Close()
-		db.Close()
-		return nil, fmt.Errorf("open state database: %w", err)
+	if s.verified, err = openVerifiedCache(ctx, file); err != nil {
+		return fail(err)
 	}
 	if s.journal, err = sql.Open("sqlite", normalDSN(file)); err != nil {
-		s.verified.close()
-		s.lastWrites.Close()
-		s.verify.Close()
-		db.Close()
-		return nil, fmt.Errorf("open state database: %w", err)
+		return fail(err)
 	}
 	// One connection: the journal's inserts queue here rather than in
 	// SQLite's busy handler, and each is quick (no sync inside it).
@@ -170,8 +161,21 @@ func retryBusy(ctx context.Context, f func() error) error {
 const sqliteBusy = 5
 
 // Close releases the database. The Store must not be used afterwards.
+// Open calls it too, with only what it opened so far.
 func (s *Store) Close() error {
-	return errors.Join(s.verify.Close(), s.lastWrites.Close(), s.verified.close(), s.journal.Close(), s.db.Close())
+	var errs []error
+	for _, st := range []*sql.Stmt{s.verify, s.lastWrites} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	errs = append(errs, s.verified.close())
+	for _, db := range []*sql.DB{s.journal, s.db} {
+		if db != nil {
+			errs = append(errs, db.Close())
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // damaged reports whether err is SQLite saying the file is not a database
