@@ -407,28 +407,9 @@ func (h *History) commit(batch []*keepReq) {
 			return
 		}
 		defer tx.Rollback()
-		for _, r := range batch {
-			r.ids, r.err = nil, nil
-		}
-		for _, r := range batch {
-			if _, err := tx.ExecContext(ctx, `SAVEPOINT keep`); err != nil {
-				r.err = fmt.Errorf("keep note version: %w", err)
-				continue
-			}
-			r.ids, r.err = h.keepIn(ctx, tx, r)
-			if r.err != nil {
-				r.ids = nil
-				h.storedKnown = false
-				if _, err := tx.ExecContext(ctx, `ROLLBACK TO keep`); err != nil {
-					// The transaction is in an unknown state: fail the batch.
-					failAll(err)
-					return
-				}
-			}
-			if _, err := tx.ExecContext(ctx, `RELEASE keep`); err != nil {
-				failAll(err)
-				return
-			}
+		if err := h.keepEach(ctx, tx, batch); err != nil {
+			failAll(err)
+			return
 		}
 	}
 	if err := tx.Commit(); err != nil {
@@ -440,6 +421,30 @@ func (h *History) commit(batch []*keepReq) {
 		r.seq = seq
 	}
 	h.calls.Add(uint64(len(batch)))
+}
+
+// keepEach stores each call of batch in tx under a savepoint of its own,
+// so that a call that fails (its err set, no ids) leaves the others
+// stored. An error means the transaction is in an unknown state.
+func (h *History) keepEach(ctx context.Context, tx *sql.Tx, batch []*keepReq) error {
+	for _, r := range batch {
+		r.ids, r.err = nil, nil
+		if _, err := tx.ExecContext(ctx, `SAVEPOINT keep`); err != nil {
+			r.err = fmt.Errorf("keep note version: %w", err)
+			continue
+		}
+		if r.ids, r.err = h.keepIn(ctx, tx, r); r.err != nil {
+			r.ids = nil
+			h.storedKnown = false
+			if _, err := tx.ExecContext(ctx, `ROLLBACK TO keep`); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `RELEASE keep`); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // keepIn writes one Keep call's rows in tx.
