@@ -196,15 +196,13 @@ func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string
 	if e != nil {
 		return found{}, e
 	}
-	slices.SortFunc(notes, func(a, b candidate) int { return cmp.Or(cmp.Compare(b.mod, a.mod), strings.Compare(a.path, b.path)) })
+	slices.SortFunc(notes, func(a, b candidate) int { return a.key().compare(b.key()) })
 	start, skip := 0, cur.hits // a cursor without a position passes over hits
 	resumed := cur.scan && cur.pos > 0
 	if resumed {
 		start, skip = min(cur.pos, len(notes)), 0
 		if k := cur.last; k != nil {
-			i, ok := slices.BinarySearchFunc(notes, *k, func(c candidate, k scanKey) int {
-				return cmp.Or(cmp.Compare(k.mod, c.mod), strings.Compare(c.path, k.path))
-			})
+			i, ok := slices.BinarySearchFunc(notes, *k, func(c candidate, k scanKey) int { return c.key().compare(k) })
 			if ok {
 				i++
 			}
@@ -435,6 +433,14 @@ type scanKey struct {
 	mod  int64
 	path string
 }
+
+// compare orders k before o when a search without the index reads k first.
+func (k scanKey) compare(o scanKey) int {
+	return cmp.Or(cmp.Compare(o.mod, k.mod), strings.Compare(k.path, o.path))
+}
+
+// key places c in the order a search without the index reads the notes.
+func (c candidate) key() scanKey { return scanKey{mod: c.mod, path: c.path} }
 
 func encodeCursor(c cursor, fp string) string {
 	s := strconv.Itoa(c.hits)
