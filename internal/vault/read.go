@@ -20,11 +20,10 @@ func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 		return nil, e
 	}
 	if e := v.checkReadable(p); e != nil {
-		if e.Code != CodeNotANote {
-			return nil, e
-		}
-		if fi, err := v.root.Lstat(p); err == nil && fi.IsDir() {
-			return nil, newErr(CodeNotANote, "This is a folder, not a note; list it to see its notes.", nil)
+		if e.Code == CodeNotANote {
+			if fi, err := v.root.Lstat(p); err == nil && fi.IsDir() {
+				e = newErr(CodeNotANote, "This is a folder, not a note; list it to see its notes.", nil)
+			}
 		}
 		return nil, e
 	}
