@@ -120,6 +120,34 @@ func TestVaultAndStoreImportNoOtherInternalPackage(t *testing.T) {
 	}
 }
 
+// searchImports are the only imports of package search beyond the
+// standard library's string and data packages: it is fed by the vault and
+// never reaches files, the log or the vault itself.
+var searchImports = map[string]bool{module + "internal/vault/markdown": true}
+
+// notForSearch are the standard packages that reach files, the process or
+// the log.
+var notForSearch = map[string]bool{"os": true, "io/fs": true, "path/filepath": true, "log": true, "log/slog": true, "syscall": true}
+
+func TestSearchIsStringsAndData(t *testing.T) {
+	seen := false
+	for _, f := range repoFiles(t) {
+		if !within(f.pkg, "internal/vault/search") {
+			continue
+		}
+		seen = true
+		for _, imp := range f.ast.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, module) && !searchImports[p] || notForSearch[p] {
+				t.Errorf("%s imports %s; search may import only %v of cortex, and nothing that reaches files or the log", f.path, p, searchImports)
+			}
+		}
+	}
+	if !seen {
+		t.Error("no files of internal/vault/search found")
+	}
+}
+
 func TestNothingImportsCmdOrTests(t *testing.T) {
 	for _, f := range repoFiles(t) {
 		for _, imp := range f.ast.Imports {

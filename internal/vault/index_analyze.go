@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 // termCounter gathers the terms of one note.
@@ -36,7 +37,7 @@ func (c *termCounter) text(s string, body bool, fields uint8) {
 	var prev [8]byte
 	prevLen := 0
 	var before *termStat
-	markdown.Words(s, func(w []byte, _, _ int, cjk bool) {
+	search.Words(s, func(w []byte, _, _ int, cjk bool) {
 		if body {
 			c.words++
 		}
@@ -101,7 +102,7 @@ func analyse(p, content string, fi fs.FileInfo) *analysed {
 	}
 	seen := map[string]bool{}
 	for _, t := range tags {
-		t = strings.TrimRight(markdown.Fold(t), "/")
+		t = strings.TrimRight(search.Fold(t), "/")
 		for t != "" {
 			if !seen[t] {
 				seen[t] = true
@@ -149,9 +150,9 @@ const propPrefix = "="
 func propTerms(m map[string]any) []string {
 	var out []string
 	for k, v := range m {
-		key := propPrefix + markdown.Fold(k) + propPrefix
+		key := propPrefix + search.Fold(k) + propPrefix
 		out = append(out, key)
-		for _, t := range markdown.PropertyTokens(v) {
+		for _, t := range search.PropertyTokens(v) {
 			out = append(out, key+t)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 type fakeInfo struct{ size int64 }
@@ -17,7 +18,7 @@ func (f fakeInfo) ModTime() time.Time { return time.Unix(1, 0) }
 func (f fakeInfo) IsDir() bool        { return false }
 func (f fakeInfo) Sys() any           { return nil }
 
-// FuzzIndexAgreesWithMatch checks the index against markdown.Match, which
+// FuzzIndexAgreesWithMatch checks the index against search.Match, which
 // decides what a search finds: every note Match accepts is a candidate,
 // and without phrases (which the index leaves to Match) every candidate
 // is accepted.
@@ -37,14 +38,14 @@ func FuzzIndexAgreesWithMatch(f *testing.F) {
 		if checkPath(p) != nil || !isNoteName(lastSeg(p)) {
 			return
 		}
-		pq := markdown.ParseQuery(q)
+		pq := search.ParseQuery(q)
 		if pq.Empty() || pq.Unsupported != "" || pq.NoValue != "" {
 			return
 		}
 		x := newIndex()
 		x.put(analyse(p, content, fakeInfo{int64(len(content))}), true)
 		found := len(x.candidatesFor(pq)) == 1
-		score, _ := markdown.Match(pq, p, markdown.Title(content, p), content)
+		score, _ := search.Match(pq, p, markdown.Title(content, p), content)
 		if score > 0 && !found {
 			t.Fatalf("Match accepts %q for %q but the index has no candidate", p, q)
 		}

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 // Ranking: BM25 over the running text plus boosts, per query item, for the
@@ -26,7 +26,7 @@ var fieldBoosts = [...]struct {
 }{{fTitle, 2.0}, {fName, 1.5}, {fHeading, 1.0}, {fTag, 1.0}, {fAlias, 1.5}}
 
 // matchFields are the places besides the running text where an item
-// counts as present, as markdown.Match decides.
+// counts as present, as search.Match decides.
 const matchFields = fTitle | fPath
 
 // item is one thing every result must contain: a term (or the terms a
@@ -46,7 +46,7 @@ type scored struct {
 // candidates evaluates q against the index and returns the matching live
 // notes with scores, unordered. A term, phrase or tag the index does not
 // know matches no note, so the result is then nil at once.
-func (x *index) candidates(q markdown.Query) []scored {
+func (x *index) candidates(q search.Query) []scored {
 	var items []item
 	for i, t := range q.Terms {
 		var ids []uint32
@@ -183,7 +183,7 @@ func (x *index) candidates(q markdown.Query) []scored {
 // with exclusions, filters or literal text, the notes its words, phrases,
 // tags and folder allow (all notes when it has none), less those the index
 // already knows it excludes. The rest is decided on the notes themselves.
-func (x *index) candidatesFor(q markdown.Query) []scored {
+func (x *index) candidatesFor(q search.Query) []scored {
 	if !q.Extended() {
 		return x.candidates(q)
 	}
@@ -225,11 +225,11 @@ func unionBest(a, b []scored) []scored {
 }
 
 // clauseCandidates is candidatesFor one clause. Excluded words and tags
-// are decided exactly as markdown.Match decides them (a word counts in the
+// are decided exactly as search.Match decides them (a word counts in the
 // text, the title or the path); path: and file: need only the path; a
 // property needs its key, and the words of its value, among the note's
 // property terms.
-func (x *index) clauseCandidates(q markdown.Query) []scored {
+func (x *index) clauseCandidates(q search.Query) []scored {
 	cands := x.candidates(indexPart(q))
 	if len(cands) == 0 {
 		return nil
@@ -270,9 +270,9 @@ func (x *index) clauseCandidates(q markdown.Query) []scored {
 			return nil
 		}
 		require([]uint32{id})
-		// The value's words, the last one maybe only begun (markdown.Match
+		// The value's words, the last one maybe only begun (search.Match
 		// takes it as a prefix).
-		vals := markdown.Tokens(p.Value)
+		vals := search.Tokens(p.Value)
 		for i, t := range vals {
 			if i < len(vals)-1 {
 				id, ok := x.terms[key+t]
@@ -303,15 +303,15 @@ func (x *index) clauseCandidates(q markdown.Query) []scored {
 	return out
 }
 
-// pathFilters applies path: and file: as markdown.Match does.
-func pathFilters(p string, q markdown.Query) bool {
-	fp := markdown.Fold(p)
+// pathFilters applies path: and file: as search.Match does.
+func pathFilters(p string, q search.Query) bool {
+	fp := search.Fold(p)
 	for _, v := range q.Paths {
 		if !strings.Contains(fp, v) {
 			return false
 		}
 	}
-	name := markdown.Fold(path.Base(p))
+	name := search.Fold(path.Base(p))
 	for _, v := range q.Files {
 		if !strings.Contains(name, v) {
 			return false
@@ -321,8 +321,8 @@ func pathFilters(p string, q markdown.Query) bool {
 }
 
 // indexPart is the part of one clause that the index decides.
-func indexPart(q markdown.Query) markdown.Query {
-	return markdown.Query{Terms: q.Terms, Phrases: q.Phrases, Tags: q.Tags, Folder: q.Folder, PrefixLast: q.PrefixLast}
+func indexPart(q search.Query) search.Query {
+	return search.Query{Terms: q.Terms, Phrases: q.Phrases, Tags: q.Tags, Folder: q.Folder, PrefixLast: q.PrefixLast}
 }
 
 // phraseItems are the items every note holding the phrase of toks has:
@@ -333,15 +333,15 @@ func (x *index) phraseItems(toks []string) []item {
 	var out []item
 	for i, t := range toks {
 		var next uint16
-		cjk := markdown.IsCJKToken(t)
+		cjk := search.IsCJKToken(t)
 		switch {
 		case !cjk:
 			if i+1 < len(toks) {
 				next = nextBit([]byte(toks[i+1]))
 			}
-		case i+1 < len(toks) && markdown.IsCJKToken(toks[i+1]):
+		case i+1 < len(toks) && search.IsCJKToken(toks[i+1]):
 			t += toks[i+1]
-		case i > 0 && markdown.IsCJKToken(toks[i-1]):
+		case i > 0 && search.IsCJKToken(toks[i-1]):
 			continue // in the pair before
 		}
 		id, ok := x.terms[t]
@@ -411,7 +411,7 @@ func intersectIDs(a, b []uint32) []uint32 {
 }
 
 // inFolderFold reports whether p lies below folder, ignoring case as
-// markdown.Match does.
+// search.Match does.
 func inFolderFold(p, folder string) bool {
 	return len(p) > len(folder) && p[len(folder)] == '/' && strings.EqualFold(p[:len(folder)], folder)
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/unicode/norm"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 // CodeAmbiguousName means a name fits several notes; Error.Candidates
@@ -156,14 +157,14 @@ func (v *Vault) namedPaths(ctx context.Context, target string) ([]string, *Error
 // and accents. With the index built only the notes whose aliases hold
 // every word of target are read.
 func (v *Vault) aliased(ctx context.Context, target string) ([]string, *Error) {
-	want := markdown.Fold(target)
-	toks := markdown.Tokens(want)
+	want := search.Fold(target)
+	toks := search.Tokens(want)
 	if len(toks) == 0 {
 		return nil, nil
 	}
 	var out []string
 	has := func(aliases []string) bool {
-		return slices.ContainsFunc(aliases, func(a string) bool { return markdown.Fold(a) == want })
+		return slices.ContainsFunc(aliases, func(a string) bool { return search.Fold(a) == want })
 	}
 	if x := v.ix.current(); x != nil {
 		cands := x.aliasDocs(toks)

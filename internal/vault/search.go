@@ -14,6 +14,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 const (
@@ -48,7 +49,7 @@ func (v *Vault) Search(ctx context.Context, q Query) ([]Hit, error) {
 }
 
 // SearchPage finds the notes matching q.Text (words, "phrases", tag:x, #x
-// and folder:path as markdown.ParseQuery reads them), restricted to
+// and folder:path as search.ParseQuery reads them), restricted to
 // Folder and to notes carrying Tag when those are set. Hits are ordered by
 // score, then newest first; a search by filters alone lists the matching
 // notes newest first. Each hit's snippet comes from the note as it is on
@@ -60,7 +61,7 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	if e := v.checkHome(); e != nil {
 		return Page{}, e
 	}
-	pq := markdown.ParseQuery(q.Text)
+	pq := search.ParseQuery(q.Text)
 	if pq.Unsupported != "" {
 		return Page{}, newErr(CodeInvalidArgument, fmt.Sprintf("Search does not have Obsidian's %s; use words, \"phrases\", OR, -word, tag:#x, path:x, file:x, [property:value] or a folder.", pq.Unsupported), nil)
 	}
@@ -74,7 +75,7 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	if e != nil {
 		return Page{}, e
 	}
-	tag := strings.TrimRight(markdown.Fold(strings.TrimPrefix(strings.TrimSpace(q.Tag), "#")), "/")
+	tag := strings.TrimRight(search.Fold(strings.TrimPrefix(strings.TrimSpace(q.Tag), "#")), "/")
 	pq.Restrict(folder, tag)
 	for i, f := range pq.Folders() {
 		if f == "" {
@@ -185,7 +186,7 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 // position on, until the read budget is spent, and returns the hits in that
 // order, each with the position after it. When one call reads every note
 // from the start, the hits are ranked instead, as the index ranks them.
-func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string, cur cursor) (found, *Error) {
+func (v *Vault) scanSearch(ctx context.Context, pq search.Query, folder string, cur cursor) (found, *Error) {
 	var notes []candidate
 	e := v.walk(ctx, folder, true, func(w walkEntry) *Error {
 		if !w.info.IsDir() && w.info.Size() <= v.maxNote {
@@ -227,7 +228,7 @@ func (v *Vault) scanSearch(ctx context.Context, pq markdown.Query, folder string
 		}
 		content := string(data)
 		title := markdown.Title(content, c.path)
-		score, snippet := markdown.Match(pq, c.path, title, content)
+		score, snippet := search.Match(pq, c.path, title, content)
 		if score > 0 {
 			f.hits = append(f.hits, Hit{Path: c.path, Title: title, Snippet: snippet, Modified: fi.ModTime(), Score: score})
 			f.after = append(f.after, i+1)
@@ -280,7 +281,7 @@ type found struct {
 // are read and confirmed in order from the cursor's position, until the
 // page is full or the read budget is spent. It reports false when the
 // index is not built yet.
-func (v *Vault) indexSearch(ctx context.Context, pq markdown.Query, cur cursor, limit int) (found, bool, *Error) {
+func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, limit int) (found, bool, *Error) {
 	// Extended queries (OR, exclusions, filters, literal text) are decided
 	// on the note itself, like phrases.
 	exact := len(pq.Phrases) == 0 && !pq.Extended()
@@ -358,7 +359,7 @@ func (v *Vault) indexSearch(ctx context.Context, pq markdown.Query, cur cursor, 
 }
 
 // confirm reads a candidate and matches it as it is on disk now.
-func (v *Vault) confirm(pq markdown.Query, c candidate) (Hit, bool) {
+func (v *Vault) confirm(pq search.Query, c candidate) (Hit, bool) {
 	data, fi, _, e := v.readNote(c.path)
 	if e != nil {
 		v.ix.queue(c.path)
@@ -375,7 +376,7 @@ func (v *Vault) confirm(pq markdown.Query, c candidate) (Hit, bool) {
 		// already, and checking them again would parse the frontmatter.
 		pq.Tags, pq.Folder = nil, ""
 	}
-	ok, snippet := markdown.Confirm(pq, c.path, title, content)
+	ok, snippet := search.Confirm(pq, c.path, title, content)
 	if !ok {
 		return Hit{}, false
 	}
@@ -383,7 +384,7 @@ func (v *Vault) confirm(pq markdown.Query, c candidate) (Hit, bool) {
 }
 
 // fingerprint ties a cursor to its query.
-func fingerprint(pq markdown.Query) string {
+func fingerprint(pq search.Query) string {
 	h := sha256.New()
 	writeQuery(h, pq)
 	return hex.EncodeToString(h.Sum(nil)[:6])
@@ -391,7 +392,7 @@ func fingerprint(pq markdown.Query) string {
 
 // writeQuery writes every part of q, each list closed by a separator byte
 // no folded text holds.
-func writeQuery(h hash.Hash, q markdown.Query) {
+func writeQuery(h hash.Hash, q search.Query) {
 	var props, notProps []string
 	for _, p := range q.Props {
 		props = append(props, p.Name, p.Value, strconv.FormatBool(p.HasValue))

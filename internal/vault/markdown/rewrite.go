@@ -47,7 +47,9 @@ func RewriteLinks(content, source, from, to string, r *Resolver) (string, int) {
 	return b.String(), n
 }
 
-func trimMD(p string) string {
+// TrimMD drops a note's ".md" (any case) from p, as links and search name
+// notes without it.
+func TrimMD(p string) string {
 	if hasMD(p) {
 		return p[:len(p)-3]
 	}
@@ -55,9 +57,9 @@ func trimMD(p string) string {
 }
 
 func wikiTarget(old, to string, unique bool) string {
-	t := trimMD(to)
+	t := TrimMD(to)
 	if !strings.Contains(old, "/") && unique {
-		t = trimMD(path.Base(to))
+		t = TrimMD(path.Base(to))
 	}
 	if hasMD(old) {
 		t += ".md"
@@ -82,7 +84,7 @@ func markdownTarget(l rawLink, source, to string, r *Resolver) string {
 		p = "/" + to
 	}
 	if !hasMD(t) {
-		p = trimMD(p)
+		p = TrimMD(p)
 	}
 	if l.angle && !strings.ContainsAny(p, "<>\n\r") {
 		return p

@@ -107,5 +107,5 @@ func BodyTitle(content, notePath string) string {
 	if title != "" {
 		return title
 	}
-	return trimMD(path.Base(notePath))
+	return TrimMD(path.Base(notePath))
 }

@@ -1,4 +1,4 @@
-package markdown
+package search
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 )
 
 // Scoring constants: BM25 saturation with an assumed average note length,
@@ -69,18 +71,18 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 	if !inFolder(notePath, q.Folder) {
 		return 0, ""
 	}
-	_, bodyStart, _ := Split(content)
-	var fm Frontmatter
+	_, bodyStart, _ := markdown.Split(content)
+	var fm markdown.Frontmatter
 	fmDone := false
-	frontmatter := func() Frontmatter {
+	frontmatter := func() markdown.Frontmatter {
 		if !fmDone {
-			fm, _ = ParseFrontmatter(content)
+			fm, _ = markdown.ParseFrontmatter(content)
 			fmDone = true
 		}
 		return fm
 	}
 	if len(q.Tags) > 0 {
-		tags := append(slices.Clone(frontmatter().Tags), InlineTags(content)...)
+		tags := append(slices.Clone(frontmatter().Tags), markdown.InlineTags(content)...)
 		for _, t := range q.Tags {
 			if !hasTag(tags, t) {
 				return 0, ""
@@ -123,9 +125,9 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 	}
 
 	// Every item must appear somewhere: content, title or path.
-	name := trimMD(path.Base(notePath))
+	name := markdown.TrimMD(path.Base(notePath))
 	titleText := field(title)
-	pathText := field(trimMD(notePath))
+	pathText := field(markdown.TrimMD(notePath))
 	for i := 0; i < n; i++ {
 		if tf[i] == 0 && !titleText.has(q, terms, phrases, i) && !pathText.has(q, terms, phrases, i) {
 			return 0, ""
@@ -138,7 +140,7 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 	f := frontmatter()
 	nameText := field(name)
 	headText := field(headingText(content))
-	tagText := field(strings.Join(append(slices.Clone(f.Tags), InlineTags(content)...), " "))
+	tagText := field(strings.Join(append(slices.Clone(f.Tags), markdown.InlineTags(content)...), " "))
 	aliasText := field(strings.Join(f.Aliases, " "))
 	lenNorm := bm25K1 * (1 - bm25B + bm25B*float64(words)/avgNoteWords)
 	score = 0.01
@@ -259,7 +261,7 @@ func (f fieldText) has(q Query, terms, phrases []string, i int) bool {
 
 func headingText(content string) string {
 	var b strings.Builder
-	for _, h := range Headings(content) {
+	for _, h := range markdown.Headings(content) {
 		b.WriteString(h.Text)
 		b.WriteByte(' ')
 	}

@@ -1,4 +1,4 @@
-package markdown
+package search
 
 import (
 	"fmt"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 )
 
 func TestParseQuery(t *testing.T) {
@@ -127,7 +129,7 @@ func TestMatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			score, snip := Match(ParseQuery(tt.query), tt.path, Title(matchNote, tt.path), matchNote)
+			score, snip := Match(ParseQuery(tt.query), tt.path, markdown.Title(matchNote, tt.path), matchNote)
 			if (score > 0) != tt.match {
 				t.Fatalf("score = %v, want match %v", score, tt.match)
 			}

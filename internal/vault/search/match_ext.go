@@ -1,10 +1,12 @@
-package markdown
+package search
 
 import (
 	"fmt"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 )
 
 // matchExt matches one clause that uses more than words, phrases, tags and
@@ -29,7 +31,7 @@ func matchExt(q Query, notePath, title, content string, scoring bool) (float64, 
 		}
 	}
 	if len(q.Props) > 0 || len(q.NotProps) > 0 || len(q.NotTags) > 0 {
-		fm, _ := ParseFrontmatter(content)
+		fm, _ := markdown.ParseFrontmatter(content)
 		for _, p := range q.Props {
 			if !hasProperty(fm.Map, p) {
 				return 0, ""
@@ -41,7 +43,7 @@ func matchExt(q Query, notePath, title, content string, scoring bool) (float64, 
 			}
 		}
 		if len(q.NotTags) > 0 {
-			tags := append(slices.Clone(fm.Tags), InlineTags(content)...)
+			tags := append(slices.Clone(fm.Tags), markdown.InlineTags(content)...)
 			for _, t := range q.NotTags {
 				if hasTag(tags, t) {
 					return 0, ""
@@ -69,7 +71,7 @@ func matchExt(q Query, notePath, title, content string, scoring bool) (float64, 
 		if at < 0 {
 			return 0, ""
 		}
-		_, bodyStart, _ := Split(content)
+		_, bodyStart, _ := markdown.Split(content)
 		snippet = makeSnippet(content, bodyStart, max(at, bodyStart))
 	}
 	return score, snippet

@@ -1,4 +1,4 @@
-package markdown
+package search
 
 // The tables map each code point of Latin-1 Supplement and Latin
 // Extended-A/B (U+00C0–U+024F) and of Latin Extended Additional
