@@ -185,7 +185,7 @@ func (v *Vault) Embeds(ctx context.Context, p string) ([]Embed, error) {
 		if l.IsNote() {
 			var paths []string
 			if x := v.ix.current(); x != nil {
-				paths = x.keyPaths(markdown.LinkKeys(p, l))
+				paths = x.KeyPaths(markdown.LinkKeys(p, l))
 				v.ix.mu.RUnlock()
 			} else {
 				if all == nil {

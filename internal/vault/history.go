@@ -210,9 +210,9 @@ func (ix *indexer) keepFound() {
 		path string
 		size int64
 	}
-	paths := make([]found, 0, len(x.byPath))
-	for p, id := range x.byPath {
-		paths = append(paths, found{p, x.docs[id].size})
+	paths := make([]found, 0, x.Live())
+	for d := range x.Docs() {
+		paths = append(paths, found{d.Path, d.Size})
 	}
 	ix.mu.RUnlock()
 	// Like the index build, this pass reads every note once and drops it.

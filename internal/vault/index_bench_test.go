@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 // benchWords is a small vocabulary, so that common words are in almost
@@ -83,7 +85,7 @@ func BenchmarkIndexBuild(b *testing.B) {
 	}
 	defer v.Close()
 	ix := &indexer{v: v, stop: make(chan struct{}), watched: map[string]bool{}}
-	var x *index
+	var x *search.Index
 	for b.Loop() {
 		x, _ = ix.build(ctx)
 	}

@@ -1,22 +1,12 @@
 package vault
 
 import (
-	"io/fs"
 	"testing"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
-
-type fakeInfo struct{ size int64 }
-
-func (f fakeInfo) Name() string       { return "n.md" }
-func (f fakeInfo) Size() int64        { return f.size }
-func (f fakeInfo) Mode() fs.FileMode  { return 0o644 }
-func (f fakeInfo) ModTime() time.Time { return time.Unix(1, 0) }
-func (f fakeInfo) IsDir() bool        { return false }
-func (f fakeInfo) Sys() any           { return nil }
 
 // FuzzIndexAgreesWithMatch checks the index against search.Match, which
 // decides what a search finds: every note Match accepts is a candidate,
@@ -42,9 +32,9 @@ func FuzzIndexAgreesWithMatch(f *testing.F) {
 		if pq.Empty() || pq.Unsupported != "" || pq.NoValue != "" {
 			return
 		}
-		x := newIndex()
-		x.put(analyse(p, content, fakeInfo{int64(len(content))}), true)
-		found := len(x.candidatesFor(pq)) == 1
+		x := search.NewIndex()
+		x.Put(search.Analyse(p, content, time.Unix(1, 0).UnixNano(), int64(len(content))), true)
+		found := len(x.Candidates(pq)) == 1
 		score, _ := search.Match(pq, p, markdown.Title(content, p), content)
 		if score > 0 && !found {
 			t.Fatalf("Match accepts %q for %q but the index has no candidate", p, q)

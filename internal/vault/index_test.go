@@ -320,7 +320,7 @@ func TestIndexRebuild(t *testing.T) {
 	if x := v.ix.current(); x == nil {
 		t.Fatal("no index after rebuild")
 	} else {
-		n := x.live
+		n := x.Live()
 		v.ix.mu.RUnlock()
 		if n != 2 {
 			t.Errorf("rebuilt index holds %d notes, want 2", n)

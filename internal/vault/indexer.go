@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -30,8 +31,8 @@ type indexer struct {
 	v *Vault
 
 	mu       sync.RWMutex
-	x        *index // nil until the first build is done
-	building bool   // a build runs: changes are queued for the new index too
+	x        *search.Index // nil until the first build is done
+	building bool          // a build runs: changes are queued for the new index too
 	opened   time.Time
 
 	ready   chan struct{} // closed when the first build is done
@@ -107,7 +108,7 @@ func (v *Vault) WaitIndexed(ctx context.Context) error {
 
 // current returns the index under a read lock, or nil (and no lock) when
 // it is not built yet. The caller releases the lock with ix.mu.RUnlock.
-func (ix *indexer) current() *index {
+func (ix *indexer) current() *search.Index {
 	if ix == nil {
 		return nil
 	}
@@ -122,7 +123,7 @@ func (ix *indexer) current() *index {
 // update runs fn on the index under the write lock and wakes those
 // waiting for a change. While a build runs it also queues p, since the
 // build may have read an older state of it.
-func (ix *indexer) update(p string, fn func(x *index)) {
+func (ix *indexer) update(p string, fn func(x *search.Index)) {
 	ix.mu.Lock()
 	defer ix.mu.Unlock()
 	if ix.building {
@@ -132,8 +133,8 @@ func (ix *indexer) update(p string, fn func(x *index)) {
 		return
 	}
 	fn(ix.x)
-	if ix.x.needsCompact() {
-		ix.x.compact()
+	if ix.x.NeedsCompact() {
+		ix.x.Compact()
 	}
 	close(ix.changed)
 	ix.changed = make(chan struct{})
@@ -254,8 +255,8 @@ func (v *Vault) indexWrite(p string, data []byte) {
 		v.ix.queue(p)
 		return
 	}
-	a := analyse(p, string(data), fi)
-	v.ix.update(p, func(x *index) { x.put(a, true) })
+	a := search.Analyse(p, string(data), fi.ModTime().UnixNano(), fi.Size())
+	v.ix.update(p, func(x *search.Index) { x.Put(a, true) })
 }
 
 // stillOnDisk reports whether the note the index holds at p is still
@@ -290,7 +291,7 @@ func (v *Vault) indexRemove(p string) {
 	if v.ix == nil {
 		return
 	}
-	v.ix.update(p, func(x *index) { x.remove(p) })
+	v.ix.update(p, func(x *search.Index) { x.Remove(p) })
 }
 
 // indexRefresh re-reads a note cortex has moved into place (lock held).

@@ -6,6 +6,8 @@ import (
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 // rebuild builds the index from the notes and puts it in place of the
@@ -28,7 +30,7 @@ func (ix *indexer) rebuild() *Error {
 	ix.x = x
 	// Read the figures for the log line while the lock is held: once it is
 	// released, cortex's own writes update x.
-	notes, terms := x.live, len(x.terms)
+	notes, terms := x.Live(), x.Terms()
 	close(ix.changed)
 	ix.changed = make(chan struct{})
 	ix.mu.Unlock()
@@ -42,7 +44,7 @@ func (ix *indexer) rebuild() *Error {
 // build reads every note into a fresh index: one goroutine walks and
 // reads, the analysis runs on the available cores (at most two), and one
 // goroutine fills the index.
-func (ix *indexer) build(ctx context.Context) (*index, *Error) {
+func (ix *indexer) build(ctx context.Context) (*search.Index, *Error) {
 	type job struct {
 		path string
 		data []byte
@@ -50,7 +52,7 @@ func (ix *indexer) build(ctx context.Context) (*index, *Error) {
 	}
 	// Small buffers: a queued job holds a whole note in memory.
 	jobs := make(chan job, 8)
-	results := make(chan *analysed, 8)
+	results := make(chan *search.Analysed, 8)
 	workers := min(2, runtime.GOMAXPROCS(0))
 	var wg sync.WaitGroup
 	for range workers {
@@ -58,15 +60,15 @@ func (ix *indexer) build(ctx context.Context) (*index, *Error) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
-				results <- analyse(j.path, string(j.data), j.fi)
+				results <- search.Analyse(j.path, string(j.data), j.fi.ModTime().UnixNano(), j.fi.Size())
 			}
 		}()
 	}
-	x := newIndex()
+	x := search.NewIndex()
 	filled := make(chan struct{})
 	go func() {
 		for a := range results {
-			x.put(a, false)
+			x.Put(a, false)
 		}
 		close(filled)
 	}()
@@ -98,19 +100,9 @@ func (ix *indexer) build(ctx context.Context) (*index, *Error) {
 	if e != nil {
 		return nil, e
 	}
-	x.sortTerms()
-	x.shrink()
+	x.SortTerms()
+	x.Shrink()
 	return x, nil
-}
-
-// shrink trims the spare capacity of every posting after a bulk load.
-func (x *index) shrink() {
-	for i := range x.post {
-		p := &x.post[i]
-		if cap(p.data) > len(p.data) {
-			p.data = append([]byte(nil), p.data...)
-		}
-	}
 }
 
 // bulkRead announces a pass that reads every note (Options.BulkRead) and

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 	"github.com/fsnotify/fsnotify"
 )
 
@@ -120,9 +121,9 @@ func (ix *indexer) refreshLocked(p string) {
 	case err != nil:
 		ix.unwatch(p)
 		removed := false
-		ix.update(p, func(x *index) {
-			if removed = x.remove(p); !removed {
-				x.removeFolder(p)
+		ix.update(p, func(x *search.Index) {
+			if removed = x.Remove(p); !removed {
+				x.RemoveFolder(p)
 			}
 		})
 		if removed {
@@ -143,7 +144,7 @@ func (ix *indexer) refreshLocked(p string) {
 		}
 		return
 	case !fi.Mode().IsRegular() || !isNoteName(path.Base(p)) || fi.Size() > v.maxNote:
-		ix.update(p, func(x *index) { x.remove(p) })
+		ix.update(p, func(x *search.Index) { x.Remove(p) })
 		return
 	}
 	if ix.fresh(p, fi) {
@@ -151,14 +152,14 @@ func (ix *indexer) refreshLocked(p string) {
 	}
 	data, st, _, e := v.readNote(p)
 	if e != nil {
-		ix.update(p, func(x *index) { x.remove(p) })
+		ix.update(p, func(x *search.Index) { x.Remove(p) })
 		return
 	}
 	// A version cortex has not written: an outside change (or its own
 	// write seen again, which the history skips as already kept).
 	v.keepObserved(p, data, false)
-	a := analyse(p, string(data), st)
-	ix.update(p, func(x *index) { x.put(a, true) })
+	a := search.Analyse(p, string(data), st.ModTime().UnixNano(), st.Size())
+	ix.update(p, func(x *search.Index) { x.Put(a, true) })
 }
 
 // fresh reports whether the index holds p with fi's time and size.
@@ -168,8 +169,8 @@ func (ix *indexer) fresh(p string, fi fs.FileInfo) bool {
 		return false
 	}
 	defer ix.mu.RUnlock()
-	id, ok := x.byPath[p]
-	return ok && x.docs[id].mod == fi.ModTime().UnixNano() && x.docs[id].size == fi.Size()
+	d, ok := x.Lookup(p)
+	return ok && d.Mod == fi.ModTime().UnixNano() && d.Size == fi.Size()
 }
 
 // scanFolder indexes a folder that appeared (created, or moved in) and
@@ -214,14 +215,14 @@ func (ix *indexer) reconcile(ctx context.Context) {
 	var redo []string
 	if x := ix.current(); x != nil {
 		for p, s := range seen {
-			id, ok := x.byPath[p]
-			if !ok || x.docs[id].mod != s.mod || x.docs[id].size != s.size {
+			d, ok := x.Lookup(p)
+			if !ok || d.Mod != s.mod || d.Size != s.size {
 				redo = append(redo, p)
 			}
 		}
-		for p := range x.byPath {
-			if _, ok := seen[p]; !ok {
-				redo = append(redo, p)
+		for d := range x.Docs() {
+			if _, ok := seen[d.Path]; !ok {
+				redo = append(redo, d.Path)
 			}
 		}
 		ix.mu.RUnlock()

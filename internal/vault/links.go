@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 // Links reports the links of the note at p (Outgoing, with Target "" for
@@ -27,10 +28,10 @@ func (v *Vault) Links(ctx context.Context, p string) (*Links, error) {
 			if !l.IsNote() {
 				continue
 			}
-			r := markdown.NewResolver(append(x.keyPaths(markdown.LinkKeys(p, l)), p))
+			r := markdown.NewResolver(append(x.KeyPaths(markdown.LinkKeys(p, l)), p))
 			out.addOutgoing(p, l, r.Resolve(p, l))
 		}
-		out.Backlinks = x.backlinks(p)
+		out.Backlinks = backlinks(x, p)
 		v.ix.mu.RUnlock()
 		return out, nil
 	}
@@ -73,42 +74,20 @@ func sortLinks(ls []Link) {
 	})
 }
 
-// keyPaths lists the live notes whose key is one of keys.
-func (x *index) keyPaths(keys []string) []string {
-	var out []string
-	for _, k := range keys {
-		for _, id := range x.noteKeys[k] {
-			if d := &x.docs[id]; d.live {
-				out = append(out, d.path)
-			}
-		}
-	}
-	return out
-}
-
 // backlinks lists the links of indexed notes that resolve to p.
-func (x *index) backlinks(p string) []Link {
+func backlinks(x *search.Index, p string) []Link {
 	out := []Link{}
 	key := markdown.NoteKey(p)
-	var last uint32 = ^uint32(0)
-	for _, id := range x.linkKeys[key] {
-		d := &x.docs[id]
-		if !d.live || id == last {
-			continue
+	x.LinksByKey(key, func(source string, l markdown.Link) {
+		keys := markdown.LinkKeys(source, l)
+		if !slices.Contains(keys, key) {
+			return
 		}
-		last = id
-		for _, nl := range d.links {
-			l := nl.mdLink()
-			keys := markdown.LinkKeys(d.path, l)
-			if !slices.Contains(keys, key) {
-				continue
-			}
-			r := markdown.NewResolver(append(x.keyPaths(keys), p))
-			if r.Resolve(d.path, l) == p {
-				out = append(out, Link{Source: d.path, Target: p, Raw: l.Target, Line: l.Line})
-			}
+		r := markdown.NewResolver(append(x.KeyPaths(keys), p))
+		if r.Resolve(source, l) == p {
+			out = append(out, Link{Source: source, Target: p, Raw: l.Target, Line: l.Line})
 		}
-	}
+	})
 	sortLinks(out)
 	return out
 }
@@ -118,12 +97,12 @@ func (x *index) backlinks(p string) []Link {
 // are now.
 func (v *Vault) notesLinkingTo(ctx context.Context, target string) ([]string, []string, *markdown.Resolver, *Error) {
 	if x := v.ix.current(); x != nil {
-		paths := make([]string, 0, len(x.byPath)+1)
-		for p := range x.byPath {
-			paths = append(paths, p)
+		paths := make([]string, 0, x.Live()+1)
+		for d := range x.Docs() {
+			paths = append(paths, d.Path)
 		}
 		var out []string
-		for _, l := range x.backlinks(target) {
+		for _, l := range backlinks(x, target) {
 			if len(out) == 0 || out[len(out)-1] != l.Source {
 				out = append(out, l.Source)
 			}

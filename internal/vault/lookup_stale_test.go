@@ -4,6 +4,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 // A note removed outside cortex, while the index has not yet seen it go,
@@ -23,7 +25,9 @@ func TestLookupOfANoteRemovedOutsideBeforeTheIndexSeesIt(t *testing.T) {
 	// index is now as it is in the moments before a watcher catches up,
 	// and no further event will correct it.
 	waitFor(t, v, "the removal", func() bool { return !v.indexed("plan.md") })
-	v.ix.update("plan.md", func(x *index) { x.put(analyse("plan.md", "# Plan\nold\n", fi), true) })
+	v.ix.update("plan.md", func(x *search.Index) {
+		x.Put(search.Analyse("plan.md", "# Plan\nold\n", fi.ModTime().UnixNano(), fi.Size()), true)
+	})
 	if !v.indexed("plan.md") {
 		t.Fatal("the index does not hold the stale note")
 	}

@@ -117,7 +117,7 @@ func (v *Vault) indexed(p string) bool {
 	if x == nil {
 		return false
 	}
-	_, ok := x.byPath[p]
+	_, ok := x.Lookup(p)
 	v.ix.mu.RUnlock()
 	return ok && hasNoteExt(p)
 }
@@ -135,7 +135,7 @@ func (v *Vault) namedPaths(ctx context.Context, target string) ([]string, *Error
 	for _, t := range forms {
 		var paths []string
 		if x := v.ix.current(); x != nil {
-			paths = x.keyPaths(markdown.LinkKeys("", markdown.Link{Kind: "wiki", Target: t}))
+			paths = x.KeyPaths(markdown.LinkKeys("", markdown.Link{Kind: "wiki", Target: t}))
 			v.ix.mu.RUnlock()
 		} else {
 			if all == nil {
@@ -167,7 +167,7 @@ func (v *Vault) aliased(ctx context.Context, target string) ([]string, *Error) {
 		return slices.ContainsFunc(aliases, func(a string) bool { return search.Fold(a) == want })
 	}
 	if x := v.ix.current(); x != nil {
-		cands := x.aliasDocs(toks)
+		cands := x.AliasPaths(toks)
 		v.ix.mu.RUnlock()
 		for _, p := range cands[:min(len(cands), maxAliasReads)] {
 			if n, err := v.Read(ctx, p); err == nil && has(n.Aliases) {
@@ -183,37 +183,6 @@ func (v *Vault) aliased(ctx context.Context, target string) ([]string, *Error) {
 		return nil
 	})
 	return out, e
-}
-
-// aliasDocs lists, sorted, the live notes holding every token in an alias.
-func (x *index) aliasDocs(toks []string) []string {
-	var ids []uint32
-	for i, t := range toks {
-		tid, ok := x.terms[t]
-		if !ok {
-			return nil
-		}
-		var cur []uint32
-		x.post[tid].each(func(e entry) {
-			if e.fields&fAlias != 0 && x.docs[e.doc].live {
-				cur = append(cur, e.doc)
-			}
-		})
-		if i == 0 {
-			ids = cur
-		} else {
-			ids = intersectIDs(ids, cur)
-		}
-		if len(ids) == 0 {
-			return nil
-		}
-	}
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, x.docs[id].path)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // hasNoteExt reports a path ending in ".md" (any case).

@@ -301,8 +301,8 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 		if x == nil {
 			return found{}, false, nil
 		}
-		cands := x.candidatesFor(pq)
-		ranked := x.top(cands, k)
+		cands := x.Candidates(pq)
+		ranked := x.Top(cands, k)
 		from := min(done, len(ranked))
 		if exact {
 			from = min(cur.hits, len(ranked))
@@ -311,8 +311,8 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 		}
 		batch := make([]candidate, 0, len(ranked)-from)
 		for _, s := range ranked[from:] {
-			d := &x.docs[s.doc]
-			batch = append(batch, candidate{d.path, d.title, d.mod, d.size, s.score})
+			d := x.DocOf(s)
+			batch = append(batch, candidate{d.Path, d.Title, d.Mod, d.Size, s.Score})
 		}
 		f.total = len(cands)
 		v.ix.mu.RUnlock()

@@ -175,9 +175,9 @@ func (v *Vault) Changed(ctx context.Context, since time.Time) ([]Entry, error) {
 	out := []Entry{}
 	if x := v.ix.current(); x != nil {
 		s := since.UnixNano()
-		for _, id := range x.byPath {
-			if d := &x.docs[id]; d.mod >= s {
-				out = append(out, Entry{Path: d.path, Size: d.size, Modified: time.Unix(0, d.mod)})
+		for d := range x.Docs() {
+			if d.Mod >= s {
+				out = append(out, Entry{Path: d.Path, Size: d.Size, Modified: time.Unix(0, d.Mod)})
 			}
 		}
 		v.ix.mu.RUnlock()
@@ -207,7 +207,7 @@ func sortChanged(out []Entry) {
 func (v *Vault) Stats(ctx context.Context) (Stats, error) {
 	var s Stats
 	if x := v.ix.current(); x != nil {
-		s.Notes = x.live
+		s.Notes = x.Live()
 		v.ix.mu.RUnlock()
 	} else {
 		e := v.walk(ctx, "", true, func(w walkEntry) *Error {

@@ -109,3 +109,23 @@ func BodyTitle(content, notePath string) string {
 	}
 	return TrimMD(path.Base(notePath))
 }
+
+// MergeTags joins frontmatter and inline tags, dropping repeats that
+// differ only in case (the first spelling wins).
+func MergeTags(fm, inline []string) []string {
+	if len(inline) == 0 {
+		return fm
+	}
+	out := make([]string, 0, len(fm)+len(inline))
+	seen := make(map[string]bool, len(fm)+len(inline))
+	for _, list := range [][]string{fm, inline} {
+		for _, t := range list {
+			k := strings.ToLower(t)
+			if !seen[k] {
+				seen[k] = true
+				out = append(out, t)
+			}
+		}
+	}
+	return out
+}

@@ -1,13 +1,11 @@
-package vault
+package search
 
 import (
-	"io/fs"
 	"math"
 	"path"
 	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
-	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 // termCounter gathers the terms of one note.
@@ -37,7 +35,7 @@ func (c *termCounter) text(s string, body bool, fields uint8) {
 	var prev [8]byte
 	prevLen := 0
 	var before *termStat
-	search.Words(s, func(w []byte, _, _ int, cjk bool) {
+	Words(s, func(w []byte, _, _ int, cjk bool) {
 		if body {
 			c.words++
 		}
@@ -59,8 +57,9 @@ func (c *termCounter) text(s string, body bool, fields uint8) {
 	})
 }
 
-// analyse turns a note into what the index stores.
-func analyse(p, content string, fi fs.FileInfo) *analysed {
+// Analyse turns the note at p, modified at mod (Unix nanoseconds) and
+// size bytes long, into what the index stores.
+func Analyse(p, content string, mod, size int64) *Analysed {
 	fm, _ := markdown.ParseFrontmatter(content)
 	heads := markdown.Headings(content)
 	title := fm.Title
@@ -84,16 +83,16 @@ func analyse(p, content string, fi fs.FileInfo) *analysed {
 	for _, h := range heads {
 		c.text(h.Text, false, fHeading)
 	}
-	tags := mergeTags(fm.Tags, markdown.InlineTags(content))
+	tags := markdown.MergeTags(fm.Tags, markdown.InlineTags(content))
 	for _, t := range tags {
 		c.text(t, false, fTag)
 	}
 	for _, a := range fm.Aliases {
 		c.text(a, false, fAlias)
 	}
-	a := &analysed{
+	a := &Analysed{
 		// Clones: a substring would keep the whole note text in memory.
-		info:    docInfo{path: p, title: strings.Clone(title), mod: fi.ModTime().UnixNano(), size: fi.Size(), words: c.words},
+		info:    docInfo{path: p, title: strings.Clone(title), mod: mod, size: size, words: c.words},
 		terms:   make([]termStat, 0, len(c.m)+len(tags)),
 		noteKey: markdown.NoteKey(p),
 	}
@@ -102,7 +101,7 @@ func analyse(p, content string, fi fs.FileInfo) *analysed {
 	}
 	seen := map[string]bool{}
 	for _, t := range tags {
-		t = strings.TrimRight(search.Fold(t), "/")
+		t = strings.TrimRight(Fold(t), "/")
 		for t != "" {
 			if !seen[t] {
 				seen[t] = true
@@ -150,9 +149,9 @@ const propPrefix = "="
 func propTerms(m map[string]any) []string {
 	var out []string
 	for k, v := range m {
-		key := propPrefix + search.Fold(k) + propPrefix
+		key := propPrefix + Fold(k) + propPrefix
 		out = append(out, key)
-		for _, t := range search.PropertyTokens(v) {
+		for _, t := range PropertyTokens(v) {
 			out = append(out, key+t)
 		}
 	}

@@ -1,4 +1,4 @@
-package vault
+package search
 
 import (
 	"cmp"
@@ -7,26 +7,20 @@ import (
 	"path"
 	"slices"
 	"strings"
-
-	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 // Ranking: BM25 over the running text plus boosts, per query item, for the
-// fields where it occurs; newer notes first on equal scores.
-const (
-	bm25K1       = 1.2
-	bm25B        = 0.75
-	phraseWeight = 1.5
-	maxPrefix    = 128 // terms a last-word prefix expands to
-)
+// fields where it occurs (the constants Match scores with); newer notes
+// first on equal scores.
+const maxPrefix = 128 // terms a last-word prefix expands to
 
 var fieldBoosts = [...]struct {
 	bit   uint8
 	boost float64
-}{{fTitle, 2.0}, {fName, 1.5}, {fHeading, 1.0}, {fTag, 1.0}, {fAlias, 1.5}}
+}{{fTitle, boostTitle}, {fName, boostName}, {fHeading, boostHeading}, {fTag, boostTag}, {fAlias, boostAlias}}
 
 // matchFields are the places besides the running text where an item
-// counts as present, as search.Match decides.
+// counts as present, as Match decides.
 const matchFields = fTitle | fPath
 
 // item is one thing every result must contain: a term (or the terms a
@@ -37,16 +31,16 @@ type item struct {
 	next   uint16 // successor bits the note's posting must have
 }
 
-// scored is a candidate with its score.
-type scored struct {
+// Scored is a candidate with its score; DocOf tells which note it is.
+type Scored struct {
 	doc   uint32
-	score float64
+	Score float64
 }
 
 // candidates evaluates q against the index and returns the matching live
 // notes with scores, unordered. A term, phrase or tag the index does not
 // know matches no note, so the result is then nil at once.
-func (x *index) candidates(q search.Query) []scored {
+func (x *Index) candidates(q Query) []Scored {
 	var items []item
 	for i, t := range q.Terms {
 		var ids []uint32
@@ -94,18 +88,18 @@ func (x *index) candidates(q search.Query) []scored {
 	}
 
 	if len(items) == 0 {
-		var out []scored
+		var out []Scored
 		if q.Tags != nil {
 			for _, d := range allowed {
 				if folderOK(d) {
-					out = append(out, scored{d, 1})
+					out = append(out, Scored{d, 1})
 				}
 			}
 			return out
 		}
 		for d := range x.docs {
 			if x.docs[d].live && folderOK(uint32(d)) {
-				out = append(out, scored{uint32(d), 1})
+				out = append(out, Scored{uint32(d), 1})
 			}
 		}
 		return out
@@ -127,7 +121,7 @@ func (x *index) candidates(q search.Query) []scored {
 	if avg < 1 {
 		avg = 1
 	}
-	var cur []scored
+	var cur []Scored
 	for k, i := range order {
 		it, list := items[i], lists[i]
 		idf := math.Log(1 + (n-float64(len(list))+0.5)/(float64(len(list))+0.5))
@@ -146,11 +140,11 @@ func (x *index) candidates(q search.Query) []scored {
 			return it.weight * idf * s
 		}
 		if k == 0 {
-			cur = make([]scored, 0, len(list))
+			cur = make([]Scored, 0, len(list))
 			for _, e := range list {
 				if x.docs[e.doc].live && (e.tf > 0 || e.fields&matchFields != 0) && e.next&it.next == it.next && folderOK(e.doc) &&
 					(allowed == nil || containsID(allowed, e.doc)) {
-					cur = append(cur, scored{e.doc, score(e)})
+					cur = append(cur, Scored{e.doc, score(e)})
 				}
 			}
 			continue
@@ -166,7 +160,7 @@ func (x *index) candidates(q search.Query) []scored {
 				break
 			}
 			if e := list[j]; e.doc == c.doc && (e.tf > 0 || e.fields&matchFields != 0) && e.next&it.next == it.next {
-				c.score += score(e)
+				c.Score += score(e)
 				out = append(out, c)
 			}
 		}
@@ -178,19 +172,19 @@ func (x *index) candidates(q search.Query) []scored {
 	return cur
 }
 
-// candidatesFor is candidates for any query: for one with alternatives,
+// Candidates is candidates for any query: for one with alternatives,
 // the notes any of them may match, each with its best score; for one
 // with exclusions, filters or literal text, the notes its words, phrases,
 // tags and folder allow (all notes when it has none), less those the index
 // already knows it excludes. The rest is decided on the notes themselves.
-func (x *index) candidatesFor(q search.Query) []scored {
+func (x *Index) Candidates(q Query) []Scored {
 	if !q.Extended() {
 		return x.candidates(q)
 	}
 	if len(q.Or) == 0 {
 		return x.clauseCandidates(q)
 	}
-	var out []scored
+	var out []Scored
 	for _, alt := range q.Or {
 		out = unionBest(out, x.clauseCandidates(alt))
 	}
@@ -199,11 +193,11 @@ func (x *index) candidatesFor(q search.Query) []scored {
 
 // unionBest merges two candidate lists sorted by document, keeping the
 // better score of a document in both.
-func unionBest(a, b []scored) []scored {
+func unionBest(a, b []Scored) []Scored {
 	if len(a) == 0 {
 		return b
 	}
-	out := make([]scored, 0, max(len(a), len(b)))
+	out := make([]Scored, 0, max(len(a), len(b)))
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {
@@ -215,7 +209,7 @@ func unionBest(a, b []scored) []scored {
 			j++
 		default:
 			c := a[i]
-			c.score = max(c.score, b[j].score)
+			c.Score = max(c.Score, b[j].Score)
 			out = append(out, c)
 			i++
 			j++
@@ -224,17 +218,17 @@ func unionBest(a, b []scored) []scored {
 	return out
 }
 
-// clauseCandidates is candidatesFor one clause. Excluded words and tags
-// are decided exactly as search.Match decides them (a word counts in the
+// clauseCandidates is Candidates for one clause. Excluded words and tags
+// are decided exactly as Match decides them (a word counts in the
 // text, the title or the path); path: and file: need only the path; a
 // property needs its key, and the words of its value, among the note's
 // property terms.
-func (x *index) clauseCandidates(q search.Query) []scored {
+func (x *Index) clauseCandidates(q Query) []Scored {
 	cands := x.candidates(indexPart(q))
 	if len(cands) == 0 {
 		return nil
 	}
-	var out []scored
+	var out []Scored
 	drop := map[uint32]bool{}
 	for _, t := range q.NotTerms {
 		if id, ok := x.terms[t]; ok {
@@ -270,9 +264,9 @@ func (x *index) clauseCandidates(q search.Query) []scored {
 			return nil
 		}
 		require([]uint32{id})
-		// The value's words, the last one maybe only begun (search.Match
+		// The value's words, the last one maybe only begun (Match
 		// takes it as a prefix).
-		vals := search.Tokens(p.Value)
+		vals := Tokens(p.Value)
 		for i, t := range vals {
 			if i < len(vals)-1 {
 				id, ok := x.terms[key+t]
@@ -303,15 +297,15 @@ func (x *index) clauseCandidates(q search.Query) []scored {
 	return out
 }
 
-// pathFilters applies path: and file: as search.Match does.
-func pathFilters(p string, q search.Query) bool {
-	fp := search.Fold(p)
+// pathFilters applies path: and file: as Match does.
+func pathFilters(p string, q Query) bool {
+	fp := Fold(p)
 	for _, v := range q.Paths {
 		if !strings.Contains(fp, v) {
 			return false
 		}
 	}
-	name := search.Fold(path.Base(p))
+	name := Fold(path.Base(p))
 	for _, v := range q.Files {
 		if !strings.Contains(name, v) {
 			return false
@@ -321,27 +315,27 @@ func pathFilters(p string, q search.Query) bool {
 }
 
 // indexPart is the part of one clause that the index decides.
-func indexPart(q search.Query) search.Query {
-	return search.Query{Terms: q.Terms, Phrases: q.Phrases, Tags: q.Tags, Folder: q.Folder, PrefixLast: q.PrefixLast}
+func indexPart(q Query) Query {
+	return Query{Terms: q.Terms, Phrases: q.Phrases, Tags: q.Tags, Folder: q.Folder, PrefixLast: q.PrefixLast}
 }
 
 // phraseItems are the items every note holding the phrase of toks has:
 // each non-CJK token, with the successor bit of the token after it; each
 // pair of CJK tokens in a row; each CJK token standing alone. It returns
 // nil when one of them is not in the index.
-func (x *index) phraseItems(toks []string) []item {
+func (x *Index) phraseItems(toks []string) []item {
 	var out []item
 	for i, t := range toks {
 		var next uint16
-		cjk := search.IsCJKToken(t)
+		cjk := IsCJKToken(t)
 		switch {
 		case !cjk:
 			if i+1 < len(toks) {
 				next = nextBit([]byte(toks[i+1]))
 			}
-		case i+1 < len(toks) && search.IsCJKToken(toks[i+1]):
+		case i+1 < len(toks) && IsCJKToken(toks[i+1]):
 			t += toks[i+1]
-		case i > 0 && search.IsCJKToken(toks[i-1]):
+		case i > 0 && IsCJKToken(toks[i-1]):
 			continue // in the pair before
 		}
 		id, ok := x.terms[t]
@@ -358,7 +352,7 @@ func (x *index) phraseItems(toks []string) []item {
 
 // entries returns the postings of the terms merged by document, live ones
 // only; several terms (a prefix) add up their counts and fields.
-func (x *index) entries(terms []uint32) []entry {
+func (x *Index) entries(terms []uint32) []entry {
 	n := 0
 	for _, t := range terms {
 		n += int(x.post[t].n)
@@ -411,15 +405,15 @@ func intersectIDs(a, b []uint32) []uint32 {
 }
 
 // inFolderFold reports whether p lies below folder, ignoring case as
-// search.Match does.
+// Match does.
 func inFolderFold(p, folder string) bool {
 	return len(p) > len(folder) && p[len(folder)] == '/' && strings.EqualFold(p[:len(folder)], folder)
 }
 
 // better orders candidates: higher score, then newer, then by path.
-func (x *index) better(a, b scored) bool {
-	if a.score != b.score {
-		return a.score > b.score
+func (x *Index) better(a, b Scored) bool {
+	if a.Score != b.Score {
+		return a.Score > b.Score
 	}
 	da, db := &x.docs[a.doc], &x.docs[b.doc]
 	if da.mod != db.mod {
@@ -428,8 +422,8 @@ func (x *index) better(a, b scored) bool {
 	return da.path < db.path
 }
 
-// top returns the best k candidates in order, without sorting them all.
-func (x *index) top(c []scored, k int) []scored {
+// Top returns the best k candidates in order, without sorting them all.
+func (x *Index) Top(c []Scored, k int) []Scored {
 	if k >= len(c) {
 		slices.SortFunc(c, x.cmp)
 		return c
@@ -448,7 +442,7 @@ func (x *index) top(c []scored, k int) []scored {
 	return out
 }
 
-func (x *index) cmp(a, b scored) int {
+func (x *Index) cmp(a, b Scored) int {
 	switch {
 	case x.better(a, b):
 		return -1
@@ -460,14 +454,14 @@ func (x *index) cmp(a, b scored) int {
 
 // worstHeap keeps the worst of the best k at its root.
 type worstHeap struct {
-	x *index
-	s []scored
+	x *Index
+	s []Scored
 }
 
 func (h *worstHeap) Len() int           { return len(h.s) }
 func (h *worstHeap) Less(i, j int) bool { return h.x.better(h.s[j], h.s[i]) }
 func (h *worstHeap) Swap(i, j int)      { h.s[i], h.s[j] = h.s[j], h.s[i] }
-func (h *worstHeap) Push(v any)         { h.s = append(h.s, v.(scored)) }
+func (h *worstHeap) Push(v any)         { h.s = append(h.s, v.(Scored)) }
 func (h *worstHeap) Pop() any {
 	v := h.s[len(h.s)-1]
 	h.s = h.s[:len(h.s)-1]

@@ -1,4 +1,4 @@
-package vault
+package search
 
 import (
 	"encoding/binary"
@@ -14,7 +14,7 @@ import (
 //
 // Documents get increasing ids; a changed note gets a new id and its old
 // one is marked dead, so that postings only ever grow at their end and can
-// be delta-encoded. Dead entries are dropped by compact once they are
+// be delta-encoded. Dead entries are dropped by Compact once they are
 // numerous.
 
 // Field bits of a posting: where, besides the running text, a term occurs.
@@ -116,8 +116,9 @@ func nextBit(w []byte) uint16 {
 	return 1 << (h >> 28)
 }
 
-// index is the data; its owner (the indexer) guards it with a lock.
-type index struct {
+// Index is the data; its owner (the vault's indexer) guards it with a
+// lock. Its zero value is not ready: use NewIndex.
+type Index struct {
 	docs   []docInfo
 	byPath map[string]uint32 // live notes only
 	live   int
@@ -135,8 +136,8 @@ type index struct {
 	noteKeys map[string][]uint32
 }
 
-func newIndex() *index {
-	return &index{
+func NewIndex() *Index {
+	return &Index{
 		byPath:   map[string]uint32{},
 		terms:    map[string]uint32{},
 		linkKeys: map[string][]uint32{},
@@ -144,9 +145,9 @@ func newIndex() *index {
 	}
 }
 
-// analysed is a note turned into what the index stores, computed outside
+// Analysed is a note turned into what the index stores, computed outside
 // any lock.
-type analysed struct {
+type Analysed struct {
 	info     docInfo
 	terms    []termStat
 	linkKeys []string
@@ -160,11 +161,11 @@ type termStat struct {
 	next   uint16 // successor bits
 }
 
-// put adds or replaces the note a.info.path. sortNow keeps the term
+// Put adds or replaces the note a.info.path. sortNow keeps the term
 // dictionary sorted (false while building, which sorts once at the end).
-func (x *index) put(a *analysed, sortNow bool) {
-	x.remove(a.info.path)
-	id := uint32(len(x.docs)) // #nosec G115 -- one id per note held in memory (compact drops dead ones); 2^32 would need hundreds of GB first
+func (x *Index) Put(a *Analysed, sortNow bool) {
+	x.Remove(a.info.path)
+	id := uint32(len(x.docs)) // #nosec G115 -- one id per note held in memory (Compact drops dead ones); 2^32 would need hundreds of GB first
 	a.info.live = true
 	x.docs = append(x.docs, a.info)
 	x.byPath[a.info.path] = id
@@ -192,13 +193,13 @@ func (x *index) put(a *analysed, sortNow bool) {
 	x.noteKeys[a.noteKey] = append(x.noteKeys[a.noteKey], id)
 }
 
-// sortTerms sorts the term dictionary after a bulk load.
-func (x *index) sortTerms() {
+// SortTerms sorts the term dictionary after a bulk load.
+func (x *Index) SortTerms() {
 	slices.SortFunc(x.sorted, func(a, b uint32) int { return strings.Compare(x.names[a], x.names[b]) })
 }
 
-// remove marks the note at p dead; it reports whether there was one.
-func (x *index) remove(p string) bool {
+// Remove marks the note at p dead; it reports whether there was one.
+func (x *Index) Remove(p string) bool {
 	id, ok := x.byPath[p]
 	if !ok {
 		return false
@@ -212,12 +213,12 @@ func (x *index) remove(p string) bool {
 	return true
 }
 
-// removeFolder marks every note below dir dead and returns how many.
-func (x *index) removeFolder(dir string) int {
+// RemoveFolder marks every note below dir dead and returns how many.
+func (x *Index) RemoveFolder(dir string) int {
 	n := 0
 	for p := range x.byPath {
 		if strings.HasPrefix(p, dir) && len(p) > len(dir) && p[len(dir)] == '/' {
-			x.remove(p)
+			x.Remove(p)
 			n++
 		}
 	}
@@ -225,17 +226,17 @@ func (x *index) removeFolder(dir string) int {
 }
 
 // dead is the number of dead documents still taking space.
-func (x *index) dead() int { return len(x.docs) - x.live }
+func (x *Index) dead() int { return len(x.docs) - x.live }
 
-// needsCompact reports whether dead entries have piled up.
-func (x *index) needsCompact() bool {
+// NeedsCompact reports whether dead entries have piled up.
+func (x *Index) NeedsCompact() bool {
 	d := x.dead()
 	return d > 256 && d > x.live/2
 }
 
-// compact drops dead documents, renumbering the live ones in order, and
+// Compact drops dead documents, renumbering the live ones in order, and
 // terms left without documents.
-func (x *index) compact() {
+func (x *Index) Compact() {
 	remap := make([]uint32, len(x.docs))
 	docs := make([]docInfo, 0, x.live)
 	for i, d := range x.docs {
@@ -246,7 +247,7 @@ func (x *index) compact() {
 			remap[i] = ^uint32(0)
 		}
 	}
-	nx := &index{
+	nx := &Index{
 		docs:     docs,
 		byPath:   make(map[string]uint32, len(docs)),
 		live:     len(docs),
@@ -293,7 +294,7 @@ func (x *index) compact() {
 }
 
 // prefixTerms returns the ids of the terms starting with pre, at most max.
-func (x *index) prefixTerms(pre string, max int) []uint32 {
+func (x *Index) prefixTerms(pre string, max int) []uint32 {
 	at, _ := slices.BinarySearchFunc(x.sorted, pre, func(id uint32, s string) int { return strings.Compare(x.names[id], s) })
 	var out []uint32
 	for _, id := range x.sorted[at:] {

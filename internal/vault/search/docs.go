@@ -1,0 +1,117 @@
+package search
+
+import (
+	"iter"
+	"slices"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+)
+
+// Doc is what the index knows of one note.
+type Doc struct {
+	Path, Title string
+	Mod         int64 // modification time, Unix nanoseconds
+	Size        int64
+}
+
+func (d *docInfo) doc() Doc { return Doc{Path: d.path, Title: d.title, Mod: d.mod, Size: d.size} }
+
+// Live is the number of notes in the index.
+func (x *Index) Live() int { return x.live }
+
+// Terms is the number of distinct terms in the index.
+func (x *Index) Terms() int { return len(x.terms) }
+
+// Lookup returns the note at exactly p.
+func (x *Index) Lookup(p string) (Doc, bool) {
+	id, ok := x.byPath[p]
+	if !ok {
+		return Doc{}, false
+	}
+	return x.docs[id].doc(), true
+}
+
+// Docs yields every note in the index, in no particular order.
+func (x *Index) Docs() iter.Seq[Doc] {
+	return func(yield func(Doc) bool) {
+		for _, id := range x.byPath {
+			if !yield(x.docs[id].doc()) {
+				return
+			}
+		}
+	}
+}
+
+// DocOf is the note a candidate stands for.
+func (x *Index) DocOf(s Scored) Doc { return x.docs[s.doc].doc() }
+
+// Shrink trims the spare capacity of every posting after a bulk load.
+func (x *Index) Shrink() {
+	for i := range x.post {
+		p := &x.post[i]
+		if cap(p.data) > len(p.data) {
+			p.data = append([]byte(nil), p.data...)
+		}
+	}
+}
+
+// KeyPaths lists the live notes whose key (markdown.NoteKey) is one of
+// keys.
+func (x *Index) KeyPaths(keys []string) []string {
+	var out []string
+	for _, k := range keys {
+		for _, id := range x.noteKeys[k] {
+			if d := &x.docs[id]; d.live {
+				out = append(out, d.path)
+			}
+		}
+	}
+	return out
+}
+
+// LinksByKey calls fn for each link, as written, of the live notes
+// holding a link with key (markdown.LinkKeys), a note at a time.
+func (x *Index) LinksByKey(key string, fn func(source string, l markdown.Link)) {
+	var last uint32 = ^uint32(0)
+	for _, id := range x.linkKeys[key] {
+		d := &x.docs[id]
+		if !d.live || id == last {
+			continue
+		}
+		last = id
+		for _, nl := range d.links {
+			fn(d.path, nl.mdLink())
+		}
+	}
+}
+
+// AliasPaths lists, sorted, the live notes holding every token in an alias.
+func (x *Index) AliasPaths(toks []string) []string {
+	var ids []uint32
+	for i, t := range toks {
+		tid, ok := x.terms[t]
+		if !ok {
+			return nil
+		}
+		var cur []uint32
+		x.post[tid].each(func(e entry) {
+			if e.fields&fAlias != 0 && x.docs[e.doc].live {
+				cur = append(cur, e.doc)
+			}
+		})
+		if i == 0 {
+			ids = cur
+		} else {
+			ids = intersectIDs(ids, cur)
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+	}
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, x.docs[id].path)
+	}
+	slices.Sort(out)
+	return out
+}
