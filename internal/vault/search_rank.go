@@ -1,0 +1,213 @@
+package vault
+
+import (
+	"cmp"
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+	"github.com/cortex-mcp/cortex/internal/vault/search"
+)
+
+// scanSearch decides the search without the index (not built yet, or the
+// trash): it reads the notes in the folder newest first, from the cursor's
+// position on, until the read budget is spent, and returns the hits in that
+// order, each with the position after it. When one call reads every note
+// from the start, the hits are ranked instead, as the index ranks them.
+func (v *Vault) scanSearch(ctx context.Context, pq search.Query, folder string, cur cursor) (found, *Error) {
+	var notes []candidate
+	e := v.walk(ctx, folder, true, func(w walkEntry) *Error {
+		if !w.info.IsDir() && w.info.Size() <= v.maxNote {
+			notes = append(notes, candidate{path: w.path, mod: w.info.ModTime().UnixNano(), size: w.info.Size()})
+		}
+		return nil
+	})
+	if e != nil {
+		return found{}, e
+	}
+	slices.SortFunc(notes, func(a, b candidate) int { return a.key().compare(b.key()) })
+	start, skip := 0, cur.hits // a cursor without a position passes over hits
+	resumed := cur.scan && cur.pos > 0
+	if resumed {
+		start, skip = min(cur.pos, len(notes)), 0
+		if k := cur.last; k != nil {
+			i, ok := slices.BinarySearchFunc(notes, *k, func(c candidate, k scanKey) int { return c.key().compare(k) })
+			if ok {
+				i++
+			}
+			start = i
+		}
+	}
+	f := found{after: []int{}, total: len(notes), scan: true, notes: notes}
+	var spent int64
+	for i := start; i < len(notes); i++ {
+		if e := ctxErr(ctx); e != nil {
+			return found{}, e
+		}
+		if spent >= v.readBudget {
+			f.cut, f.next = true, i
+			break
+		}
+		c := notes[i]
+		spent += c.size + noteReadCost
+		data, fi, _, e := v.readNote(c.path)
+		if e != nil {
+			continue // gone or changed into something else meanwhile
+		}
+		content := string(data)
+		title := markdown.Title(content, c.path)
+		score, snippet := search.Match(pq, c.path, title, content)
+		if score > 0 {
+			f.hits = append(f.hits, Hit{Path: c.path, Title: title, Snippet: snippet, Modified: fi.ModTime(), Score: score})
+			f.after = append(f.after, i+1)
+		}
+	}
+	skip = min(skip, len(f.hits))
+	if !resumed && !f.cut {
+		slices.SortFunc(f.hits, func(a, b Hit) int {
+			return cmp.Or(cmp.Compare(b.Score, a.Score), b.Modified.Compare(a.Modified), strings.Compare(a.Path, b.Path))
+		})
+		f.hits, f.after, f.scan, f.ranked = f.hits[skip:], nil, false, true
+		return f, nil
+	}
+	f.hits, f.after = f.hits[skip:], f.after[skip:]
+	return f, nil
+}
+
+// candidate is a ranked note as the index knew it.
+type candidate struct {
+	path, title string
+	mod, size   int64
+	score       float64
+}
+
+// found is what indexSearch found.
+type found struct {
+	hits []Hit
+	// after holds, for each hit of a search read note by note, the
+	// position in the ranked candidates just after it: where a cursor
+	// resumes after showing it. Nil when the index decided alone.
+	after []int
+	more  bool // more hits follow
+	// cut is set when the read budget ran out first: next is the position
+	// to resume reading at, total the number of candidates.
+	cut         bool
+	next, total int
+	// scan is set when the notes were read without the index, newest
+	// first: a cursor then resumes in that order, after notes[pos-1].
+	scan  bool
+	notes []candidate
+	// ranked is set when every note was read in one call and the hits
+	// ranked by score: a cursor then passes over hits in that ranking.
+	ranked bool
+}
+
+// indexSearch ranks the notes with the index and reads the ones shown,
+// in order, from the cursor on: it returns up to limit hits and whether
+// more follow. Without phrases the index decides matches alone; a phrase
+// is only known to be there once the note is read, so then the candidates
+// are read and confirmed in order from the cursor's position, until the
+// page is full or the read budget is spent. It reports false when the
+// index is not built yet.
+func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, limit int) (found, bool, *Error) {
+	// Extended queries (OR, exclusions, filters, literal text) are decided
+	// on the note itself, like phrases.
+	exact := len(pq.Phrases) == 0 && !pq.Extended()
+	var f found
+	seen := map[string]bool{}
+	skip := cur.hits // confirmed hits still to pass over (a cursor without a position)
+	if cur.pos > 0 {
+		skip = 0
+	}
+	done := cur.pos // ranked candidates already read or passed over
+	var spent int64
+	for k := cur.hits + limit + 1; ; k *= 4 {
+		if !exact {
+			k = max(k, cur.pos+2*(skip+limit)+8)
+		}
+		x := v.ix.current()
+		if x == nil {
+			return found{}, false, nil
+		}
+		cands := x.Candidates(pq)
+		ranked := x.Top(cands, k)
+		from := min(done, len(ranked))
+		if exact {
+			from = min(cur.hits, len(ranked))
+			ranked = ranked[:min(len(ranked), cur.hits+limit)]
+			skip = 0
+		}
+		batch := make([]candidate, 0, len(ranked)-from)
+		for _, s := range ranked[from:] {
+			d := x.DocOf(s)
+			batch = append(batch, candidate{d.Path, d.Title, d.Mod, d.Size, s.Score})
+		}
+		f.total = len(cands)
+		v.ix.mu.RUnlock()
+		done = len(ranked)
+		if !exact && f.after == nil {
+			f.after = []int{}
+		}
+		for i, c := range batch {
+			if e := ctxErr(ctx); e != nil {
+				return found{}, true, e
+			}
+			if seen[c.path] {
+				continue
+			}
+			if !exact && spent >= v.readBudget {
+				f.cut, f.next = true, from+i
+				return f, true, nil
+			}
+			seen[c.path] = true
+			spent += min(c.size, v.maxNote) + noteReadCost
+			h, ok := v.confirm(pq, c)
+			switch {
+			case !ok:
+			case skip > 0:
+				skip--
+			case len(f.hits) == limit:
+				f.more = true
+				return f, true, nil
+			default:
+				f.hits = append(f.hits, h)
+				if !exact {
+					f.after = append(f.after, from+i+1)
+				}
+			}
+		}
+		if exact {
+			f.more = f.total > cur.hits+limit
+			return f, true, nil
+		}
+		if done >= f.total {
+			return f, true, nil
+		}
+	}
+}
+
+// confirm reads a candidate and matches it as it is on disk now.
+func (v *Vault) confirm(pq search.Query, c candidate) (Hit, bool) {
+	data, fi, _, e := v.readNote(c.path)
+	if e != nil {
+		v.ix.queue(c.path)
+		return Hit{}, false
+	}
+	content := string(data)
+	title := c.title
+	if fi.ModTime().UnixNano() != c.mod || fi.Size() != c.size {
+		// Changed since it was indexed; a notification is on its way.
+		title = markdown.Title(content, c.path)
+		v.ix.queue(c.path)
+	} else if len(pq.Phrases) == 0 && !pq.Extended() {
+		// The index knows this very note: its tags and folder matched
+		// already, and checking them again would parse the frontmatter.
+		pq.Tags, pq.Folder = nil, ""
+	}
+	ok, snippet := search.Confirm(pq, c.path, title, content)
+	if !ok {
+		return Hit{}, false
+	}
+	return Hit{Path: c.path, Title: title, Snippet: snippet, Modified: fi.ModTime(), Score: c.score}, true
+}
