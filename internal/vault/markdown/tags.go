@@ -2,6 +2,7 @@ package markdown
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -116,16 +117,5 @@ func MergeTags(fm, inline []string) []string {
 	if len(inline) == 0 {
 		return fm
 	}
-	out := make([]string, 0, len(fm)+len(inline))
-	seen := make(map[string]bool, len(fm)+len(inline))
-	for _, list := range [][]string{fm, inline} {
-		for _, t := range list {
-			k := strings.ToLower(t)
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, t)
-			}
-		}
-	}
-	return out
+	return dedupeFold(append(slices.Clone(fm), inline...))
 }

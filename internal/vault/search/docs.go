@@ -87,15 +87,27 @@ func (x *Index) LinksByKey(key string, fn func(source string, l markdown.Link)) 
 
 // AliasPaths lists, sorted, the live notes holding every token in an alias.
 func (x *Index) AliasPaths(toks []string) []string {
+	ids := x.docsWithAll(toks, fAlias)
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, x.docs[id].path)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// docsWithAll lists, sorted, the live notes holding every one of terms
+// (in one of fields, unless fields is 0); nil when there is none.
+func (x *Index) docsWithAll(terms []string, fields uint8) []uint32 {
 	var ids []uint32
-	for i, t := range toks {
+	for i, t := range terms {
 		tid, ok := x.terms[t]
 		if !ok {
 			return nil
 		}
 		var cur []uint32
 		x.post[tid].each(func(e entry) {
-			if e.fields&fAlias != 0 && x.docs[e.doc].live {
+			if (fields == 0 || e.fields&fields != 0) && x.docs[e.doc].live {
 				cur = append(cur, e.doc)
 			}
 		})
@@ -108,10 +120,5 @@ func (x *Index) AliasPaths(toks []string) []string {
 			return nil
 		}
 	}
-	out := make([]string, 0, len(ids))
-	for _, id := range ids {
-		out = append(out, x.docs[id].path)
-	}
-	slices.Sort(out)
-	return out
+	return ids
 }

@@ -13,22 +13,9 @@ import (
 // a folder: its words as match does, then its filters, exclusions and
 // literal text against the note itself.
 func matchExt(q Query, notePath, title, content string, scoring bool) (float64, string) {
-	base := Query{Terms: q.Terms, Phrases: q.Phrases, Tags: q.Tags, Folder: q.Folder, PrefixLast: q.PrefixLast}
-	score, snippet := match(base, notePath, title, content, scoring)
-	if score <= 0 {
+	score, snippet := match(indexPart(q), notePath, title, content, scoring)
+	if score <= 0 || !pathFilters(notePath, q) {
 		return 0, ""
-	}
-	fp := Fold(notePath)
-	for _, v := range q.Paths {
-		if !strings.Contains(fp, v) {
-			return 0, ""
-		}
-	}
-	name := Fold(path.Base(notePath))
-	for _, v := range q.Files {
-		if !strings.Contains(name, v) {
-			return 0, ""
-		}
 	}
 	if len(q.Props) > 0 || len(q.NotProps) > 0 || len(q.NotTags) > 0 {
 		fm, _ := markdown.ParseFrontmatter(content)
@@ -75,6 +62,29 @@ func matchExt(q Query, notePath, title, content string, scoring bool) (float64, 
 		snippet = makeSnippet(content, bodyStart, max(at, bodyStart))
 	}
 	return score, snippet
+}
+
+// pathFilters applies path: and file:.
+func pathFilters(p string, q Query) bool {
+	fp := Fold(p)
+	for _, v := range q.Paths {
+		if !strings.Contains(fp, v) {
+			return false
+		}
+	}
+	name := Fold(path.Base(p))
+	for _, v := range q.Files {
+		if !strings.Contains(name, v) {
+			return false
+		}
+	}
+	return true
+}
+
+// indexPart is the part of one clause that the index decides: its words,
+// phrases, tags and folder, which match weighs.
+func indexPart(q Query) Query {
+	return Query{Terms: q.Terms, Phrases: q.Phrases, Tags: q.Tags, Folder: q.Folder, PrefixLast: q.PrefixLast}
 }
 
 // indexFoldCase is the offset of the first occurrence of sub in s ignoring

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"container/heap"
 	"math"
-	"path"
 	"slices"
 	"strings"
 )
@@ -63,28 +62,17 @@ func (x *Index) candidates(q Query) []Scored {
 	}
 	// Tags restrict; they do not score.
 	var allowed []uint32
-	for i, t := range q.Tags {
-		id, ok := x.terms[tagPrefix+t]
-		if !ok {
-			return nil
+	if len(q.Tags) > 0 {
+		keys := make([]string, len(q.Tags))
+		for i, t := range q.Tags {
+			keys[i] = tagPrefix + t
 		}
-		var ids []uint32
-		x.post[id].each(func(e entry) {
-			if x.docs[e.doc].live {
-				ids = append(ids, e.doc)
-			}
-		})
-		if i == 0 {
-			allowed = ids
-		} else {
-			allowed = intersectIDs(allowed, ids)
-		}
-		if len(allowed) == 0 {
+		if allowed = x.docsWithAll(keys, 0); allowed == nil {
 			return nil
 		}
 	}
 	folderOK := func(doc uint32) bool {
-		return q.Folder == "" || inFolderFold(x.docs[doc].path, q.Folder)
+		return inFolder(x.docs[doc].path, q.Folder)
 	}
 
 	if len(items) == 0 {
@@ -297,28 +285,6 @@ func (x *Index) clauseCandidates(q Query) []Scored {
 	return out
 }
 
-// pathFilters applies path: and file: as Match does.
-func pathFilters(p string, q Query) bool {
-	fp := Fold(p)
-	for _, v := range q.Paths {
-		if !strings.Contains(fp, v) {
-			return false
-		}
-	}
-	name := Fold(path.Base(p))
-	for _, v := range q.Files {
-		if !strings.Contains(name, v) {
-			return false
-		}
-	}
-	return true
-}
-
-// indexPart is the part of one clause that the index decides.
-func indexPart(q Query) Query {
-	return Query{Terms: q.Terms, Phrases: q.Phrases, Tags: q.Tags, Folder: q.Folder, PrefixLast: q.PrefixLast}
-}
-
 // phraseItems are the items every note holding the phrase of toks has:
 // each non-CJK token, with the successor bit of the token after it; each
 // pair of CJK tokens in a row; each CJK token standing alone. It returns
@@ -402,12 +368,6 @@ func intersectIDs(a, b []uint32) []uint32 {
 		}
 	}
 	return out
-}
-
-// inFolderFold reports whether p lies below folder, ignoring case as
-// Match does.
-func inFolderFold(p, folder string) bool {
-	return len(p) > len(folder) && p[len(folder)] == '/' && strings.EqualFold(p[:len(folder)], folder)
 }
 
 // better orders candidates: higher score, then newer, then by path.
