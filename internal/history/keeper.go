@@ -32,14 +32,13 @@ func (k keeper) Keep(ctx context.Context, vs []vault.Kept) ([]int64, error) {
 			Gone: v.Gone, Observed: v.Observed,
 		}
 	}
+	// The size cap never refuses a write (the history makes room, or
+	// grows past it when only live notes' newest versions are left): only
+	// the disk floor does.
 	ids, err := k.h.Keep(ctx, items)
-	switch {
-	case errors.Is(err, store.ErrHistoryDiskLow):
+	if errors.Is(err, store.ErrHistoryDiskLow) {
 		return nil, &vault.Error{Code: vault.CodeDiskLow, Err: err,
 			Message: "The disk is nearly full, so the note's history cannot grow and writes are paused; ask the owner to free some space."}
-	case errors.Is(err, store.ErrHistoryFull):
-		return nil, &vault.Error{Code: vault.CodeHistoryUnavailable, Err: err,
-			Message: "The note history is full, so the change was refused to keep the old text safe; ask the owner to raise --history-max-mb."}
 	}
 	return ids, err
 }

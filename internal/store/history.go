@@ -49,9 +49,6 @@ const (
 
 // History errors.
 var (
-	// ErrHistoryFull: the size cap is reached and nothing more may be
-	// dropped (every stored version is the last one of its note).
-	ErrHistoryFull = errors.New("note history is full")
 	// ErrHistoryDiskLow: storing the version would take the disk below the
 	// free-space floor.
 	ErrHistoryDiskLow = errors.New("storing the note history would take the disk below its free-space floor")
@@ -70,8 +67,8 @@ type HistoryOptions struct {
 	// thin to one a day for a year.
 	Days int
 	// MaxBytes caps the compressed contents stored (default 512 MiB).
-	// Reaching it drops the oldest versions that are not the last of
-	// their note; when none is left, Keep fails with ErrHistoryFull.
+	// Reaching it makes room (makeRoom says in which order); it never
+	// refuses a Keep: only the disk floor does.
 	MaxBytes int64
 	// FreeSpace reports free bytes on the disk holding the state folder;
 	// nil skips the check. MinFree is the floor Keep never goes below.
@@ -103,6 +100,15 @@ type History struct {
 	// the committer uses it.
 	stored      int64
 	storedKnown bool
+	// overCap: the last room made left the history above its cap (only
+	// live notes' newest versions were left), already logged; only the
+	// committer uses it.
+	overCap bool
+
+	// room sums up the room made under the cap since the history was
+	// opened, for the console's Status page.
+	roomMu sync.Mutex
+	room   HistoryRoom
 
 	// calls counts the Keep calls committed, each counted after its
 	// commit is (so that tests can wait for commits to be counted).
@@ -175,7 +181,7 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 		{&h.lastVersion, `SELECT blob, gone FROM versions WHERE path = ? ORDER BY id DESC LIMIT 1`},
 		{&h.lastWithHash, `SELECT v.blob, v.gone, b.hash FROM versions v JOIN blobs b ON b.id = v.blob
 			WHERE v.path = ? ORDER BY v.id DESC LIMIT 1`},
-		{&h.insertBlob, `INSERT INTO blobs (hash, size, stored, data) VALUES (?, ?, ?, ?) RETURNING id`},
+		{&h.insertBlob, `INSERT INTO blobs (hash, size, stored, data, writer) VALUES (?, ?, ?, ?, ?) RETURNING id`},
 		{&h.insertVersion, `INSERT INTO versions (path, version, blob, time, writer, kind, gone) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`},
 		{&h.storedTotal, `SELECT stored FROM totals WHERE one = 1`},
 	} {
@@ -260,7 +266,10 @@ type keepReq struct {
 	ids   []int64
 	err   error
 	seq   uint64 // the commit that stored it
-	done  chan struct{}
+	// room is what this call dropped to make room, reported once its
+	// transaction is committed.
+	room roomMade
+	done chan struct{}
 }
 
 // maxBatch bounds the Keep calls one transaction carries.
@@ -361,8 +370,8 @@ func (h *History) commitLoop() {
 	}
 }
 
-// commit stores a batch in one transaction; one refused call (the cap)
-// leaves the others stored.
+// commit stores a batch in one transaction; one refused call (the disk
+// floor) leaves the others stored.
 func (h *History) commit(batch []*keepReq) {
 	ctx := context.Background()
 	defer func() {
@@ -417,9 +426,14 @@ func (h *History) commit(batch []*keepReq) {
 		return
 	}
 	seq := h.wal.commit()
+	var room roomMade
 	for _, r := range batch {
 		r.seq = seq
+		if r.err == nil {
+			room.add(r.room)
+		}
 	}
+	h.reportRoom(room)
 	h.calls.Add(uint64(len(batch)))
 }
 
@@ -451,6 +465,7 @@ func (h *History) keepEach(ctx context.Context, tx *sql.Tx, batch []*keepReq) er
 func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, error) {
 	// Copies: a retry of the batch must not see this one's blob ids.
 	ps := slices.Clone(r.ps)
+	r.room = roomMade{}
 	for {
 		need, err := h.findBlobs(ctx, tx, r.items, ps)
 		if err != nil {
@@ -462,7 +477,7 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 		if err := h.checkFloor(need); err != nil {
 			return nil, err
 		}
-		dropped, err := h.makeRoom(ctx, tx, need)
+		dropped, err := h.makeRoom(ctx, tx, need, &r.room)
 		if err != nil {
 			return nil, err
 		}
@@ -503,7 +518,7 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 		}
 		if !p.reuse && p.blobID == 0 {
 			err := tx.StmtContext(ctx, h.insertBlob).QueryRowContext(ctx,
-				p.hash, p.size, len(p.data), p.data).Scan(&p.blobID)
+				p.hash, p.size, len(p.data), p.data, it.Writer).Scan(&p.blobID)
 			if err != nil {
 				return nil, fmt.Errorf("keep note version: %w", err)
 			}
@@ -605,72 +620,6 @@ func (h *History) versionOf(ctx context.Context, tx *sql.Tx, blob int64) (string
 		return "", fmt.Errorf("keep note version: %w", err)
 	}
 	return hex.EncodeToString(hash[:6]), nil
-}
-
-// makeRoom drops the oldest versions that are not the last of their note,
-// one at a time, until need more bytes fit under the cap, and says how
-// many it dropped.
-func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64) (dropped int, err error) {
-	total := func() (int64, error) {
-		h.storedKnown = false
-		if err := tx.StmtContext(ctx, h.storedTotal).QueryRowContext(ctx).Scan(&h.stored); err != nil {
-			return 0, err
-		}
-		h.storedKnown = true
-		return h.stored, nil
-	}
-	n := h.stored
-	if !h.storedKnown {
-		if n, err = total(); err != nil {
-			return 0, fmt.Errorf("keep note version: %w", err)
-		}
-	}
-	defer func() {
-		if dropped > 0 {
-			h.log.Info("note history at its size cap: oldest versions dropped", "versions", dropped)
-		}
-	}()
-	for n+need > h.maxBytes {
-		rows, err := tx.QueryContext(ctx, `
-			SELECT id, blob FROM versions
-			WHERE id NOT IN (SELECT MAX(id) FROM versions GROUP BY path)
-			ORDER BY time, id LIMIT 64`)
-		if err != nil {
-			return dropped, fmt.Errorf("keep note version: %w", err)
-		}
-		var victims [][2]int64
-		for rows.Next() {
-			var v [2]int64
-			if err := rows.Scan(&v[0], &v[1]); err != nil {
-				rows.Close()
-				return dropped, fmt.Errorf("keep note version: %w", err)
-			}
-			victims = append(victims, v)
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return dropped, fmt.Errorf("keep note version: %w", err)
-		}
-		if len(victims) == 0 {
-			return dropped, ErrHistoryFull
-		}
-		for _, v := range victims {
-			if _, err := tx.ExecContext(ctx, `DELETE FROM versions WHERE id = ?`, v[0]); err != nil {
-				return dropped, fmt.Errorf("keep note version: %w", err)
-			}
-			if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE id = ? AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = ?)`, v[1], v[1]); err != nil {
-				return dropped, fmt.Errorf("keep note version: %w", err)
-			}
-			dropped++
-			if n, err = total(); err != nil {
-				return dropped, fmt.Errorf("keep note version: %w", err)
-			}
-			if n+need <= h.maxBytes {
-				return dropped, nil
-			}
-		}
-	}
-	return dropped, nil
 }
 
 // dropOrphans removes the blobs no version points at any more.

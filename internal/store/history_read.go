@@ -151,14 +151,26 @@ type PruneResult struct {
 // dropped. The last version of a note is kept while the note lives; for a
 // deleted or moved note, for HistoryYear after it left.
 func (h *History) Prune(ctx context.Context) (PruneResult, error) {
-	now := h.now()
-	recent := now.Add(-time.Duration(h.days) * 24 * time.Hour)
-	year := recent.Add(-HistoryYear)
 	tx, err := h.db.BeginTx(ctx, nil)
 	if err != nil {
 		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
 	}
 	defer tx.Rollback()
+	out, err := h.pruneIn(ctx, tx)
+	if err != nil {
+		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
+	}
+	return out, nil
+}
+
+// pruneIn applies the retention in tx: Prune, and the first way makeRoom
+// makes room.
+func (h *History) pruneIn(ctx context.Context, tx *sql.Tx) (PruneResult, error) {
+	recent := h.now().Add(-time.Duration(h.days) * 24 * time.Hour)
+	year := recent.Add(-HistoryYear)
 	res, err := tx.ExecContext(ctx, `
 		DELETE FROM versions WHERE id IN (
 			SELECT id FROM (
@@ -170,21 +182,21 @@ func (h *History) Prune(ctx context.Context) (PruneResult, error) {
 				(newest = 1 AND gone = 1 AND time < ?2) OR
 				(newest > 1 AND (time < ?2 OR of_day > 1))))`, nanos(recent), nanos(year))
 	if err != nil {
-		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
+		return PruneResult{}, err
 	}
 	var out PruneResult
 	if out.Versions, err = res.RowsAffected(); err != nil {
-		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
+		return PruneResult{}, err
+	}
+	if out.Versions == 0 {
+		return out, nil
 	}
 	res, err = tx.ExecContext(ctx, `DELETE FROM blobs WHERE NOT EXISTS (SELECT 1 FROM versions WHERE versions.blob = blobs.id)`)
 	if err != nil {
-		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
+		return PruneResult{}, err
 	}
 	if out.Blobs, err = res.RowsAffected(); err != nil {
-		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
-	}
-	if err := tx.Commit(); err != nil {
-		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
+		return PruneResult{}, err
 	}
 	return out, nil
 }

@@ -52,13 +52,16 @@ func TestHistoryKeepsShareSyncs(t *testing.T) {
 	}
 }
 
-// In a batch, a call refused for the cap leaves the calls before and
-// after it stored (the batch starts over with a savepoint per call), and
+// In a batch, a call refused for the disk floor leaves the calls before
+// and after it stored (the batch starts over with a savepoint per call), and
 // a text seen (Observed) but not yet stored is compressed by the
 // committer.
 func TestHistoryBatchWithARefusedCall(t *testing.T) {
 	ctx := context.Background()
-	h := openHistory(t, t.TempDir(), testkit.NewClock(time.Time{}), HistoryOptions{MaxBytes: 6 << 10})
+	// 6 KiB above the floor: a 1 KiB call fits (SQLite writes it twice),
+	// two 4 KiB texts do not.
+	h := openHistory(t, t.TempDir(), testkit.NewClock(time.Time{}), HistoryOptions{
+		MinFree: 1 << 20, FreeSpace: func() (uint64, error) { return 1<<20 + 6<<10, nil }})
 	random := func() []byte {
 		b := make([]byte, 4<<10)
 		rand.Read(b)
@@ -82,8 +85,8 @@ func TestHistoryBatchWithARefusedCall(t *testing.T) {
 		t.Fatal("an observed text was compressed before the committer looked for it")
 	}
 	h.commit(batch)
-	if !errors.Is(batch[1].err, ErrHistoryFull) || batch[1].ids != nil {
-		t.Fatalf("the call over the cap: %v %v, want ErrHistoryFull", batch[1].ids, batch[1].err)
+	if !errors.Is(batch[1].err, ErrHistoryDiskLow) || batch[1].ids != nil {
+		t.Fatalf("the call over the floor: %v %v, want ErrHistoryDiskLow", batch[1].ids, batch[1].err)
 	}
 	for _, i := range []int{0, 2} {
 		if batch[i].err != nil || len(batch[i].ids) != 1 || batch[i].ids[0] == 0 {

@@ -1,0 +1,344 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"slices"
+	"time"
+)
+
+// Why a version was dropped to make room under the cap, in the order
+// makeRoom tries them.
+const (
+	// roomRetention: past the retention; the hourly prune would drop it.
+	roomRetention = iota
+	// roomShare: its text was added by a writer holding more than its
+	// share of the cap (that writer's deleted notes first, then its
+	// older versions).
+	roomShare
+	// roomDeleted: the last text of a note deleted longest ago, with the
+	// versions before it at that path.
+	roomDeleted
+	// roomOldest: an older version whose text was added by the writer
+	// holding most.
+	roomOldest
+)
+
+// roomBatch is how many candidates one query of makeRoom returns.
+const roomBatch = 64
+
+// roomMade counts what one Keep call dropped to make room.
+type roomMade struct {
+	versions [roomOldest + 1]int64
+	writers  []string // whose texts went for their share, or as the heaviest
+	over     bool     // the history stays above its cap
+}
+
+func (m *roomMade) add(o roomMade) {
+	for i, n := range o.versions {
+		m.versions[i] += n
+	}
+	for _, w := range o.writers {
+		m.addWriter(w)
+	}
+	m.over = m.over || o.over
+}
+
+func (m *roomMade) addWriter(w string) {
+	if !slices.Contains(m.writers, w) {
+		m.writers = append(m.writers, w)
+	}
+}
+
+func (m *roomMade) dropped() int64 {
+	var n int64
+	for _, v := range m.versions {
+		n += v
+	}
+	return n
+}
+
+// HistoryRoom sums up the room the history made under its cap since it
+// was opened (by the server: since it started).
+type HistoryRoom struct {
+	// Last is when versions were last dropped for room; zero: never.
+	Last time.Time
+	// Versions dropped, by reason.
+	Retention, Share, Deleted, Oldest int64
+	// Writers whose texts went for holding more than their share, or as
+	// the writer holding most, in the order they were first trimmed.
+	Writers []string
+}
+
+// Room reports the room made under the cap since the history was opened.
+func (h *History) Room() HistoryRoom {
+	h.roomMu.Lock()
+	defer h.roomMu.Unlock()
+	r := h.room
+	r.Writers = slices.Clone(r.Writers)
+	return r
+}
+
+// reportRoom logs and records what a committed batch dropped.
+func (h *History) reportRoom(m roomMade) {
+	if n := m.dropped(); n > 0 {
+		h.log.Info("note history at its size cap: versions dropped to make room",
+			"versions", n, "past_retention", m.versions[roomRetention], "over_share", m.versions[roomShare],
+			"deleted_notes", m.versions[roomDeleted], "oldest", m.versions[roomOldest], "writers", m.writers)
+		h.roomMu.Lock()
+		h.room.Last = h.now()
+		h.room.Retention += m.versions[roomRetention]
+		h.room.Share += m.versions[roomShare]
+		h.room.Deleted += m.versions[roomDeleted]
+		h.room.Oldest += m.versions[roomOldest]
+		for _, w := range m.writers {
+			if !slices.Contains(h.room.Writers, w) {
+				h.room.Writers = append(h.room.Writers, w)
+			}
+		}
+		h.roomMu.Unlock()
+	}
+	if m.over && !h.overCap {
+		h.log.Warn("note history above its size cap: only the newest versions of live notes are left; raise --history-max-mb")
+	}
+	if m.dropped() > 0 || m.over {
+		h.overCap = m.over
+	}
+}
+
+// makeRoom drops versions until need more bytes fit under the cap, with
+// about 1/128 of the cap to spare so that the writes after it do not
+// each search for room, and says how many it dropped. It tries, in
+// order:
+//
+//  1. the versions past the retention (what Prune drops);
+//  2. while a writer holds more than its share (the cap divided evenly
+//     among the writers whose texts are stored), the texts that writer
+//     added, the furthest over its share first: its deleted notes,
+//     deleted longest ago first, then its older versions, oldest first;
+//  3. deleted notes, deleted longest ago first;
+//  4. older versions whose text the writer holding most added, oldest
+//     first.
+//
+// The newest version of a note that has not left its path is never
+// dropped: it is the note as it is on disk, which undo and the next
+// write's diff start from. When only those are left the history stays
+// above the cap (and says so once): a write is refused for the history
+// only by the disk floor (checkFloor). A deleted note goes with every
+// version it had at its path, so that its path never looks live again.
+func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64, m *roomMade) (dropped int64, err error) {
+	n, err := h.storedIn(ctx, tx)
+	if err != nil {
+		return 0, fmt.Errorf("keep note version: %w", err)
+	}
+	if n+need <= h.maxBytes {
+		return 0, nil
+	}
+	target := h.maxBytes - need - h.maxBytes/128
+	pr, err := h.pruneIn(ctx, tx)
+	if err != nil {
+		return 0, fmt.Errorf("keep note version: make room: %w", err)
+	}
+	h.storedKnown = false
+	m.versions[roomRetention] += pr.Versions
+	dropped += pr.Versions
+	if n, err = h.storedIn(ctx, tx); err != nil {
+		return dropped, fmt.Errorf("keep note version: %w", err)
+	}
+	for n > target {
+		s, err := h.nextRoom(ctx, tx)
+		if err != nil {
+			return dropped, fmt.Errorf("keep note version: make room: %w", err)
+		}
+		if len(s.victims) == 0 {
+			m.over = true
+			return dropped, nil
+		}
+		if s.writer != "" {
+			m.addWriter(s.writer)
+		}
+		for _, v := range s.victims {
+			k, err := h.evict(ctx, tx, v)
+			if err != nil {
+				return dropped, fmt.Errorf("keep note version: make room: %w", err)
+			}
+			m.versions[s.reason] += k
+			dropped += k
+			if n, err = h.storedIn(ctx, tx); err != nil {
+				return dropped, fmt.Errorf("keep note version: %w", err)
+			}
+			if n <= target {
+				break
+			}
+			if s.reason == roomShare {
+				var w int64
+				err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT stored FROM writer_totals WHERE writer = ?), 0)`, s.writer).Scan(&w)
+				if err != nil {
+					return dropped, fmt.Errorf("keep note version: make room: %w", err)
+				}
+				if w <= s.share {
+					break // within its share now: choose again
+				}
+			}
+		}
+	}
+	return dropped, nil
+}
+
+// storedIn reads the stored total in tx and remembers it.
+func (h *History) storedIn(ctx context.Context, tx *sql.Tx) (int64, error) {
+	if h.storedKnown {
+		return h.stored, nil
+	}
+	if err := tx.StmtContext(ctx, h.storedTotal).QueryRowContext(ctx).Scan(&h.stored); err != nil {
+		return 0, err
+	}
+	h.storedKnown = true
+	return h.stored, nil
+}
+
+// victim is a version to drop, or with whole a deleted note: every
+// version at its path up to id.
+type victim struct {
+	id    int64
+	path  string
+	whole bool
+}
+
+// roomStep is the next batch of versions makeRoom drops.
+type roomStep struct {
+	reason  int
+	writer  string // whose texts, for roomShare and roomOldest
+	share   int64
+	victims []victim
+}
+
+// The queries of nextRoom. A path's last row with gone = 1 and a kind
+// other than move is a deleted note (a note moved away lives on at its
+// new path, whose first version holds the same text).
+const (
+	qDeletedOf = `SELECT v.id, v.path FROM versions v JOIN blobs b ON b.id = v.blob
+		WHERE b.writer = ?1 AND v.gone = 1 AND v.kind <> 'move'
+			AND v.id = (SELECT MAX(id) FROM versions WHERE path = v.path)
+		ORDER BY v.time, v.id LIMIT ?2`
+	qOlderOf = `SELECT v.id, v.path FROM versions v JOIN blobs b ON b.id = v.blob
+		WHERE b.writer = ?1 AND v.id < (SELECT MAX(id) FROM versions WHERE path = v.path)
+		ORDER BY v.time, v.id LIMIT ?2`
+	qDeleted = `SELECT v.id, v.path FROM versions v
+		WHERE v.gone = 1 AND v.kind <> 'move'
+			AND v.id = (SELECT MAX(id) FROM versions WHERE path = v.path)
+		ORDER BY v.time, v.id LIMIT ?1`
+)
+
+// nextRoom chooses what to drop next, in makeRoom's order after the
+// retention; no victims: only live notes' newest versions are left.
+func (h *History) nextRoom(ctx context.Context, tx *sql.Tx) (roomStep, error) {
+	type total struct {
+		writer string
+		stored int64
+	}
+	var writers []total
+	rows, err := tx.QueryContext(ctx, `SELECT writer, stored FROM writer_totals WHERE stored > 0 ORDER BY stored DESC, writer`)
+	if err != nil {
+		return roomStep{}, err
+	}
+	for rows.Next() {
+		var t total
+		if err := rows.Scan(&t.writer, &t.stored); err != nil {
+			rows.Close()
+			return roomStep{}, err
+		}
+		writers = append(writers, t)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return roomStep{}, err
+	}
+	if len(writers) == 0 {
+		return roomStep{}, nil
+	}
+	share := h.maxBytes / int64(len(writers))
+	for _, w := range writers {
+		if w.stored <= share {
+			break
+		}
+		for _, q := range []struct {
+			query string
+			whole bool
+		}{{qDeletedOf, true}, {qOlderOf, false}} {
+			vs, err := victims(ctx, tx, q.whole, q.query, w.writer, roomBatch)
+			if err != nil || len(vs) > 0 {
+				return roomStep{reason: roomShare, writer: w.writer, share: share, victims: vs}, err
+			}
+		}
+	}
+	vs, err := victims(ctx, tx, true, qDeleted, roomBatch)
+	if err != nil || len(vs) > 0 {
+		return roomStep{reason: roomDeleted, victims: vs}, err
+	}
+	for _, w := range writers {
+		vs, err := victims(ctx, tx, false, qOlderOf, w.writer, roomBatch)
+		if err != nil || len(vs) > 0 {
+			return roomStep{reason: roomOldest, writer: w.writer, victims: vs}, err
+		}
+	}
+	return roomStep{}, nil
+}
+
+// victims runs one of nextRoom's queries; whole: it lists deleted notes.
+func victims(ctx context.Context, tx *sql.Tx, whole bool, query string, args ...any) ([]victim, error) {
+	rows, err := tx.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []victim
+	for rows.Next() {
+		v := victim{whole: whole}
+		if err := rows.Scan(&v.id, &v.path); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// evict drops one victim and the texts no version holds any more, and
+// says how many versions went.
+func (h *History) evict(ctx context.Context, tx *sql.Tx, v victim) (int64, error) {
+	h.storedKnown = false
+	var rows *sql.Rows
+	var err error
+	if v.whole {
+		rows, err = tx.QueryContext(ctx, `DELETE FROM versions WHERE path = ? AND id <= ? RETURNING blob`, v.path, v.id)
+	} else {
+		rows, err = tx.QueryContext(ctx, `DELETE FROM versions WHERE id = ? RETURNING blob`, v.id)
+	}
+	if err != nil {
+		return 0, err
+	}
+	var blobs []int64
+	var n int64
+	for rows.Next() {
+		var b int64
+		if err := rows.Scan(&b); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		n++
+		if !slices.Contains(blobs, b) {
+			blobs = append(blobs, b)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	for _, b := range blobs {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = ?1)`, b); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
