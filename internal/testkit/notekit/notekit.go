@@ -33,12 +33,15 @@ type Options struct {
 	Keeper func(*store.History) vault.History
 	// PublicURL is given to the tools, for the links they answer with.
 	PublicURL config.PublicURL
+	// HistoryMaxBytes caps the history (0: the default).
+	HistoryMaxBytes int64
 }
 
 // World is a vault, its history and journal, and the apps that write to
 // it. Everything is closed when the test ends.
 type World struct {
 	Dir     string // the vault folder
+	State   string // the state folder (cortex.db, history.db)
 	Clock   *testkit.Clock
 	Store   *store.Store
 	History *store.History
@@ -54,15 +57,15 @@ type World struct {
 func New(t testing.TB, o Options) *World {
 	t.Helper()
 	ctx := context.Background()
-	w := &World{Dir: t.TempDir(), Clock: testkit.NewClock(time.Time{}), t: t, opts: o, apps: map[string]*mcp.ClientSession{}}
+	w := &World{Dir: t.TempDir(), State: t.TempDir(), Clock: testkit.NewClock(time.Time{}), t: t, opts: o, apps: map[string]*mcp.ClientSession{}}
 	testkit.WriteFiles(t, w.Dir, o.Files)
-	state := t.TempDir()
+	state := w.State
 	var err error
 	if w.Store, err = store.Open(ctx, state, store.Options{Now: w.Clock.Now}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.Store.Close() })
-	if w.History, err = store.OpenHistory(ctx, state, store.HistoryOptions{Now: w.Clock.Now}); err != nil {
+	if w.History, err = store.OpenHistory(ctx, state, store.HistoryOptions{Now: w.Clock.Now, MaxBytes: o.HistoryMaxBytes}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { w.History.Close() })
