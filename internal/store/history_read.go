@@ -93,7 +93,9 @@ func (h *History) withContent(ctx context.Context, row *sql.Row) (NoteVersion, [
 // no other version shares, and says how many versions went. A path with no
 // versions gives ErrNoHistory.
 func (h *History) Purge(ctx context.Context, path string) (int64, error) {
-	return h.purge(ctx, `DELETE FROM versions WHERE path = ?`, path)
+	return h.purge(ctx, func(tx *sql.Tx) (sql.Result, error) {
+		return tx.ExecContext(ctx, `DELETE FROM versions WHERE path = ?`, path)
+	})
 }
 
 // PurgeVersions removes the versions with the given ids (a note's versions
@@ -103,16 +105,90 @@ func (h *History) PurgeVersions(ctx context.Context, ids []int64) (int64, error)
 	if err != nil {
 		return 0, fmt.Errorf("purge note history: %w", err)
 	}
-	return h.purge(ctx, `DELETE FROM versions WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+	return h.purge(ctx, func(tx *sql.Tx) (sql.Result, error) {
+		return tx.ExecContext(ctx, `DELETE FROM versions WHERE id IN (SELECT value FROM json_each(?))`, string(list))
+	})
 }
 
-func (h *History) purge(ctx context.Context, query string, arg any) (int64, error) {
+// PurgeWriter forgets what writer wrote since a time: the versions it
+// wrote since then, and every other version holding a text it added in
+// that span (another app's delete or move of its note, which repeats the
+// text). Texts it wrote that existed before since stay with the versions
+// from before. A path whose last version goes keeps its state: its new
+// last version is marked gone when the note had left the path, and
+// unmarked when it had not. Like Purge, it says how many versions went,
+// gives ErrNoHistory when there were none, and leaves the notes alone.
+func (h *History) PurgeWriter(ctx context.Context, writer string, since time.Time) (int64, error) {
+	return h.purge(ctx, func(tx *sql.Tx) (sql.Result, error) {
+		// The rows to forget, in a temporary table: the delete and the
+		// paths whose last version goes both need them.
+		for _, q := range []string{
+			`CREATE TEMP TABLE IF NOT EXISTS forget (id INTEGER PRIMARY KEY)`,
+			`DELETE FROM temp.forget`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return nil, err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `
+			INSERT INTO temp.forget (id)
+			SELECT id FROM versions WHERE writer = ?1 AND time >= ?2
+			UNION
+			SELECT v.id FROM versions v JOIN blobs b ON b.id = v.blob
+			WHERE b.writer = ?1
+				AND EXISTS (SELECT 1 FROM versions w WHERE w.blob = v.blob AND w.writer = ?1 AND w.time >= ?2)
+				AND NOT EXISTS (SELECT 1 FROM versions o WHERE o.blob = v.blob AND o.time < ?2)`, writer, nanos(since))
+		if err != nil {
+			return nil, err
+		}
+		type last struct {
+			path string
+			gone bool
+		}
+		var lasts []last
+		rows, err := tx.QueryContext(ctx, `
+			SELECT v.path, v.gone FROM versions v JOIN temp.forget f ON f.id = v.id
+			WHERE v.id = (SELECT MAX(id) FROM versions WHERE path = v.path)`)
+		if err != nil {
+			return nil, err
+		}
+		for rows.Next() {
+			var l last
+			if err := rows.Scan(&l.path, &l.gone); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			lasts = append(lasts, l)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM versions WHERE id IN (SELECT id FROM temp.forget)`)
+		if err != nil {
+			return nil, err
+		}
+		for _, l := range lasts {
+			if _, err := tx.ExecContext(ctx, `UPDATE versions SET gone = ? WHERE id = (SELECT MAX(id) FROM versions WHERE path = ?)`, l.gone, l.path); err != nil {
+				return nil, err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM temp.forget`); err != nil {
+			return nil, err
+		}
+		return res, nil
+	})
+}
+
+// purge runs del, which deletes versions, then drops the contents no
+// version holds any more and vacuums them away.
+func (h *History) purge(ctx context.Context, del func(*sql.Tx) (sql.Result, error)) (int64, error) {
 	tx, err := h.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("purge note history: %w", err)
 	}
 	defer tx.Rollback()
-	res, err := tx.ExecContext(ctx, query, arg)
+	res, err := del(tx)
 	if err != nil {
 		return 0, fmt.Errorf("purge note history: %w", err)
 	}
