@@ -40,13 +40,17 @@ func historyCommands() []command {
 		field: func(s *session) any { return &s.hist.app }}
 	since := flagSpec{name: "since", value: "TIME", usage: "from this time on: 2006-01-02T15:04:05Z, 2006-01-02 15:04 (UTC), or a duration ago such as 2h",
 		field: func(s *session) any { return &s.hist.since }}
+	purgeApp := app
+	purgeApp.usage = "forget the versions this app wrote, as the journal names it (with --since; instead of PATH)"
+	purgeSince := since
+	purgeSince.usage = "with --app: from this time on: 2006-01-02T15:04:05Z, 2006-01-02 15:04 (UTC), or a duration ago such as 2h"
 	return []command{
 		{name: "history", args: []string{"PATH"}, flags: []flagSpec{flagVault()}, run: historyList,
 			summary: "list the stored versions of a note, newest first (back through its moves)"},
 		{name: "history show", args: []string{"PATH"}, flags: []flagSpec{version, flagVault()}, run: historyShow,
 			summary: "print one stored version of a note"},
-		{name: "history purge", args: []string{"PATH"}, flags: []flagSpec{flagYes(), flagVault()}, run: historyPurge,
-			summary: "forget every stored version of a note (the note itself stays)"},
+		{name: "history purge", args: []string{"[PATH]"}, flags: []flagSpec{purgeApp, purgeSince, flagYes(), flagVault()}, run: historyPurge,
+			summary: "forget every stored version of a note, or what one app wrote since a time (--app NAME --since TIME); the notes stay"},
 		{name: "restore", args: []string{"PATH|BACKUP"}, flags: []flagSpec{restoreVersion, dryRun,
 			{name: "force", usage: "restore even if the note changed since --expect", field: func(s *session) any { return &s.hist.force }},
 			{name: "expect", value: "V", usage: "the note's version you looked at; a later change stops the restore", field: func(s *session) any { return &s.hist.expect }},
@@ -164,8 +168,22 @@ func historyShow(ctx context.Context, s *session, args []string) error {
 }
 
 func historyPurge(ctx context.Context, s *session, args []string) error {
+	var since time.Time
+	what := ""
+	switch {
+	case len(args) == 1 && s.hist.app == "" && s.hist.since == "":
+		what = "every stored version of " + args[0]
+	case len(args) == 0 && s.hist.app != "" && s.hist.since != "":
+		var err error
+		if since, err = parseSince(s.hist.since, s.Now()); err != nil {
+			return err
+		}
+		what = fmt.Sprintf("every version %s wrote since %s", s.hist.app, formatTime(since))
+	default:
+		return usage("pass a note's PATH, or --app NAME with --since TIME", "history purge: say what to forget")
+	}
 	if !s.yes {
-		fmt.Fprintf(s.Stderr, "This forgets every stored version of %s for good; the note itself stays.\nType \"purge\" to go on: ", args[0])
+		fmt.Fprintf(s.Stderr, "This forgets %s for good; the notes themselves stay.\nType \"purge\" to go on: ", what)
 		line, _ := bufio.NewReader(s.Stdin).ReadString('\n')
 		if strings.TrimSpace(line) != "purge" {
 			return fail("type purge at the prompt, or pass --yes", "purge cancelled; nothing was changed")
@@ -176,6 +194,18 @@ func historyPurge(ctx context.Context, s *session, args []string) error {
 		return err
 	}
 	defer done()
+	if len(args) == 0 {
+		n, err := svc.PurgeApp(ctx, s.hist.app, since)
+		var he *history.Error
+		if errors.As(err, &he) && he.Code == history.CodeNoHistory {
+			return fail("run `cortex admin changes --since TIME` to see the apps that wrote, as the journal names them", "%s: %s", he.Code, lowerFirst(he.Message))
+		}
+		if err != nil {
+			return historyErr(err)
+		}
+		fmt.Fprintf(s.Stderr, "purged %d stored versions written by %s since %s; the notes themselves are unchanged\n", n, s.hist.app, formatTime(since))
+		return nil
+	}
 	n, err := svc.Purge(ctx, args[0])
 	if err != nil {
 		return historyErr(err)

@@ -171,3 +171,51 @@ func readNote(t *testing.T, env Env, p string) string {
 	}
 	return string(b)
 }
+
+func TestHistoryPurgeApp(t *testing.T) {
+	env := testEnv(t)
+	createToken(t, env, "laptop") // creates the state
+	if err := os.WriteFile(filepath.Join(env.VaultDir, "plan.md"), []byte("plan\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	clock := testkit.NewClock(fixedNow.Add(-time.Hour))
+	appWrites(t, env, clock, "claude", func(call func(string, map[string]any) map[string]any, version func(string) string) {
+		call("create_note", map[string]any{"path": "secret.md", "content": "password: hunter2\n"})
+		call("edit_note", map[string]any{"id": "plan.md", "version": version("plan.md"), "old_text": "plan", "new_text": "plan by claude"})
+	})
+	appWrites(t, env, clock, "chatgpt", func(call func(string, map[string]any) map[string]any, version func(string) string) {
+		call("edit_note", map[string]any{"id": "plan.md", "version": version("plan.md"), "old_text": "claude", "new_text": "chatgpt"})
+	})
+
+	// Bad input: each a clear error with a hint, nothing forgotten.
+	for _, args := range [][]string{
+		{"history", "purge", "--app", "claude", "--yes"},
+		{"history", "purge", "--since", "2h", "--yes"},
+		{"history", "purge", "plan.md", "--app", "claude", "--since", "2h", "--yes"},
+		{"history", "purge", "--app", "claude", "--since", "last week", "--yes"},
+		{"history", "purge", "--app", "nobody", "--since", "2h", "--yes"},
+		{"history", "purge", "--app", "claude", "--since", "2h"}, // no "purge" typed
+	} {
+		if r := run(t, env, args...); r.code == 0 || !strings.Contains(r.stderr, "\nhint: ") {
+			t.Errorf("%q: exit %d, stderr %q", args, r.code, r.stderr)
+		}
+	}
+	if r := run(t, env, "history", "secret.md"); r.code != 0 || !strings.Contains(r.stdout, "claude") {
+		t.Fatalf("bad input forgot claude's versions: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+
+	r := run(t, env, "history", "purge", "--app", "claude", "--since", "2h", "--yes")
+	if r.code != 0 || !strings.Contains(r.stderr, "purged 2 stored versions written by claude") {
+		t.Fatalf("purge --app: exit %d %s", r.code, r.stderr)
+	}
+	if r = run(t, env, "history", "secret.md"); r.code != 1 || !strings.Contains(r.stderr, "no_history") {
+		t.Fatalf("history of claude's note after the purge: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	r = run(t, env, "history", "plan.md")
+	if r.code != 0 || strings.Contains(r.stdout, "claude") || !strings.Contains(r.stdout, "chatgpt") || !strings.Contains(r.stdout, "external") {
+		t.Fatalf("history of plan.md after the purge: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	if readNote(t, env, "secret.md") != "password: hunter2\n" || readNote(t, env, "plan.md") != "plan by chatgpt\n" {
+		t.Fatal("the purge changed a note")
+	}
+}

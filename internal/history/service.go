@@ -199,6 +199,22 @@ func (s *Service) Purge(ctx context.Context, path string) (int64, error) {
 	return n, err
 }
 
+// PurgeApp forgets what app wrote since a time: the versions the history
+// records as written by it, and other versions that only repeat a text it
+// added then (store.History.PurgeWriter), and says how many versions
+// went. The notes are not touched.
+func (s *Service) PurgeApp(ctx context.Context, app string, since time.Time) (int64, error) {
+	if strings.TrimSpace(app) == "" {
+		return 0, &Error{Code: CodeInvalid, Message: "Name the app whose versions to forget, as the journal names it."}
+	}
+	n, err := s.h.PurgeWriter(ctx, app, since)
+	if errors.Is(err, store.ErrNoHistory) {
+		return 0, &Error{Code: CodeNoHistory, Err: err,
+			Message: "No version written by " + strconv.Quote(app) + " since then is stored, so there is nothing to purge; check the app's name in the journal."}
+	}
+	return n, err
+}
+
 // current reads the note at p: its version and content, or "" and absent.
 func (s *Service) current(ctx context.Context, p string) (version string, content string, present bool, err error) {
 	n, err := s.v.Read(ctx, p)
