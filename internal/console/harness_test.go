@@ -33,9 +33,16 @@ type harness struct {
 
 func newHarness(t *testing.T, files map[string]string) *harness {
 	t.Helper()
+	return newHarnessWith(t, notekit.Options{Files: files})
+}
+
+// newHarnessWith is newHarness with o's files and history cap.
+func newHarnessWith(t *testing.T, o notekit.Options) *harness {
+	t.Helper()
 	ctx := context.Background()
 	pub := config.MustParsePublicURL(testPublicURL)
-	h := &harness{t: t, World: notekit.New(t, notekit.Options{Files: files, Keeper: history.Keeper, PublicURL: pub})}
+	o.Keeper, o.PublicURL = history.Keeper, pub
+	h := &harness{t: t, World: notekit.New(t, o)}
 	var err error
 	if h.setup, err = owner.Setup(ctx, h.Store, pub, false, h.Clock.Now); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,9 @@ package console
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/testkit/notekit"
 )
 
 func TestAppsAndTokens(t *testing.T) {
@@ -164,6 +168,30 @@ func TestStatus(t *testing.T) {
 	b.signIn()
 	resp, body := b.get("/console/status")
 	want(t, resp, body, http.StatusOK, "v-test", `id="st-notes">2<`, "writes stop below 1024.0 MiB", "kept 30 days", "(recent: destructive actions allowed)")
+}
+
+// Status says when the history made room at its cap, whose texts went,
+// and what each writer's texts take against its share.
+func TestStatusShowsHistoryRoom(t *testing.T) {
+	h := newHarnessWith(t, notekit.Options{Files: map[string]string{"Plan.md": before}, HistoryMaxBytes: 64 << 10})
+	b := h.browser()
+	b.signIn()
+	resp, body := b.get("/console/status")
+	want(t, resp, body, http.StatusOK, `id="st-history-room">no room needed since the server started`)
+
+	appEdit(h) // claude and the text it replaced (external): each a share
+	random := make([]byte, 12_000)
+	for i := range 8 { // about 12 KB stored each: 96 KB through a 64 KiB cap
+		rand.Read(random)
+		p := fmt.Sprintf("flood/%d.md", i)
+		h.Call("flood", "create_note", map[string]any{"path": p, "content": base64.StdEncoding.EncodeToString(random)})
+		h.Call("flood", "delete_note", map[string]any{"id": p, "version": h.Version(p)})
+	}
+	resp, body = b.get("/console/status")
+	want(t, resp, body, http.StatusOK, "of writers over their share (flood)", "0 of deleted notes", `id="st-history-writers">flood 0.`, "MiB (over its share), claude")
+	if strings.Contains(body, "above the cap") {
+		t.Fatalf("status says the history is above its cap:\n%s", body)
+	}
 }
 
 func TestStatusShowsBackups(t *testing.T) {

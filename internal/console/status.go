@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -26,6 +27,20 @@ type statusData struct {
 	Backup           backupData
 	// Sizes in MiB, as shown.
 	FreeMiB, FloorMiB, StoredMiB, SizeMiB, MaxMiB string
+	// How the history keeps under its cap: the room made since the
+	// server started, whether only live notes' newest versions are left
+	// (it is above the cap), and what each writer's texts take.
+	Room        store.HistoryRoom
+	RoomWriters string
+	OverCap     bool
+	Writers     []writerData
+	ShareMiB    string
+}
+
+// writerData is one writer's part of the history, as shown.
+type writerData struct {
+	Name, MiB string
+	Over      bool // over its share: its texts go first at the cap
 }
 
 func mib[T int64 | uint64](n T) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) }
@@ -52,6 +67,15 @@ func (c *Console) statusPage(w http.ResponseWriter, r *http.Request, s owner.Ses
 	}
 	d.FreeMiB, d.FloorMiB = mib(d.Stats.FreeBytes), mib(d.Floor)
 	d.StoredMiB, d.SizeMiB, d.MaxMiB = mib(d.History.Stored), mib(d.History.Size), mib(d.History.MaxBytes)
+	if c.o.HistoryDB != nil && !d.HistoryErr {
+		d.Room = c.o.HistoryDB.Room()
+		d.RoomWriters = strings.Join(d.Room.Writers, ", ")
+		d.OverCap = d.History.Stored > d.History.MaxBytes
+		d.ShareMiB = mib(d.History.Share)
+		for _, w := range d.History.Writers {
+			d.Writers = append(d.Writers, writerData{Name: w.Writer, MiB: mib(w.Stored), Over: w.Stored > d.History.Share})
+		}
+	}
 	d.Backup = c.backupStatus(ctx)
 	c.pages.Render(w, http.StatusOK, "status.html", d)
 	return nil

@@ -285,7 +285,22 @@ type HistoryStats struct {
 	Size     int64 // their uncompressed bytes
 	Days     int
 	MaxBytes int64
+	// Writers are the writers whose texts are stored, holding most first
+	// (at most maxStatsWriters), and Share each one's share of the cap:
+	// when it is reached, the texts of the writers over their share go
+	// first.
+	Writers []WriterStored
+	Share   int64
 }
+
+// WriterStored is how much of the history one writer's texts take.
+type WriterStored struct {
+	Writer string
+	Stored int64 // compressed bytes of the texts it added
+}
+
+// maxStatsWriters bounds the writers Stats lists.
+const maxStatsWriters = 5
 
 // Stats reports the history's size and retention.
 func (h *History) Stats(ctx context.Context) (HistoryStats, error) {
@@ -293,6 +308,28 @@ func (h *History) Stats(ctx context.Context) (HistoryStats, error) {
 	err := h.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM versions), COUNT(*), COALESCE(SUM(stored), 0), COALESCE(SUM(size), 0) FROM blobs`).
 		Scan(&s.Versions, &s.Blobs, &s.Stored, &s.Size)
 	if err != nil {
+		return HistoryStats{}, fmt.Errorf("note history stats: %w", err)
+	}
+	var writers int64
+	if err := h.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM writer_totals WHERE stored > 0`).Scan(&writers); err != nil {
+		return HistoryStats{}, fmt.Errorf("note history stats: %w", err)
+	}
+	if writers > 0 {
+		s.Share = h.maxBytes / writers
+	}
+	rows, err := h.db.QueryContext(ctx, `SELECT writer, stored FROM writer_totals WHERE stored > 0 ORDER BY stored DESC, writer LIMIT ?`, maxStatsWriters)
+	if err != nil {
+		return HistoryStats{}, fmt.Errorf("note history stats: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var w WriterStored
+		if err := rows.Scan(&w.Writer, &w.Stored); err != nil {
+			return HistoryStats{}, fmt.Errorf("note history stats: %w", err)
+		}
+		s.Writers = append(s.Writers, w)
+	}
+	if err := rows.Err(); err != nil {
 		return HistoryStats{}, fmt.Errorf("note history stats: %w", err)
 	}
 	return s, nil
