@@ -65,7 +65,7 @@ func (s *Settings) table() []setting {
 		{"session-idle", "CORTEX_SESSION_IDLE", "30m", "retired: /mcp keeps no MCP sessions; accepted and ignored", &s.SessionIdle},
 		{"journal-days", "CORTEX_JOURNAL_DAYS", "90", "days the write journal is kept", &s.JournalDays},
 		{"history-days", "CORTEX_HISTORY_DAYS", "30", "days every version of a note is kept (then one a day for a year)", &s.HistoryDays},
-		{"history-max-mb", "CORTEX_HISTORY_MAX_MB", "512", "cap on the stored note history (MiB, compressed); the oldest versions go first", &s.HistoryMaxMB},
+		{"history-max-mb", "CORTEX_HISTORY_MAX_MB", "512", "cap on the stored note history (MiB, compressed); reaching it drops old versions, an app over its share first, never a write", &s.HistoryMaxMB},
 		{"backup-dir", "CORTEX_BACKUP_DIR", "", "folder for scheduled backups (and the default of cortex admin backup --to); empty: no scheduled backups", &s.BackupDir},
 		{"backup-every", "CORTEX_BACKUP_EVERY", "24h", "time between scheduled backups", &s.BackupEvery},
 		{"backup-keep", "CORTEX_BACKUP_KEEP", "7", "scheduled backups kept; older ones are removed", &s.BackupKeep},

@@ -55,7 +55,7 @@ const WriterExternal = "external"
 // stored, so the write was refused.
 const CodeHistoryUnavailable = "history_unavailable"
 
-const msgHistoryUnavailable = "The note's history could not be saved, so the change was refused to keep the old text safe; tell the owner (the history may be full) and try again later."
+const msgHistoryUnavailable = "The note's history could not be saved, so the change was refused to keep the old text safe; tell the owner (the server log says why) and try again later."
 
 // historyTimeout bounds the keeping of an outside change, which no caller
 // waits for.
