@@ -171,7 +171,7 @@ func TestStatus(t *testing.T) {
 }
 
 // Status says when the history made room at its cap, whose texts went,
-// and what each writer's texts take against its share.
+// and what each writer's past texts take against its share.
 func TestStatusShowsHistoryRoom(t *testing.T) {
 	h := newHarnessWith(t, notekit.Options{Files: map[string]string{"Plan.md": before}, HistoryMaxBytes: 64 << 10})
 	b := h.browser()
@@ -188,7 +188,7 @@ func TestStatusShowsHistoryRoom(t *testing.T) {
 		h.Call("flood", "delete_note", map[string]any{"id": p, "version": h.Version(p)})
 	}
 	resp, body = b.get("/console/status")
-	want(t, resp, body, http.StatusOK, "of writers over their share (flood)", "0 of deleted notes", `id="st-history-writers">flood 0.`, "MiB (over its share), claude")
+	want(t, resp, body, http.StatusOK, "of writers over their share (flood)", "0 of deleted notes", `id="st-history-writers">flood 0.`, "MiB (over its share), external")
 	if strings.Contains(body, "above the cap") {
 		t.Fatalf("status says the history is above its cap:\n%s", body)
 	}

@@ -29,7 +29,7 @@ type statusData struct {
 	FreeMiB, FloorMiB, StoredMiB, SizeMiB, MaxMiB string
 	// How the history keeps under its cap: the room made since the
 	// server started, whether only live notes' newest versions are left
-	// (it is above the cap), and what each writer's texts take.
+	// (it is above the cap), and what each writer's past texts take.
 	Room        store.HistoryRoom
 	RoomWriters string
 	OverCap     bool

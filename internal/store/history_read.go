@@ -285,18 +285,19 @@ type HistoryStats struct {
 	Size     int64 // their uncompressed bytes
 	Days     int
 	MaxBytes int64
-	// Writers are the writers whose texts are stored, holding most first
-	// (at most maxStatsWriters), and Share each one's share of the cap:
-	// when it is reached, the texts of the writers over their share go
-	// first.
+	// Writers are the writers with past texts stored (texts no live
+	// note's newest version holds), the most first (at most
+	// maxStatsWriters), and Share each one's share of the room the cap
+	// leaves beyond the notes as they are: when the cap is reached, the
+	// texts of the writers over their share go first.
 	Writers []WriterStored
 	Share   int64
 }
 
-// WriterStored is how much of the history one writer's texts take.
+// WriterStored is how much of the history's past one writer's texts take.
 type WriterStored struct {
 	Writer string
-	Stored int64 // compressed bytes of the texts it added
+	Stored int64 // compressed bytes of the past texts it added
 }
 
 // maxStatsWriters bounds the writers Stats lists.
@@ -310,27 +311,14 @@ func (h *History) Stats(ctx context.Context) (HistoryStats, error) {
 	if err != nil {
 		return HistoryStats{}, fmt.Errorf("note history stats: %w", err)
 	}
-	var writers int64
-	if err := h.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM writer_totals WHERE stored > 0`).Scan(&writers); err != nil {
-		return HistoryStats{}, fmt.Errorf("note history stats: %w", err)
-	}
-	if writers > 0 {
-		s.Share = h.maxBytes / writers
-	}
-	rows, err := h.db.QueryContext(ctx, `SELECT writer, stored FROM writer_totals WHERE stored > 0 ORDER BY stored DESC, writer LIMIT ?`, maxStatsWriters)
+	past, err := pastByWriter(ctx, h.db)
 	if err != nil {
 		return HistoryStats{}, fmt.Errorf("note history stats: %w", err)
 	}
-	defer rows.Close()
-	for rows.Next() {
-		var w WriterStored
-		if err := rows.Scan(&w.Writer, &w.Stored); err != nil {
-			return HistoryStats{}, fmt.Errorf("note history stats: %w", err)
-		}
-		s.Writers = append(s.Writers, w)
-	}
-	if err := rows.Err(); err != nil {
-		return HistoryStats{}, fmt.Errorf("note history stats: %w", err)
+	share, writers := shareOf(h.maxBytes, s.Stored, past)
+	s.Share = share
+	for _, w := range writers[:min(len(writers), maxStatsWriters)] {
+		s.Writers = append(s.Writers, WriterStored{Writer: w, Stored: past[w]})
 	}
 	return s, nil
 }

@@ -1,10 +1,13 @@
 package store
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -113,13 +116,14 @@ func (h *History) reportRoom(m roomMade) {
 // order:
 //
 //  1. the versions past the retention (what Prune drops);
-//  2. while a writer holds more than its share (the cap divided evenly
-//     among the writers whose texts are stored), the texts that writer
-//     added, the furthest over its share first: its deleted notes,
-//     deleted longest ago first, then its older versions, oldest first;
+//  2. while a writer's past texts take more than its share (the room the
+//     cap leaves beyond the notes as they are, divided evenly among the
+//     writers with past texts stored), the texts that writer added, the
+//     furthest over its share first: its deleted notes, deleted longest
+//     ago first, then its older versions, oldest first;
 //  3. deleted notes, deleted longest ago first;
-//  4. older versions whose text the writer holding most added, oldest
-//     first.
+//  4. older versions whose text the writer with the most past texts
+//     added, oldest first.
 //
 // The newest version of a note that has not left its path is never
 // dropped: it is the note as it is on disk, which undo and the next
@@ -146,8 +150,15 @@ func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64, m *roomM
 	if n, err = h.storedIn(ctx, tx); err != nil {
 		return dropped, fmt.Errorf("keep note version: %w", err)
 	}
+	if n <= target {
+		return dropped, nil
+	}
+	past, err := pastByWriter(ctx, tx)
+	if err != nil {
+		return dropped, fmt.Errorf("keep note version: make room: %w", err)
+	}
 	for n > target {
-		s, err := h.nextRoom(ctx, tx)
+		s, err := h.nextRoom(ctx, tx, past, n)
 		if err != nil {
 			return dropped, fmt.Errorf("keep note version: make room: %w", err)
 		}
@@ -159,7 +170,7 @@ func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64, m *roomM
 			m.addWriter(s.writer)
 		}
 		for _, v := range s.victims {
-			k, err := h.evict(ctx, tx, v)
+			k, err := h.evict(ctx, tx, v, past)
 			if err != nil {
 				return dropped, fmt.Errorf("keep note version: make room: %w", err)
 			}
@@ -168,18 +179,8 @@ func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64, m *roomM
 			if n, err = h.storedIn(ctx, tx); err != nil {
 				return dropped, fmt.Errorf("keep note version: %w", err)
 			}
-			if n <= target {
-				break
-			}
-			if s.reason == roomShare {
-				var w int64
-				err := tx.QueryRowContext(ctx, `SELECT COALESCE((SELECT stored FROM writer_totals WHERE writer = ?), 0)`, s.writer).Scan(&w)
-				if err != nil {
-					return dropped, fmt.Errorf("keep note version: make room: %w", err)
-				}
-				if w <= s.share {
-					break // within its share now: choose again
-				}
+			if n <= target || s.reason == roomShare && past[s.writer] <= s.share {
+				break // done, or that writer is within its share: choose again
 			}
 		}
 	}
@@ -196,6 +197,59 @@ func (h *History) storedIn(ctx context.Context, tx *sql.Tx) (int64, error) {
 	}
 	h.storedKnown = true
 	return h.stored, nil
+}
+
+// querier is a *sql.DB or a *sql.Tx.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+}
+
+// pastByWriter sums, for each writer, the stored bytes of the texts it
+// added that no live note's newest version holds: the past that the cap
+// shares out. (A text a live note holds now is never dropped.)
+func pastByWriter(ctx context.Context, q querier) (map[string]int64, error) {
+	rows, err := q.QueryContext(ctx, `
+		SELECT b.writer, SUM(b.stored) FROM blobs b
+		WHERE NOT EXISTS (SELECT 1 FROM versions v WHERE v.blob = b.id AND v.gone = 0
+			AND v.id = (SELECT MAX(id) FROM versions WHERE path = v.path))
+		GROUP BY b.writer`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	past := map[string]int64{}
+	for rows.Next() {
+		var w string
+		var n int64
+		if err := rows.Scan(&w, &n); err != nil {
+			return nil, err
+		}
+		past[w] = n
+	}
+	return past, rows.Err()
+}
+
+// shareOf is each writer's share of the cap's room beyond the present
+// (stored minus the past), and the writers with a past, the most first.
+func shareOf(maxBytes, stored int64, past map[string]int64) (int64, []string) {
+	var writers []string
+	present := stored
+	for w, n := range past {
+		present -= n
+		if n > 0 {
+			writers = append(writers, w)
+		}
+	}
+	slices.SortFunc(writers, func(a, b string) int {
+		if past[a] != past[b] {
+			return cmp.Compare(past[b], past[a])
+		}
+		return strings.Compare(a, b)
+	})
+	if len(writers) == 0 {
+		return 0, nil
+	}
+	return max(maxBytes-present, 0) / int64(len(writers)), writers
 }
 
 // victim is a version to drop, or with whole a deleted note: every
@@ -232,44 +286,21 @@ const (
 )
 
 // nextRoom chooses what to drop next, in makeRoom's order after the
-// retention; no victims: only live notes' newest versions are left.
-func (h *History) nextRoom(ctx context.Context, tx *sql.Tx) (roomStep, error) {
-	type total struct {
-		writer string
-		stored int64
-	}
-	var writers []total
-	rows, err := tx.QueryContext(ctx, `SELECT writer, stored FROM writer_totals WHERE stored > 0 ORDER BY stored DESC, writer`)
-	if err != nil {
-		return roomStep{}, err
-	}
-	for rows.Next() {
-		var t total
-		if err := rows.Scan(&t.writer, &t.stored); err != nil {
-			rows.Close()
-			return roomStep{}, err
-		}
-		writers = append(writers, t)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return roomStep{}, err
-	}
-	if len(writers) == 0 {
-		return roomStep{}, nil
-	}
-	share := h.maxBytes / int64(len(writers))
+// retention, given each writer's past and the stored total; no victims:
+// only live notes' newest versions are left.
+func (h *History) nextRoom(ctx context.Context, tx *sql.Tx, past map[string]int64, stored int64) (roomStep, error) {
+	share, writers := shareOf(h.maxBytes, stored, past)
 	for _, w := range writers {
-		if w.stored <= share {
+		if past[w] <= share {
 			break
 		}
 		for _, q := range []struct {
 			query string
 			whole bool
 		}{{qDeletedOf, true}, {qOlderOf, false}} {
-			vs, err := victims(ctx, tx, q.whole, q.query, w.writer, roomBatch)
+			vs, err := victims(ctx, tx, q.whole, q.query, w, roomBatch)
 			if err != nil || len(vs) > 0 {
-				return roomStep{reason: roomShare, writer: w.writer, share: share, victims: vs}, err
+				return roomStep{reason: roomShare, writer: w, share: share, victims: vs}, err
 			}
 		}
 	}
@@ -278,9 +309,9 @@ func (h *History) nextRoom(ctx context.Context, tx *sql.Tx) (roomStep, error) {
 		return roomStep{reason: roomDeleted, victims: vs}, err
 	}
 	for _, w := range writers {
-		vs, err := victims(ctx, tx, false, qOlderOf, w.writer, roomBatch)
+		vs, err := victims(ctx, tx, false, qOlderOf, w, roomBatch)
 		if err != nil || len(vs) > 0 {
-			return roomStep{reason: roomOldest, writer: w.writer, victims: vs}, err
+			return roomStep{reason: roomOldest, writer: w, victims: vs}, err
 		}
 	}
 	return roomStep{}, nil
@@ -304,9 +335,9 @@ func victims(ctx context.Context, tx *sql.Tx, whole bool, query string, args ...
 	return out, rows.Err()
 }
 
-// evict drops one victim and the texts no version holds any more, and
-// says how many versions went.
-func (h *History) evict(ctx context.Context, tx *sql.Tx, v victim) (int64, error) {
+// evict drops one victim and the texts no version holds any more, takes
+// those from their writers' past, and says how many versions went.
+func (h *History) evict(ctx context.Context, tx *sql.Tx, v victim, past map[string]int64) (int64, error) {
 	h.storedKnown = false
 	var rows *sql.Rows
 	var err error
@@ -336,8 +367,16 @@ func (h *History) evict(ctx context.Context, tx *sql.Tx, v victim) (int64, error
 		return 0, err
 	}
 	for _, b := range blobs {
-		if _, err := tx.ExecContext(ctx, `DELETE FROM blobs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = ?1)`, b); err != nil {
+		var w string
+		var stored int64
+		err := tx.QueryRowContext(ctx, `DELETE FROM blobs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = ?1)
+			RETURNING writer, stored`, b).Scan(&w, &stored)
+		switch {
+		case errors.Is(err, sql.ErrNoRows): // another version holds it
+		case err != nil:
 			return 0, err
+		default:
+			past[w] -= stored
 		}
 	}
 	return n, nil

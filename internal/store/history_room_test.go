@@ -15,19 +15,20 @@ import (
 )
 
 // roomWorld is a history whose texts are each about S = 4 KiB of random
-// bytes (DEFLATE cannot shrink them), written at known times by three
-// writers, and then a fourth, "app", that only writes new notes:
+// bytes (DEFLATE cannot shrink them), written at known times by four
+// writers:
 //
 //	live.md   external  3 versions three days ago (the first two past a
 //	                    one-day retention), the last one live
 //	keep.md   owner     2 versions in the last two hours, the last live
 //	gone.md   owner     created, deleted 9 hours ago
 //	gonep.md  app       created, deleted 7 hours ago
-//	f1..f3.md flood     created, deleted 6, 5 and 4 hours ago
+//	f1..f4.md flood     created, deleted 6, 5, 4 and 3.5 hours ago
 //	fb.md     flood     2 versions in the last three hours, the last live
 //
-// 12 S in all: external 3 S, owner 3 S, app 1 S, flood 5 S.
-// It returns S: the stored bytes over 12.
+// 13 S in all, 3 S of them live notes' newest versions; the past:
+// external 2 S, owner 2 S, app 1 S, flood 5 S. It returns S: the stored
+// bytes over 13.
 func roomWorld(t *testing.T, dir string, c *testkit.Clock) int64 {
 	t.Helper()
 	h, err := OpenHistory(context.Background(), dir, HistoryOptions{Now: c.Now, Days: 1})
@@ -53,8 +54,8 @@ func roomWorld(t *testing.T, dir string, c *testkit.Clock) int64 {
 	}
 	deleted("gone.md", "owner", 9*time.Hour)
 	deleted("gonep.md", "app", 7*time.Hour)
-	for i, ago := range []time.Duration{6, 5, 4} {
-		deleted(fmt.Sprintf("f%d.md", i+1), "flood", ago*time.Hour)
+	for i, ago := range []time.Duration{360, 300, 240, 210} {
+		deleted(fmt.Sprintf("f%d.md", i+1), "flood", ago*time.Minute)
 	}
 	keep(t, h, Keep{Path: "fb.md", Content: randomText(1), Writer: "flood", Kind: KindCreate, Time: at(3 * time.Hour)})
 	keep(t, h, Keep{Path: "fb.md", Content: randomText(1), Writer: "flood", Kind: KindEdit, Time: at(150 * time.Minute)})
@@ -62,7 +63,7 @@ func roomWorld(t *testing.T, dir string, c *testkit.Clock) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st.Stored / 12
+	return st.Stored / 13
 }
 
 // randomText is n times 4 KiB of random bytes.
@@ -95,16 +96,17 @@ func versionLabels(t *testing.T, h *History) map[int64]string {
 }
 
 // When a write needs room, the history drops, in order: the versions past
-// the retention; the texts of the writer over its share (its deleted
-// notes, deleted longest ago first, then its older versions); deleted
-// notes, deleted longest ago first; the older versions of the writer
-// holding most. The newest version of a live note is never dropped: a
-// write that needs more room than the rest holds is stored above the cap.
-// Each case starts from the same history, reopened with a cap of 12.2 S
-// (each of the four writers' share: about 3 S), and stores a new note of
-// k S, so that the cases show how far down the order each k reaches.
+// the retention; the texts of a writer whose past is over its share (its
+// deleted notes, deleted longest ago first, then its older versions);
+// deleted notes, deleted longest ago first; the older versions of the
+// writer with the most past. The newest version of a live note is never
+// dropped: a write that needs more room than the rest holds is stored
+// above the cap. Each case starts from the same history, reopened with a
+// cap of 13.2 S (each share, once the retention has gone: (13.2 - 3) / 3
+// = 3.4 S), and stores a new note of k S, so that the cases show how far
+// down the order each k reaches.
 func TestHistoryRoomOrder(t *testing.T) {
-	all := []string{"f1.md:1", "f1.md:2", "f2.md:1", "f2.md:2", "f3.md:1", "f3.md:2", "fb.md:1", "fb.md:2",
+	all := []string{"f1.md:1", "f1.md:2", "f2.md:1", "f2.md:2", "f3.md:1", "f3.md:2", "f4.md:1", "f4.md:2", "fb.md:1", "fb.md:2",
 		"gone.md:1", "gone.md:2", "gonep.md:1", "gonep.md:2", "keep.md:1", "keep.md:2", "live.md:1", "live.md:2", "live.md:3"}
 	var dropped []string
 	for _, tc := range []struct {
@@ -117,16 +119,17 @@ func TestHistoryRoomOrder(t *testing.T) {
 		{5, []string{"gone.md:1", "gone.md:2"}},   // deleted notes, deleted longest ago first
 		{6, []string{"gonep.md:1", "gonep.md:2"}}, //
 		{7, []string{"f3.md:1", "f3.md:2"}},       //
-		{8, []string{"fb.md:1"}},                  // older versions of the writer holding most (flood = owner: by name)
-		{9, []string{"keep.md:1"}},                //
-		{10, nil},                                 // only live notes' newest versions are left: above the cap
+		{8, []string{"f4.md:1", "f4.md:2"}},       //
+		{9, []string{"fb.md:1"}},                  // older versions of the writer with the most past (flood = owner: by name)
+		{10, []string{"keep.md:1"}},               //
+		{11, nil},                                 // only live notes' newest versions are left: above the cap
 	} {
 		t.Run(fmt.Sprintf("%dS", tc.k), func(t *testing.T) {
 			ctx := context.Background()
 			dir := t.TempDir()
 			c := testkit.NewClock(time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC))
 			s := roomWorld(t, dir, c)
-			h := openHistory(t, dir, c, HistoryOptions{Days: 1, MaxBytes: s * 122 / 10})
+			h := openHistory(t, dir, c, HistoryOptions{Days: 1, MaxBytes: s * 132 / 10})
 			labels := versionLabels(t, h)
 			keep(t, h, Keep{Path: "new.md", Content: randomText(tc.k), Writer: "app", Kind: KindCreate})
 			dropped = append(dropped, tc.gone...)
@@ -150,10 +153,10 @@ func TestHistoryRoomOrder(t *testing.T) {
 				t.Fatalf("left\n%v\nwant\n%v", got, want)
 			}
 			st, _ := h.Stats(ctx)
-			if tc.k < 10 && st.Stored > h.maxBytes {
+			if tc.k < 11 && st.Stored > h.maxBytes {
 				t.Fatalf("stored %d over the cap %d", st.Stored, h.maxBytes)
 			}
-			if tc.k == 10 && st.Stored <= h.maxBytes {
+			if tc.k == 11 && st.Stored <= h.maxBytes {
 				t.Fatalf("stored %d: the live notes alone should pass the cap %d", st.Stored, h.maxBytes)
 			}
 			if tc.k == 5 {
@@ -193,32 +196,27 @@ func TestHistoryUpgradeChargesWriters(t *testing.T) {
 	}
 	db.Close()
 	h := openHistory(t, dir, testkit.NewClock(time.Time{}), HistoryOptions{})
-	got := map[string]int64{}
-	rows, err := h.db.QueryContext(ctx, `SELECT writer, stored FROM writer_totals`)
+	got := map[int64]string{}
+	rows, err := h.db.QueryContext(ctx, `SELECT id, writer FROM blobs`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
+		var id int64
 		var w string
-		var n int64
-		if err := rows.Scan(&w, &n); err != nil {
+		if err := rows.Scan(&id, &w); err != nil {
 			t.Fatal(err)
 		}
-		got[w] = n
+		got[id] = w
 	}
-	if want := map[string]int64{"external": 10, "claude": 20}; !maps.Equal(got, want) {
-		t.Fatalf("writer totals %v, want %v", got, want)
+	if want := map[int64]string{1: "external", 2: "claude"}; !maps.Equal(got, want) {
+		t.Fatalf("blob writers %v, want %v", got, want)
 	}
-	// And the triggers keep them: a new content, a dropped one.
-	keep(t, h, Keep{Path: "c.md", Content: []byte("new"), Writer: "claude", Kind: KindCreate})
-	if _, err := h.Purge(ctx, "a.md"); err != nil {
-		t.Fatal(err)
-	}
-	var claude, external int64
-	h.db.QueryRowContext(ctx, `SELECT COALESCE((SELECT stored FROM writer_totals WHERE writer = 'claude'), 0),
-		COALESCE((SELECT stored FROM writer_totals WHERE writer = 'external'), 0)`).Scan(&claude, &external)
-	if claude <= 0 || claude >= 20 || external != 10 {
-		t.Fatalf("after a keep and a purge: claude %d (want only the new text), external %d (b.md still holds it)", claude, external)
+	// a.md's first text is b.md's too: the live notes' newest versions
+	// hold both texts, so no writer has a past.
+	st, err := h.Stats(ctx)
+	if err != nil || len(st.Writers) != 0 {
+		t.Fatalf("writers with a past: %+v, %v", st.Writers, err)
 	}
 }
