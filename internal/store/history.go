@@ -101,9 +101,10 @@ type History struct {
 	stored      int64
 	storedKnown bool
 	// overCap: the last room made left the history above its cap (only
-	// live notes' newest versions were left), already logged; only the
-	// committer uses it.
+	// live notes' newest versions were left), already logged, at overAt;
+	// only the committer uses them.
 	overCap bool
+	overAt  time.Time
 
 	// room sums up the room made under the cap since the history was
 	// opened, for the console's Status page.

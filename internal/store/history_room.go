@@ -31,6 +31,10 @@ const (
 // roomBatch is how many candidates one query of makeRoom returns.
 const roomBatch = 64
 
+// overRetry is how often makeRoom searches again while the history is
+// above its cap with nothing but live notes' newest versions left.
+const overRetry = time.Minute
+
 // roomMade counts what one Keep call dropped to make room.
 type roomMade struct {
 	versions [roomOldest + 1]int64
@@ -105,6 +109,9 @@ func (h *History) reportRoom(m roomMade) {
 	if m.over && !h.overCap {
 		h.log.Warn("note history above its size cap: only the newest versions of live notes are left; raise --history-max-mb")
 	}
+	if m.over {
+		h.overAt = h.now()
+	}
 	if m.dropped() > 0 || m.over {
 		h.overCap = m.over
 	}
@@ -137,6 +144,12 @@ func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64, m *roomM
 		return 0, fmt.Errorf("keep note version: %w", err)
 	}
 	if n+need <= h.maxBytes {
+		return 0, nil
+	}
+	// Above the cap with only live notes' newest versions left, every
+	// write would search the whole history for the little each edit
+	// makes past: once a minute is enough.
+	if h.overCap && h.now().Sub(h.overAt) < overRetry {
 		return 0, nil
 	}
 	target := h.maxBytes - need - h.maxBytes/128

@@ -230,6 +230,21 @@ func TestHistorySizeCap(t *testing.T) {
 			t.Fatalf("%s: %+v", p, vs)
 		}
 	}
+	// Above the cap, the history searches for room once a minute, not at
+	// every write: an edit's replaced text waits for the next search.
+	keep(t, small, Keep{Path: "x.md", Content: random(), Writer: "app", Kind: KindEdit})
+	if vs := versionsOf(t, small, "x.md"); len(vs) != 2 {
+		t.Fatalf("x.md within the minute: %+v", vs)
+	}
+	// (y.md's first version is still its newest when room is made.)
+	c.Advance(2 * time.Minute)
+	keep(t, small, Keep{Path: "y.md", Content: random(), Writer: "app", Kind: KindEdit})
+	if vs := versionsOf(t, small, "x.md"); len(vs) != 1 || vs[0].Kind != KindEdit {
+		t.Fatalf("x.md after the minute: %+v", vs)
+	}
+	if vs := versionsOf(t, small, "y.md"); len(vs) != 2 {
+		t.Fatalf("y.md after the minute: %+v", vs)
+	}
 }
 
 func TestHistoryDiskFloor(t *testing.T) {
