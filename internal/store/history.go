@@ -84,7 +84,7 @@ type History struct {
 	db   *sql.DB
 	file string // history.db's path
 	// Statements of every Keep, prepared once.
-	blobByHash, lastVersion, lastWithHash, insertBlob, insertVersion, storedTotal *sql.Stmt
+	blobByHash, lastVersion, lastWithHash, insertBlob, insertVersion, storedTotal, ownerOf *sql.Stmt
 	// wal makes committed versions durable, one sync for many commits
 	// (tests count or hold its syncs).
 	wal       *walSync
@@ -105,6 +105,9 @@ type History struct {
 	// only the committer uses them.
 	overCap bool
 	overAt  time.Time
+	// retainedAt is when the retention was last applied (unix ns), by
+	// Prune or by makeRoom.
+	retainedAt atomic.Int64
 
 	// room sums up the room made under the cap since the history was
 	// opened, for the console's Status page.
@@ -179,11 +182,12 @@ func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History
 		query string
 	}{
 		{&h.blobByHash, `SELECT id FROM blobs WHERE hash = ?`},
-		{&h.lastVersion, `SELECT blob, gone FROM versions WHERE path = ? ORDER BY id DESC LIMIT 1`},
+		{&h.lastVersion, `SELECT blob, gone, owner FROM versions WHERE path = ? ORDER BY id DESC LIMIT 1`},
 		{&h.lastWithHash, `SELECT v.blob, v.gone, b.hash FROM versions v JOIN blobs b ON b.id = v.blob
 			WHERE v.path = ? ORDER BY v.id DESC LIMIT 1`},
-		{&h.insertBlob, `INSERT INTO blobs (hash, size, stored, data, writer) VALUES (?, ?, ?, ?, ?) RETURNING id`},
-		{&h.insertVersion, `INSERT INTO versions (path, version, blob, time, writer, kind, gone) VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`},
+		{&h.insertBlob, `INSERT INTO blobs (hash, size, stored, data) VALUES (?, ?, ?, ?) RETURNING id`},
+		{&h.insertVersion, `INSERT INTO versions (path, version, blob, time, writer, kind, gone, owner) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`},
+		{&h.ownerOf, `SELECT owner FROM versions WHERE blob = ? LIMIT 1`},
 		{&h.storedTotal, `SELECT stored FROM totals WHERE one = 1`},
 	} {
 		if *s.dst, err = db.PrepareContext(ctx, s.query); err != nil {
@@ -213,7 +217,7 @@ func historyDSN(path string) string {
 func (h *History) Close() error {
 	close(h.quit)
 	<-h.stopped
-	for _, s := range []*sql.Stmt{h.blobByHash, h.lastVersion, h.lastWithHash, h.insertBlob, h.insertVersion, h.storedTotal} {
+	for _, s := range []*sql.Stmt{h.blobByHash, h.lastVersion, h.lastWithHash, h.insertBlob, h.insertVersion, h.storedTotal, h.ownerOf} {
 		s.Close()
 	}
 	return h.db.Close()
@@ -250,10 +254,13 @@ type NoteVersion struct {
 
 // prepared is one Keep item made ready outside the transaction.
 type prepared struct {
-	hash   []byte
-	data   []byte // compressed
-	size   int
-	reuse  bool // Gone without content: repeat the last blob
+	hash  []byte
+	data  []byte // compressed
+	size  int
+	reuse bool // Gone without content: repeat the last blob
+	// owner is the writer the text is charged to, once known: whoever
+	// stored it first (versions.owner).
+	owner  string
 	blobID int64
 	// same: an Observed item the path's last version already holds (as
 	// findBlobs saw it), to skip unless this call writes the path first.
@@ -497,15 +504,16 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 			continue // seen as it was last kept
 		}
 		var last struct {
-			blob int64
-			gone bool
-			ok   bool
+			blob  int64
+			gone  bool
+			owner string
+			ok    bool
 		}
 		// Only a repeat of the last content, and a version cortex saw
 		// rather than wrote, depend on the path's last version.
 		if p.reuse || it.Observed {
 			err := tx.StmtContext(ctx, h.lastVersion).QueryRowContext(ctx, it.Path).
-				Scan(&last.blob, &last.gone)
+				Scan(&last.blob, &last.gone, &last.owner)
 			if err != nil && !errors.Is(err, sql.ErrNoRows) {
 				return nil, fmt.Errorf("keep note version: %w", err)
 			}
@@ -515,23 +523,32 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 			if !last.ok {
 				continue // nothing known of this note: nothing to mark
 			}
-			p.blobID = last.blob
+			p.blobID, p.owner = last.blob, last.owner
 		}
 		if !p.reuse && p.blobID == 0 {
 			err := tx.StmtContext(ctx, h.insertBlob).QueryRowContext(ctx,
-				p.hash, p.size, len(p.data), p.data, it.Writer).Scan(&p.blobID)
+				p.hash, p.size, len(p.data), p.data).Scan(&p.blobID)
 			if err != nil {
 				return nil, fmt.Errorf("keep note version: %w", err)
 			}
 			h.stored += int64(len(p.data))
+			p.owner = it.Writer
 			for j := i + 1; j < len(ps); j++ { // the same bytes later in this call
 				if !ps[j].reuse && bytes.Equal(ps[j].hash, p.hash) {
-					ps[j].blobID = p.blobID
+					ps[j].blobID, ps[j].owner = p.blobID, p.owner
 				}
 			}
 		}
 		if it.Observed && last.ok && last.blob == p.blobID && last.gone == it.Gone {
 			continue
+		}
+		if p.owner == "" { // a text stored before: charged to whoever stored it
+			err := tx.StmtContext(ctx, h.ownerOf).QueryRowContext(ctx, p.blobID).Scan(&p.owner)
+			if errors.Is(err, sql.ErrNoRows) {
+				p.owner = it.Writer
+			} else if err != nil {
+				return nil, fmt.Errorf("keep note version: %w", err)
+			}
 		}
 		at := it.Time
 		if at.IsZero() {
@@ -546,7 +563,7 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 			version = hex.EncodeToString(p.hash[:6])
 		}
 		err = tx.StmtContext(ctx, h.insertVersion).QueryRowContext(ctx,
-			it.Path, version, p.blobID, nanos(at), it.Writer, it.Kind, it.Gone).Scan(&ids[i])
+			it.Path, version, p.blobID, nanos(at), it.Writer, it.Kind, it.Gone, p.owner).Scan(&ids[i])
 		if err != nil {
 			return nil, fmt.Errorf("keep note version: %w", err)
 		}
@@ -564,7 +581,7 @@ func (h *History) findBlobs(ctx context.Context, tx *sql.Tx, items []Keep, ps []
 		if p.reuse {
 			continue
 		}
-		p.blobID, p.same = 0, false
+		p.blobID, p.same, p.owner = 0, false, ""
 		if items[i].Observed {
 			// Usually the text a write replaces, which the path's last
 			// version holds: one query answers both questions.

@@ -134,8 +134,8 @@ func (h *History) PurgeWriter(ctx context.Context, writer string, since time.Tim
 			INSERT INTO temp.forget (id)
 			SELECT id FROM versions WHERE writer = ?1 AND time >= ?2
 			UNION
-			SELECT v.id FROM versions v JOIN blobs b ON b.id = v.blob
-			WHERE b.writer = ?1
+			SELECT v.id FROM versions v
+			WHERE v.owner = ?1
 				AND EXISTS (SELECT 1 FROM versions w WHERE w.blob = v.blob AND w.writer = ?1 AND w.time >= ?2)
 				AND NOT EXISTS (SELECT 1 FROM versions o WHERE o.blob = v.blob AND o.time < ?2)`, writer, nanos(since))
 		if err != nil {
@@ -232,6 +232,7 @@ func (h *History) Prune(ctx context.Context) (PruneResult, error) {
 		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
 	}
 	defer tx.Rollback()
+	now := h.now()
 	out, err := h.pruneIn(ctx, tx)
 	if err != nil {
 		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
@@ -239,6 +240,7 @@ func (h *History) Prune(ctx context.Context) (PruneResult, error) {
 	if err := tx.Commit(); err != nil {
 		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
 	}
+	h.retainedAt.Store(now.UnixNano())
 	return out, nil
 }
 

@@ -29,7 +29,12 @@ const (
 )
 
 // roomBatch is how many candidates one query of makeRoom returns.
-const roomBatch = 64
+const roomBatch = 256
+
+// retainEvery is how often makeRoom applies the retention itself: the
+// hourly Prune does too, so little is past it at any time, and the pass
+// reads every version.
+const retainEvery = time.Minute
 
 // overRetry is how often makeRoom searches again while the history is
 // above its cap with nothing but live notes' newest versions left.
@@ -122,7 +127,8 @@ func (h *History) reportRoom(m roomMade) {
 // each search for room, and says how many it dropped. It tries, in
 // order:
 //
-//  1. the versions past the retention (what Prune drops);
+//  1. the versions past the retention (what Prune drops; applied here
+//     at most once a minute, Prune running hourly besides);
 //  2. while a writer's past texts take more than its share (the room the
 //     cap leaves beyond the notes as they are, divided evenly among the
 //     writers with past texts stored), the texts that writer added, the
@@ -153,13 +159,16 @@ func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64, m *roomM
 		return 0, nil
 	}
 	target := h.maxBytes - need - h.maxBytes/128
-	pr, err := h.pruneIn(ctx, tx)
-	if err != nil {
-		return 0, fmt.Errorf("keep note version: make room: %w", err)
+	if now := h.now(); now.Sub(time.Unix(0, h.retainedAt.Load())) >= retainEvery {
+		pr, err := h.pruneIn(ctx, tx)
+		if err != nil {
+			return 0, fmt.Errorf("keep note version: make room: %w", err)
+		}
+		h.retainedAt.Store(now.UnixNano())
+		h.storedKnown = false
+		m.versions[roomRetention] += pr.Versions
+		dropped += pr.Versions
 	}
-	h.storedKnown = false
-	m.versions[roomRetention] += pr.Versions
-	dropped += pr.Versions
 	if n, err = h.storedIn(ctx, tx); err != nil {
 		return dropped, fmt.Errorf("keep note version: %w", err)
 	}
@@ -218,14 +227,19 @@ type querier interface {
 }
 
 // pastByWriter sums, for each writer, the stored bytes of the texts it
-// added that no live note's newest version holds: the past that the cap
-// shares out. (A text a live note holds now is never dropped.)
+// owns (versions.owner) that no live note's newest version holds: the
+// past that the cap shares out. (A text a live note holds now is never
+// dropped.)
 func pastByWriter(ctx context.Context, q querier) (map[string]int64, error) {
+	// blobs.stored comes before the text in each row: reading it does not
+	// read the text.
 	rows, err := q.QueryContext(ctx, `
-		SELECT b.writer, SUM(b.stored) FROM blobs b
-		WHERE NOT EXISTS (SELECT 1 FROM versions v WHERE v.blob = b.id AND v.gone = 0
-			AND v.id = (SELECT MAX(id) FROM versions WHERE path = v.path))
-		GROUP BY b.writer`)
+		WITH newest AS (SELECT MAX(id) AS id FROM versions GROUP BY path),
+		held AS (SELECT v.blob FROM versions v JOIN newest n ON n.id = v.id WHERE v.gone = 0),
+		past AS (SELECT blob, MIN(owner) AS owner FROM versions
+			WHERE blob NOT IN (SELECT blob FROM held) GROUP BY blob)
+		SELECT p.owner, SUM(b.stored) FROM past p JOIN blobs b INDEXED BY blobs_stored ON b.id = p.blob
+		GROUP BY p.owner`)
 	if err != nil {
 		return nil, err
 	}
@@ -284,18 +298,21 @@ type roomStep struct {
 // The queries of nextRoom. A path's last row with gone = 1 and a kind
 // other than move is a deleted note (a note moved away lives on at its
 // new path, whose first version holds the same text).
+//
+// Each walks an index in time order and stops at the batch: a writer's
+// texts through versions_owner, every deleted note through versions_time.
 const (
-	qDeletedOf = `SELECT v.id, v.path FROM versions v JOIN blobs b ON b.id = v.blob
-		WHERE b.writer = ?1 AND v.gone = 1 AND v.kind <> 'move'
-			AND v.id = (SELECT MAX(id) FROM versions WHERE path = v.path)
-		ORDER BY v.time, v.id LIMIT ?2`
-	qOlderOf = `SELECT v.id, v.path FROM versions v JOIN blobs b ON b.id = v.blob
-		WHERE b.writer = ?1 AND v.id < (SELECT MAX(id) FROM versions WHERE path = v.path)
-		ORDER BY v.time, v.id LIMIT ?2`
-	qDeleted = `SELECT v.id, v.path FROM versions v
-		WHERE v.gone = 1 AND v.kind <> 'move'
-			AND v.id = (SELECT MAX(id) FROM versions WHERE path = v.path)
-		ORDER BY v.time, v.id LIMIT ?1`
+	qDeletedOf = `SELECT id, path FROM versions v INDEXED BY versions_owner
+		WHERE owner = ?1 AND gone = 1 AND kind <> 'move'
+			AND id = (SELECT MAX(id) FROM versions WHERE path = v.path)
+		ORDER BY time, id LIMIT ?2`
+	qOlderOf = `SELECT id, path FROM versions v INDEXED BY versions_owner
+		WHERE owner = ?1 AND id < (SELECT MAX(id) FROM versions WHERE path = v.path)
+		ORDER BY time, id LIMIT ?2`
+	qDeleted = `SELECT id, path FROM versions v INDEXED BY versions_time
+		WHERE gone = 1 AND kind <> 'move'
+			AND id = (SELECT MAX(id) FROM versions WHERE path = v.path)
+		ORDER BY time, id LIMIT ?1`
 )
 
 // nextRoom chooses what to drop next, in makeRoom's order after the
@@ -355,41 +372,39 @@ func (h *History) evict(ctx context.Context, tx *sql.Tx, v victim, past map[stri
 	var rows *sql.Rows
 	var err error
 	if v.whole {
-		rows, err = tx.QueryContext(ctx, `DELETE FROM versions WHERE path = ? AND id <= ? RETURNING blob`, v.path, v.id)
+		rows, err = tx.QueryContext(ctx, `DELETE FROM versions WHERE path = ? AND id <= ? RETURNING blob, owner`, v.path, v.id)
 	} else {
-		rows, err = tx.QueryContext(ctx, `DELETE FROM versions WHERE id = ? RETURNING blob`, v.id)
+		rows, err = tx.QueryContext(ctx, `DELETE FROM versions WHERE id = ? RETURNING blob, owner`, v.id)
 	}
 	if err != nil {
 		return 0, err
 	}
-	var blobs []int64
+	owners := map[int64]string{} // the texts the dropped versions held
 	var n int64
 	for rows.Next() {
 		var b int64
-		if err := rows.Scan(&b); err != nil {
+		var owner string
+		if err := rows.Scan(&b, &owner); err != nil {
 			rows.Close()
 			return 0, err
 		}
 		n++
-		if !slices.Contains(blobs, b) {
-			blobs = append(blobs, b)
-		}
+		owners[b] = owner
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
 		return 0, err
 	}
-	for _, b := range blobs {
-		var w string
+	for b, owner := range owners {
 		var stored int64
 		err := tx.QueryRowContext(ctx, `DELETE FROM blobs WHERE id = ?1 AND NOT EXISTS (SELECT 1 FROM versions WHERE blob = ?1)
-			RETURNING writer, stored`, b).Scan(&w, &stored)
+			RETURNING stored`, b).Scan(&stored)
 		switch {
 		case errors.Is(err, sql.ErrNoRows): // another version holds it
 		case err != nil:
 			return 0, err
 		default:
-			past[w] -= stored
+			past[owner] -= stored
 		}
 	}
 	return n, nil

@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"fmt"
 	"io/fs"
-	"maps"
 	"slices"
 	"testing"
 	"testing/fstest"
@@ -169,8 +168,8 @@ func TestHistoryRoomOrder(t *testing.T) {
 	}
 }
 
-// A history from before contents had writers gets them at the upgrade:
-// each content is charged to the writer of the first version holding it.
+// A history from before versions had owners gets them at the upgrade:
+// each text is charged to the writer of the first version holding it.
 func TestHistoryUpgradeChargesWriters(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -196,22 +195,21 @@ func TestHistoryUpgradeChargesWriters(t *testing.T) {
 	}
 	db.Close()
 	h := openHistory(t, dir, testkit.NewClock(time.Time{}), HistoryOptions{})
-	got := map[int64]string{}
-	rows, err := h.db.QueryContext(ctx, `SELECT id, writer FROM blobs`)
+	var got []string
+	rows, err := h.db.QueryContext(ctx, `SELECT path || ' ' || writer || ' ' || owner FROM versions ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer rows.Close()
 	for rows.Next() {
-		var id int64
-		var w string
-		if err := rows.Scan(&id, &w); err != nil {
+		var r string
+		if err := rows.Scan(&r); err != nil {
 			t.Fatal(err)
 		}
-		got[id] = w
+		got = append(got, r)
 	}
-	if want := map[int64]string{1: "external", 2: "claude"}; !maps.Equal(got, want) {
-		t.Fatalf("blob writers %v, want %v", got, want)
+	if want := []string{"a.md external external", "a.md claude claude", "b.md chatgpt external"}; !slices.Equal(got, want) {
+		t.Fatalf("versions (path writer owner) %q, want %q", got, want)
 	}
 	// a.md's first text is b.md's too: the live notes' newest versions
 	// hold both texts, so no writer has a past.
