@@ -16,15 +16,14 @@ import (
 const (
 	// roomRetention: past the retention; the hourly prune would drop it.
 	roomRetention = iota
-	// roomShare: its text was added by a writer holding more than its
-	// share of the cap (that writer's deleted notes first, then its
-	// older versions).
+	// roomShare: its text is owned by a writer whose past is over its
+	// share (that writer's deleted notes first, then its older versions).
 	roomShare
 	// roomDeleted: the last text of a note deleted longest ago, with the
 	// versions before it at that path.
 	roomDeleted
-	// roomOldest: an older version whose text was added by the writer
-	// holding most.
+	// roomOldest: an older version whose text is owned by the writer
+	// with the most past.
 	roomOldest
 )
 
@@ -43,7 +42,7 @@ const overRetry = time.Minute
 // roomMade counts what one Keep call dropped to make room.
 type roomMade struct {
 	versions [roomOldest + 1]int64
-	writers  []string // whose texts went for their share, or as the heaviest
+	writers  []string // whose texts went for their share, or as the most past
 	over     bool     // the history stays above its cap
 }
 
@@ -78,8 +77,8 @@ type HistoryRoom struct {
 	Last time.Time
 	// Versions dropped, by reason.
 	Retention, Share, Deleted, Oldest int64
-	// Writers whose texts went for holding more than their share, or as
-	// the writer holding most, in the order they were first trimmed.
+	// Writers whose texts went for a past over their share, or as the
+	// writer with the most past, in the order they were first trimmed.
 	Writers []string
 }
 
@@ -231,8 +230,8 @@ type querier interface {
 // past that the cap shares out. (A text a live note holds now is never
 // dropped.)
 func pastByWriter(ctx context.Context, q querier) (map[string]int64, error) {
-	// blobs.stored comes before the text in each row: reading it does not
-	// read the text.
+	// The sizes come from blobs_stored: the rows of blobs hold the texts,
+	// far too much to read for a sum.
 	rows, err := q.QueryContext(ctx, `
 		WITH newest AS (SELECT MAX(id) AS id FROM versions GROUP BY path),
 		held AS (SELECT v.blob FROM versions v JOIN newest n ON n.id = v.id WHERE v.gone = 0),
