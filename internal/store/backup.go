@@ -125,7 +125,7 @@ func SchemaVersions() (state, history int, err error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	return len(m), len(h), nil
+	return latest(m), latest(h), nil
 }
 
 // CopyReport is what CheckCopy found in a database copy.

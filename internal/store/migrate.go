@@ -26,8 +26,10 @@ type migration struct {
 	sql     string
 }
 
-// loadMigrations reads migrations/NNNN_name.sql from fsys and checks that
-// the versions run 1, 2, 3, ... without gaps or repeats.
+// loadMigrations reads migrations/NNNN_name.sql from fsys, in version
+// order, and checks that no version repeats. A gap is allowed: a migration
+// written on one branch may be numbered after one another branch adds, and
+// migrate applies whichever of them a database lacks.
 func loadMigrations(fsys fs.FS) ([]migration, error) {
 	names, err := fs.Glob(fsys, "migrations/*.sql")
 	if err != nil {
@@ -48,12 +50,20 @@ func loadMigrations(fsys fs.FS) ([]migration, error) {
 		migs = append(migs, migration{version: v, name: base, sql: string(body)})
 	}
 	sort.Slice(migs, func(i, j int) bool { return migs[i].version < migs[j].version })
-	for i, m := range migs {
-		if m.version != i+1 {
-			return nil, fmt.Errorf("migration %s: expected version %d", m.name, i+1)
+	for i := 1; i < len(migs); i++ {
+		if migs[i].version == migs[i-1].version {
+			return nil, fmt.Errorf("migration %s: version %d is also %s", migs[i].name, migs[i].version, migs[i-1].name)
 		}
 	}
 	return migs, nil
+}
+
+// latest is the highest version of migs, 0 for none.
+func latest(migs []migration) int {
+	if len(migs) == 0 {
+		return 0
+	}
+	return migs[len(migs)-1].version
 }
 
 // migrate applies every migration not yet recorded in schema_migrations,
@@ -80,29 +90,57 @@ func migrateKeeping(ctx context.Context, db *sql.DB, fsys fs.FS, now func() time
 	) STRICT`); err != nil {
 		return fmt.Errorf("create schema table: %w", err)
 	}
-	var have int
-	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+	applied, err := appliedVersions(ctx, db)
+	if err != nil {
 		return fmt.Errorf("read schema version: %w", err)
 	}
-	if have > len(migs) {
+	have := 0
+	for v := range applied {
+		have = max(have, v)
+	}
+	if have > latest(migs) {
 		by := "a newer cortex"
 		var v string
 		if db.QueryRowContext(ctx, `SELECT version FROM written_by WHERE id = 1`).Scan(&v) == nil && v != "" {
 			by = "cortex " + v
 		}
-		return fmt.Errorf("%w: %s wrote it (schema version %d; this build knows %d): run that version or a newer one", ErrSchemaTooNew, by, have, len(migs))
+		return fmt.Errorf("%w: %s wrote it (schema version %d; this build knows %d): run that version or a newer one", ErrSchemaTooNew, by, have, latest(migs))
 	}
-	if path != "" && have > 0 && have < len(migs) {
-		if err := keepBefore(ctx, db, fmt.Sprintf("%s.before-%d", path, have+1)); err != nil {
+	var pending []migration
+	for _, m := range migs {
+		if !applied[m.version] {
+			pending = append(pending, m)
+		}
+	}
+	if path != "" && have > 0 && len(pending) > 0 {
+		if err := keepBefore(ctx, db, fmt.Sprintf("%s.before-%d", path, pending[0].version)); err != nil {
 			return fmt.Errorf("keep a copy before migrating: %w", err)
 		}
 	}
-	for _, m := range migs[have:] {
+	for _, m := range pending {
 		if err := applyMigration(ctx, db, m, now()); err != nil {
 			return fmt.Errorf("migration %s: %w", m.name, err)
 		}
 	}
 	return nil
+}
+
+// appliedVersions is the set of versions recorded in schema_migrations.
+func appliedVersions(ctx context.Context, db *sql.DB) (map[int]bool, error) {
+	rows, err := db.QueryContext(ctx, `SELECT version FROM schema_migrations`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[int]bool)
+	for rows.Next() {
+		var v int
+		if err := rows.Scan(&v); err != nil {
+			return nil, err
+		}
+		out[v] = true
+	}
+	return out, rows.Err()
 }
 
 func applyMigration(ctx context.Context, db *sql.DB, m migration, at time.Time) error {

@@ -1,5 +1,6 @@
 // Package store owns cortex's state database: one SQLite file (cortex.db) in
-// the state directory, holding bearer tokens, the write journal, the owner's
+// the state directory, holding bearer tokens, the write journal, what each
+// app read (the owner's only, never served to apps), the owner's
 // credentials, OAuth clients and grants, and what the server serves (its
 // vault and public URL). All SQL of cortex lives here.
 //
@@ -50,6 +51,9 @@ type Options struct {
 	// Version is the running cortex's version, recorded in the database
 	// so that an older cortex can name it; "" records nothing.
 	Version string
+	// MaxReadRows caps the reads table (RecordReads); 0 means
+	// DefaultMaxReadRows.
+	MaxReadRows int
 }
 
 // Store is the open state database. It is safe for concurrent use.
@@ -72,6 +76,13 @@ type Store struct {
 	// so that a burst of requests with a stale row writes only once.
 	mu      sync.Mutex
 	touched map[int64]time.Time
+
+	// readsMu guards what capReads knows of the reads table: readRows is
+	// at least its row count once readsCounted.
+	readsMu      sync.Mutex
+	readRows     int64
+	readsCounted bool
+	maxReadRows  int
 }
 
 // Open opens (creating if needed) the database in dir and brings its schema
@@ -88,6 +99,11 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		now:     opts.Now,
 		log:     opts.Logger,
 		touched: make(map[int64]time.Time),
+
+		maxReadRows: opts.MaxReadRows,
+	}
+	if s.maxReadRows <= 0 {
+		s.maxReadRows = DefaultMaxReadRows
 	}
 	if s.now == nil {
 		s.now = time.Now

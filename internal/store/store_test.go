@@ -181,13 +181,23 @@ func TestMigrate(t *testing.T) {
 			version: 2,
 		},
 		{
+			// Numbered after a migration of a branch not merged yet.
 			name: "gap",
 			files: fstest.MapFS{
 				"migrations/0001_a.sql": {Data: []byte(`CREATE TABLE a (x);`)},
 				"migrations/0003_c.sql": {Data: []byte(`CREATE TABLE c (x);`)},
 			},
-			wantErr: "expected version 2",
-			absent:  []string{"a", "c"},
+			tables:  []string{"a", "c"},
+			version: 3,
+		},
+		{
+			name: "repeated version",
+			files: fstest.MapFS{
+				"migrations/0001_a.sql": {Data: []byte(`CREATE TABLE a (x);`)},
+				"migrations/0001_b.sql": {Data: []byte(`CREATE TABLE b (x);`)},
+			},
+			wantErr: "version 1 is also",
+			absent:  []string{"a", "b"},
 		},
 		{
 			name:    "bad name",
@@ -242,6 +252,42 @@ func TestMigrate(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMigrateFillsGap: a database that got 0001 and 0003 (0003 merged
+// first) gets 0002 once a build has it, and nothing else runs twice.
+func TestMigrateFillsGap(t *testing.T) {
+	s := openStore(t, t.TempDir(), testkit.NewClock(time.Time{}))
+	ctx := context.Background()
+	if _, err := s.db.Exec(`DROP TABLE schema_migrations`); err != nil {
+		t.Fatal(err)
+	}
+	first := fstest.MapFS{
+		"migrations/0001_a.sql": {Data: []byte(`CREATE TABLE a (x);`)},
+		"migrations/0003_c.sql": {Data: []byte(`CREATE TABLE c (x);`)},
+	}
+	if err := migrate(ctx, s.db, first, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	later := fstest.MapFS{
+		"migrations/0001_a.sql": first["migrations/0001_a.sql"],
+		"migrations/0002_b.sql": {Data: []byte(`CREATE TABLE b (x);`)},
+		"migrations/0003_c.sql": first["migrations/0003_c.sql"],
+	}
+	if err := migrate(ctx, s.db, later, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	if !tableExists(t, s, "b") {
+		t.Error("0002 was not applied after 0003")
+	}
+	var n int
+	if err := s.db.QueryRow(`SELECT COUNT(*) FROM schema_migrations`).Scan(&n); err != nil || n != 3 {
+		t.Errorf("schema_migrations has %d rows (%v), want 3", n, err)
+	}
+	// A build that lacks 0003 finds the database too new.
+	if err := migrate(ctx, s.db, fstest.MapFS{"migrations/0001_a.sql": first["migrations/0001_a.sql"]}, time.Now); !errors.Is(err, ErrSchemaTooNew) {
+		t.Errorf("older build: %v, want ErrSchemaTooNew", err)
 	}
 }
 

@@ -1,0 +1,183 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// DefaultMaxReadRows bounds the reads table when Options.MaxReadRows is 0:
+// a few hundred bytes a row, so well under 200 MB however many reads an
+// app makes. Aggregation keeps an hour to at most a row per app, note and
+// tool; the cap holds when an app reads many different notes every hour.
+const DefaultMaxReadRows = 500_000
+
+// ErrInvalidRead: a Read without an app, a path or a tool.
+var ErrInvalidRead = errors.New("invalid read")
+
+// Read is Count showings of one note to one app by one tool, the latest at
+// Time. RecordReads adds it to the hour of Time.
+type Read struct {
+	App   string
+	Path  string // vault-relative
+	Tool  string // the tool that showed it: fetch, search, list, ...
+	Time  time.Time
+	Count int64 // 0 counts as 1
+}
+
+// NoteReads is what ReadsByApp says of one note, or ReadsOfNote of one app.
+type NoteReads struct {
+	App   string // set by ReadsOfNote
+	Path  string // set by ReadsByApp
+	Count int64
+	Last  time.Time
+	Tools []string // sorted
+}
+
+// RecordReads adds reads to the per-hour counts in one transaction, then
+// trims the table to its row cap, the oldest hours first. It is meant for
+// batches gathered over seconds (tools.ReadRecorder), not a call per read.
+func (s *Store) RecordReads(ctx context.Context, reads []Read) error {
+	if len(reads) == 0 {
+		return nil
+	}
+	for _, r := range reads {
+		if r.App == "" || r.Path == "" || r.Tool == "" {
+			return fmt.Errorf("record reads: %w: app, path and tool are required", ErrInvalidRead)
+		}
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("record reads: %w", err)
+	}
+	defer tx.Rollback()
+	st, err := tx.PrepareContext(ctx, `INSERT INTO reads (app, path, tool, hour, count, last) VALUES (?, ?, ?, ?, ?, ?)
+		ON CONFLICT (app, hour, path, tool) DO UPDATE SET count = count + excluded.count, last = MAX(last, excluded.last)`)
+	if err != nil {
+		return fmt.Errorf("record reads: %w", err)
+	}
+	defer st.Close()
+	for _, r := range reads {
+		if r.Time.IsZero() {
+			r.Time = s.now()
+		}
+		n := max(r.Count, 1)
+		if _, err := st.ExecContext(ctx, r.App, r.Path, r.Tool, nanos(r.Time.Truncate(time.Hour)), n, nanos(r.Time)); err != nil {
+			return fmt.Errorf("record reads: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("record reads: %w", err)
+	}
+	return s.capReads(ctx, len(reads))
+}
+
+// capReads deletes the oldest rows past the cap. Counting the rows costs a
+// scan, so it is done only when the rows added since the last count may
+// have crossed the cap (added is an upper bound: an upsert may add none).
+func (s *Store) capReads(ctx context.Context, added int) error {
+	s.readsMu.Lock()
+	defer s.readsMu.Unlock()
+	s.readRows += int64(added)
+	if s.readsCounted && s.readRows <= int64(s.maxReadRows) {
+		return nil
+	}
+	var n int64
+	if err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM reads`).Scan(&n); err != nil {
+		return fmt.Errorf("cap reads: %w", err)
+	}
+	if over := n - int64(s.maxReadRows); over > 0 {
+		if _, err := s.db.ExecContext(ctx, `DELETE FROM reads WHERE id IN (SELECT id FROM reads ORDER BY hour, id LIMIT ?)`, over); err != nil {
+			return fmt.Errorf("cap reads: %w", err)
+		}
+		s.log.Warn("reads over their cap: dropped the oldest", "rows", over, "cap", s.maxReadRows)
+		n -= over
+	}
+	s.readRows, s.readsCounted = n, true
+	return nil
+}
+
+// ReadsByApp returns what app was shown since the given time, a row per
+// note, the most recently read first. Reads are counted by the hour, so
+// the hour that holds since counts whole.
+func (s *Store) ReadsByApp(ctx context.Context, app string, since time.Time) ([]NoteReads, error) {
+	out, err := s.readsGrouped(ctx, "path", "app", app, since)
+	if err != nil {
+		return nil, fmt.Errorf("reads by app: %w", err)
+	}
+	return out, nil
+}
+
+// ReadsOfNote returns which apps were shown the note at path since the
+// given time, a row per app, the most recent first.
+func (s *Store) ReadsOfNote(ctx context.Context, path string, since time.Time) ([]NoteReads, error) {
+	out, err := s.readsGrouped(ctx, "app", "path", path, since)
+	if err != nil {
+		return nil, fmt.Errorf("reads of note: %w", err)
+	}
+	return out, nil
+}
+
+// readsGrouped sums the rows whose column where equals value, since the
+// given time, by column group; both columns are this file's constants.
+func (s *Store) readsGrouped(ctx context.Context, group, where, value string, since time.Time) ([]NoteReads, error) {
+	rows, err := s.db.QueryContext(ctx, `
+		SELECT `+group+`, SUM(count), MAX(last), group_concat(DISTINCT tool)
+		FROM reads WHERE `+where+` = ? AND hour >= ? AND last >= ?
+		GROUP BY `+group+`
+		ORDER BY MAX(last) DESC, `+group,
+		value, nanos(since.Truncate(time.Hour)), nanos(since))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []NoteReads
+	for rows.Next() {
+		var (
+			r     NoteReads
+			key   string
+			last  int64
+			tools string
+		)
+		if err := rows.Scan(&key, &r.Count, &last, &tools); err != nil {
+			return nil, err
+		}
+		if group == "path" {
+			r.Path, r.App = key, value
+		} else {
+			r.App, r.Path = key, value
+		}
+		r.Last = fromNanos(last)
+		r.Tools = sortedSet(tools)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// sortedSet splits group_concat's comma list (tool names hold no comma)
+// and sorts it.
+func sortedSet(list string) []string {
+	if list == "" {
+		return nil
+	}
+	parts := strings.Split(list, ",")
+	slices.Sort(parts)
+	return parts
+}
+
+// PruneReads deletes the hours of reads that ended before the given time
+// and says how many rows went.
+func (s *Store) PruneReads(ctx context.Context, before time.Time) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM reads WHERE hour < ?`, nanos(before.Truncate(time.Hour)))
+	if err != nil {
+		return 0, fmt.Errorf("prune reads: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("prune reads: %w", err)
+	}
+	return n, nil
+}

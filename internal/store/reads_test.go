@@ -1,0 +1,189 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
+)
+
+// readsAt is a fixed hour plus minutes, so that tests know which reads
+// share an hour.
+func readsAt(hour, minute int) time.Time {
+	return time.Date(2026, 12, 1, hour, minute, 0, 0, time.UTC)
+}
+
+func countReads(t *testing.T, s *Store) int {
+	t.Helper()
+	var n int
+	if err := s.db.QueryRow(`SELECT COUNT(*) FROM reads`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func TestRecordReadsAggregates(t *testing.T) {
+	dir := t.TempDir()
+	c := testkit.NewClock(readsAt(12, 0))
+	s := openStore(t, dir, c)
+	ctx := context.Background()
+	batches := [][]Read{
+		{
+			{App: "claude", Path: "Plan.md", Tool: "fetch", Time: readsAt(10, 5)},
+			{App: "claude", Path: "Plan.md", Tool: "search", Time: readsAt(10, 20), Count: 3},
+			{App: "claude", Path: "Diary.md", Tool: "list", Time: readsAt(10, 30)},
+		},
+		{
+			{App: "claude", Path: "Plan.md", Tool: "fetch", Time: readsAt(10, 50)}, // the same row
+			{App: "claude", Path: "Plan.md", Tool: "fetch", Time: readsAt(11, 10)}, // the next hour
+			{App: "chatgpt", Path: "Plan.md", Tool: "links", Time: readsAt(11, 40)},
+			{App: "claude", Path: "Old.md", Tool: "recent", Time: readsAt(8, 0)},
+			{App: "claude", Path: "Now.md", Tool: "fetch"}, // no time: now
+		},
+	}
+	for _, b := range batches {
+		if err := s.RecordReads(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// claude/Plan.md: fetch and search at 10, fetch at 11; the rest one each.
+	if n := countReads(t, s); n != 7 {
+		t.Errorf("%d rows, want 7 (one per app, note, tool and hour)", n)
+	}
+	// A real file: what was recorded is there after a reopen.
+	s.Close()
+	s = openStore(t, dir, c)
+
+	got, err := s.ReadsByApp(ctx, "claude", readsAt(9, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []NoteReads{
+		{App: "claude", Path: "Now.md", Count: 1, Last: readsAt(12, 0), Tools: []string{"fetch"}},
+		{App: "claude", Path: "Plan.md", Count: 6, Last: readsAt(11, 10), Tools: []string{"fetch", "search"}},
+		{App: "claude", Path: "Diary.md", Count: 1, Last: readsAt(10, 30), Tools: []string{"list"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("ReadsByApp =\n%+v\nwant\n%+v", got, want)
+	}
+	// Since inside an hour: that hour counts whole if read after since.
+	got, err = s.ReadsByApp(ctx, "claude", readsAt(11, 5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 || got[1].Path != "Plan.md" || got[1].Count != 1 {
+		t.Errorf("since 11:05: %+v, want Now.md and Plan.md read once", got)
+	}
+
+	of, err := s.ReadsOfNote(ctx, "Plan.md", time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantOf := []NoteReads{
+		{App: "chatgpt", Path: "Plan.md", Count: 1, Last: readsAt(11, 40), Tools: []string{"links"}},
+		{App: "claude", Path: "Plan.md", Count: 6, Last: readsAt(11, 10), Tools: []string{"fetch", "search"}},
+	}
+	if !reflect.DeepEqual(of, wantOf) {
+		t.Errorf("ReadsOfNote =\n%+v\nwant\n%+v", of, wantOf)
+	}
+	if none, err := s.ReadsByApp(ctx, "nobody", time.Time{}); err != nil || len(none) != 0 {
+		t.Errorf("ReadsByApp(nobody) = %v, %v", none, err)
+	}
+}
+
+func TestRecordReadsRefusesIncomplete(t *testing.T) {
+	s := openStore(t, t.TempDir(), testkit.NewClock(readsAt(12, 0)))
+	for _, r := range []Read{{Path: "a.md", Tool: "fetch"}, {App: "a", Tool: "fetch"}, {App: "a", Path: "a.md"}} {
+		err := s.RecordReads(context.Background(), []Read{{App: "a", Path: "ok.md", Tool: "fetch"}, r})
+		if !errors.Is(err, ErrInvalidRead) {
+			t.Errorf("RecordReads(%+v) = %v, want ErrInvalidRead", r, err)
+		}
+	}
+	if n := countReads(t, s); n != 0 {
+		t.Errorf("a refused batch left %d rows", n)
+	}
+}
+
+func TestPruneReads(t *testing.T) {
+	s := openStore(t, t.TempDir(), testkit.NewClock(readsAt(12, 0)))
+	ctx := context.Background()
+	var batch []Read
+	for h := 8; h <= 12; h++ {
+		batch = append(batch, Read{App: "a", Path: "n.md", Tool: "fetch", Time: readsAt(h, 30)})
+	}
+	if err := s.RecordReads(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	// The hour of the cutoff stays: some of its reads are after it.
+	n, err := s.PruneReads(ctx, readsAt(10, 15))
+	if err != nil || n != 2 {
+		t.Fatalf("PruneReads = %d, %v, want 2", n, err)
+	}
+	got, err := s.ReadsByApp(ctx, "a", time.Time{})
+	if err != nil || len(got) != 1 || got[0].Count != 3 {
+		t.Errorf("left %+v (%v), want the reads of 10, 11 and 12", got, err)
+	}
+}
+
+func TestReadsCap(t *testing.T) {
+	const maxRows = 10
+	ctx := context.Background()
+	s, err := Open(ctx, t.TempDir(), Options{Now: testkit.NewClock(readsAt(12, 0)).Now, MaxReadRows: maxRows})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	hourOf := func(h, notes int) []Read {
+		var b []Read
+		for i := range notes {
+			b = append(b, Read{App: "flood", Path: fmt.Sprintf("n%03d.md", i), Tool: "search", Time: readsAt(h, 0)})
+		}
+		return b
+	}
+	// Three hours of four notes: the oldest hour goes first.
+	for h := 8; h <= 10; h++ {
+		if err := s.RecordReads(ctx, hourOf(h, 4)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := countReads(t, s); n != maxRows {
+		t.Fatalf("%d rows, want the cap %d", n, maxRows)
+	}
+	var oldest, newest int
+	if err := s.db.QueryRow(`SELECT COUNT(*) FROM reads WHERE hour = ?`, nanos(readsAt(8, 0))).Scan(&oldest); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.db.QueryRow(`SELECT COUNT(*) FROM reads WHERE hour = ?`, nanos(readsAt(10, 0))).Scan(&newest); err != nil {
+		t.Fatal(err)
+	}
+	if oldest != 2 || newest != 4 {
+		t.Errorf("rows of 8:00 %d, of 10:00 %d; want 2 and 4", oldest, newest)
+	}
+	// Reads of notes already counted this hour add no row: no trim.
+	if err := s.RecordReads(ctx, hourOf(10, 4)); err != nil {
+		t.Fatal(err)
+	}
+	if n := countReads(t, s); n != maxRows {
+		t.Errorf("%d rows after re-reads, want %d", n, maxRows)
+	}
+	// One batch larger than the cap keeps its newest rows only.
+	if err := s.RecordReads(ctx, hourOf(11, 25)); err != nil {
+		t.Fatal(err)
+	}
+	var left, notNewest int
+	if err := s.db.QueryRow(`SELECT COUNT(*), COALESCE(SUM(hour <> ?), 0) FROM reads`, nanos(readsAt(11, 0))).Scan(&left, &notNewest); err != nil {
+		t.Fatal(err)
+	}
+	if left != maxRows || notNewest != 0 {
+		t.Errorf("after a flood: %d rows, %d of them older; want %d, all of 11:00", left, notNewest, maxRows)
+	}
+	// What is left reads back a row per note.
+	got, err := s.ReadsByApp(ctx, "flood", time.Time{})
+	if err != nil || len(got) != maxRows {
+		t.Errorf("ReadsByApp: %d notes (%v), want %d", len(got), err, maxRows)
+	}
+}
