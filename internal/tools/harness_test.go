@@ -72,8 +72,12 @@ type env struct {
 	dir string
 	v   *vault.Vault
 	j   *memJournal
-	cs  *mcp.ClientSession
-	log *testkit.Buffer
+	// reads records into readLog; a test flushes it to see what was
+	// recorded.
+	reads   *ReadRecorder
+	readLog *memReads
+	cs      *mcp.ClientSession
+	log     *testkit.Buffer
 }
 
 const testURL = "http://127.0.0.1:8080"
@@ -99,6 +103,8 @@ func newEnv(t testing.TB, opts ...func(*vault.Options)) *env {
 		now = time.Now
 	}
 	logger := slog.New(slog.NewTextHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	e.readLog = &memReads{}
+	e.reads = NewReadRecorder(e.readLog, ReadRecorderOptions{Logger: logger, Now: now})
 	srv := NewServer(Deps{
 		Vault:     v,
 		Journal:   e.j,
@@ -107,7 +113,16 @@ func newEnv(t testing.TB, opts ...func(*vault.Options)) *env {
 		Now:       now,
 		Version:   "test",
 		App:       "tester",
+		Reads:     e.reads,
 	}, "Keep notes short.")
+	e.cs = connect(t, srv)
+	return e
+}
+
+// connect opens a real client session to srv over the SDK's in-memory
+// transport.
+func connect(t testing.TB, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	ss, err := srv.Connect(ctx, st, nil)
@@ -123,8 +138,7 @@ func newEnv(t testing.TB, opts ...func(*vault.Options)) *env {
 		cs.Close()
 		ss.Wait()
 	})
-	e.cs = cs
-	return e
+	return cs
 }
 
 // result is a tool result as a model sees it.
@@ -240,3 +254,29 @@ func (e *env) version(id string) string {
 }
 
 var errJournalDown = errors.New("journal down")
+
+// memReads is an in-memory ReadLog.
+type memReads struct {
+	mu    sync.Mutex
+	reads []store.Read
+	calls int
+}
+
+func (m *memReads) RecordReads(_ context.Context, reads []store.Read) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.calls++
+	m.reads = append(m.reads, reads...)
+	return nil
+}
+
+// shown maps "tool path" to how many times it was recorded.
+func (m *memReads) shown() map[string]int64 {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := map[string]int64{}
+	for _, r := range m.reads {
+		out[r.Tool+" "+r.Path] += r.Count
+	}
+	return out
+}

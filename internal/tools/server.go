@@ -3,9 +3,10 @@
 // results a model can act on. It builds the *mcp.Server that /mcp serves.
 //
 // It owns no I/O of its own: notes are reached only through internal/vault,
-// and write attempts are recorded through the Journal interface. It must
-// never return a stack trace, a host path or a Go error string to a client,
-// and never log note contents.
+// write attempts are recorded through the Journal interface, and the notes
+// each app was shown through a ReadRecorder. It must never return a stack
+// trace, a host path or a Go error string to a client, and never log note
+// contents.
 package tools
 
 import (
@@ -51,6 +52,9 @@ type Deps struct {
 	Version string
 	// App names the writer when a request carries no token information.
 	App string
+	// Reads records the notes the read tools show each app; nil records
+	// nothing.
+	Reads *ReadRecorder
 }
 
 // externalWriter is the changed_by / last_writer value for changes that
@@ -61,6 +65,7 @@ const externalWriter = "external"
 type server struct {
 	vault   *vault.Vault
 	journal Journal
+	reads   *ReadRecorder
 	baseURL string
 	log     *slog.Logger
 	now     func() time.Time
@@ -74,6 +79,7 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 	s := &server{
 		vault:   d.Vault,
 		journal: d.Journal,
+		reads:   d.Reads,
 		baseURL: d.PublicURL.String(),
 		log:     d.Logger,
 		now:     d.Now,
@@ -232,6 +238,9 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 		out, err := h(vault.WithWriter(ctx, c.app), c, args)
 		if err != nil {
 			return errorResult(s.toolError(c, err)), nil
+		}
+		if x, ok := any(out).(shower); ok {
+			s.reads.Record(c.app, c.tool, x.shown())
 		}
 		b, err := json.Marshal(out)
 		if err != nil {
