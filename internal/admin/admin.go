@@ -133,6 +133,7 @@ type session struct {
 	redirects               multiFlag
 	hist                    historyFlags
 	backupTo                string
+	readsSince              string
 }
 
 // multiFlag collects a repeated flag.

@@ -113,6 +113,10 @@ func commands() []command {
 			summary: "list OAuth apps and bearer tokens with their last use and live grants"},
 		{name: "clients revoke", args: []string{"ID"}, run: clientsRevoke,
 			summary: "remove an OAuth app (or bearer token): all its tokens stop at once"},
+		{name: "clients reads", args: []string{"ID"}, run: clientsReads, flags: []flagSpec{
+			{name: "since", value: "TIME", usage: "from this time on: 2006-01-02T15:04:05Z, 2006-01-02 15:04 (UTC), or a duration ago such as 24h (default: all that is kept)",
+				field: func(s *session) any { return &s.readsSince }},
+		}, summary: "list the notes an OAuth app (or bearer token) was shown, with counts and the last time"},
 	}, append(historyCommands(), backupCommands()...)...)
 }
 

@@ -27,6 +27,7 @@ var validArgs = map[string][]string{
 	"clients add":         {"--name", "App", "--redirect-uri", "https://app.example/cb"},
 	"clients list":        nil,
 	"clients revoke":      {"cx_x"},
+	"clients reads":       {"laptop"},
 }
 
 // TestOnlySetupAndTokenCreateStartAState: pointed at a folder without
