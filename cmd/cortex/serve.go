@@ -161,7 +161,15 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 
-	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), PublicURL: cfg.PublicURL, Logger: log, Version: version}
+	// What each app read is written in the background; its last write
+	// happens after the server stopped and before the store closes.
+	reads := tools.NewReadRecorder(st, tools.ReadRecorderOptions{Logger: log})
+	readsCtx, stopReads := context.WithCancel(ctx)
+	readsDone := make(chan struct{})
+	go func() { reads.Run(readsCtx); close(readsDone) }()
+	defer func() { stopReads(); <-readsDone }()
+
+	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), Reads: reads, PublicURL: cfg.PublicURL, Logger: log, Version: version}
 	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
 		PublicURL: cfg.PublicURL,
@@ -225,8 +233,8 @@ func verifier(st *store.Store, as *oauth.Server) web.Verifier {
 	}
 }
 
-// prune drops journal entries and owner actions older than their
-// retention, thins the note history to its retention and drops expired
+// prune drops journal entries, the record of what apps read and owner
+// actions older than their retention, thins the note history to its retention and drops expired
 // OAuth state once an hour.
 func prune(ctx context.Context, st *store.Store, as *oauth.Server, hist *store.History, days int, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
@@ -237,6 +245,12 @@ func prune(ctx context.Context, st *store.Store, as *oauth.Server, hist *store.H
 			log.Warn("pruning the write journal failed", "err", err)
 		} else if n > 0 {
 			log.Info("pruned the write journal", "entries", n)
+		}
+		// What apps read is kept as long as what they wrote.
+		if n, err := st.PruneReads(ctx, cutoff); err != nil && ctx.Err() == nil {
+			log.Warn("pruning the record of reads failed", "err", err)
+		} else if n > 0 {
+			log.Info("pruned the record of reads", "rows", n)
 		}
 		// Owner actions stay a year, or as long as the journal if longer.
 		if n, err := st.PruneOwnerActions(ctx, max(store.OwnerActionsKept, time.Duration(days)*24*time.Hour)); err != nil && ctx.Err() == nil {
