@@ -37,42 +37,55 @@ type NoteReads struct {
 	Tools []string // sorted
 }
 
-// RecordReads adds reads to the per-hour counts in one transaction, then
-// trims the table to its row cap, the oldest hours first. It is meant for
-// batches gathered over seconds (tools.ReadRecorder), not a call per read.
+// readsPerTx bounds one transaction of RecordReads, so that a large batch
+// does not hold the database's write lock long from the journal's writes.
+const readsPerTx = 1000
+
+// RecordReads adds reads to the per-hour counts, a thousand to a
+// transaction, then trims the table to its row cap, the oldest hours
+// first. It is meant for batches gathered over seconds
+// (tools.ReadRecorder), not a call per read. A batch with an incomplete
+// Read records nothing.
 func (s *Store) RecordReads(ctx context.Context, reads []Read) error {
-	if len(reads) == 0 {
-		return nil
-	}
 	for _, r := range reads {
 		if r.App == "" || r.Path == "" || r.Tool == "" {
 			return fmt.Errorf("record reads: %w: app, path and tool are required", ErrInvalidRead)
 		}
 	}
+	for len(reads) > 0 {
+		n := min(len(reads), readsPerTx)
+		if err := s.upsertReads(ctx, reads[:n]); err != nil {
+			return fmt.Errorf("record reads: %w", err)
+		}
+		if err := s.capReads(ctx, n); err != nil {
+			return err
+		}
+		reads = reads[n:]
+	}
+	return nil
+}
+
+func (s *Store) upsertReads(ctx context.Context, reads []Read) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("record reads: %w", err)
+		return err
 	}
 	defer tx.Rollback()
 	st, err := tx.PrepareContext(ctx, `INSERT INTO reads (app, path, tool, hour, count, last) VALUES (?, ?, ?, ?, ?, ?)
 		ON CONFLICT (app, hour, path, tool) DO UPDATE SET count = count + excluded.count, last = MAX(last, excluded.last)`)
 	if err != nil {
-		return fmt.Errorf("record reads: %w", err)
+		return err
 	}
 	defer st.Close()
 	for _, r := range reads {
 		if r.Time.IsZero() {
 			r.Time = s.now()
 		}
-		n := max(r.Count, 1)
-		if _, err := st.ExecContext(ctx, r.App, r.Path, r.Tool, nanos(r.Time.Truncate(time.Hour)), n, nanos(r.Time)); err != nil {
-			return fmt.Errorf("record reads: %w", err)
+		if _, err := st.ExecContext(ctx, r.App, r.Path, r.Tool, nanos(r.Time.Truncate(time.Hour)), max(r.Count, 1), nanos(r.Time)); err != nil {
+			return err
 		}
 	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("record reads: %w", err)
-	}
-	return s.capReads(ctx, len(reads))
+	return tx.Commit()
 }
 
 // capReads deletes the oldest rows past the cap. Counting the rows costs a

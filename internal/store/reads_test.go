@@ -187,3 +187,19 @@ func TestReadsCap(t *testing.T) {
 		t.Errorf("ReadsByApp: %d notes (%v), want %d", len(got), err, maxRows)
 	}
 }
+
+// TestRecordReadsLargeBatch: a batch past one transaction is recorded
+// whole.
+func TestRecordReadsLargeBatch(t *testing.T) {
+	s := openStore(t, t.TempDir(), testkit.NewClock(readsAt(12, 0)))
+	var batch []Read
+	for i := range 2*readsPerTx + 500 {
+		batch = append(batch, Read{App: "a", Path: fmt.Sprintf("n%04d.md", i), Tool: "list", Time: readsAt(11, 0)})
+	}
+	if err := s.RecordReads(context.Background(), batch); err != nil {
+		t.Fatal(err)
+	}
+	if n := countReads(t, s); n != len(batch) {
+		t.Errorf("%d rows, want %d", n, len(batch))
+	}
+}
