@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -101,6 +102,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	v, err := vault.Open(vault.Options{
 		Dir:          cfg.Vault,
 		Denied:       cfg.Deny,
+		Private:      cfg.Private,
 		Instructions: cfg.Instructions,
 		MinFree:      minFree,
 		Index:        true,
@@ -112,6 +114,10 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return fmt.Errorf("open the vault: %w", err)
 	}
 	defer v.Close()
+	// The rules every app is held to, as cortex read them, so that the
+	// operator sees at once what a pattern covers.
+	log.Info("vault access rules", "deny", strings.Join(append([]string{".git/", ".obsidian/", ".cortex/"}, cfg.Deny...), ","),
+		"private", strings.Join(cfg.Private, ","))
 	if seeded, err := v.SeedWelcome(ctx); err != nil {
 		log.Warn("could not write the welcome note", "err", err)
 	} else if seeded {

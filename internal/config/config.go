@@ -16,6 +16,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 // Config is everything `cortex serve` needs.
@@ -25,7 +27,10 @@ type Config struct {
 	Listen       string    // host:port for plain HTTP (tls off or proxy)
 	PublicURL    PublicURL // zero until known when listening on port 0
 	Instructions string    // vault-relative path of the instructions file
-	Deny         []string
+	// Deny and Private are checked patterns (scope.ParseRules), as written
+	// less a leading or trailing '/'.
+	Deny    []string
+	Private []string
 
 	MinFreeBytes  uint64
 	RatePerMinute int
@@ -156,13 +161,11 @@ func (raw Settings) check() (Config, error) {
 	if c.Instructions == "" || strings.HasPrefix(c.Instructions, "/") || strings.Contains(c.Instructions, "..") {
 		return Config{}, &Error{Setting: "--instructions", Problem: "the instructions file must be a path inside the vault", Hint: "use a vault-relative path such as AGENTS.md"}
 	}
-	for _, d := range strings.Split(raw.Deny, ",") {
-		if d = strings.Trim(strings.TrimSpace(d), "/"); d != "" {
-			if strings.Contains(d, "..") {
-				return Config{}, &Error{Setting: "--deny", Problem: fmt.Sprintf("%q leaves the vault", d), Hint: "list vault-relative paths such as Private/,journal/secret.md"}
-			}
-			c.Deny = append(c.Deny, d)
-		}
+	if c.Deny, err = patterns("--deny", raw.Deny); err != nil {
+		return Config{}, err
+	}
+	if c.Private, err = patterns("--private", raw.Private); err != nil {
+		return Config{}, err
 	}
 	var n int
 	if n, err = number("--min-free-mb", raw.MinFreeMB, 0, maxMinFreeMB); err != nil {
@@ -305,4 +308,27 @@ func IsLoopbackHost(host string) bool {
 	}
 	a, err := netip.ParseAddr(host)
 	return err == nil && a.IsLoopback()
+}
+
+// patterns checks a comma-separated list of vault patterns, so that a
+// pattern cortex cannot read stops the start instead of protecting nothing.
+func patterns(setting, raw string) ([]string, error) {
+	var out []string
+	for _, d := range strings.Split(raw, ",") {
+		if d = strings.TrimSpace(d); d == "" {
+			continue
+		}
+		if _, err := scope.ParseRules(d); err != nil {
+			return nil, &Error{Setting: setting, Problem: strings.TrimPrefix(err.Error(), scope.ErrPattern.Error()+" "),
+				Hint: "write vault-relative patterns such as Private/, Journal/*.md or **/secret.md, separated by commas"}
+		}
+		if t := strings.Trim(d, "/"); t != "" && t != "!" {
+			d = t
+		}
+		out = append(out, d)
+	}
+	if _, err := scope.ParsePatterns(out); err != nil {
+		return nil, &Error{Setting: setting, Problem: err.Error(), Hint: "merge patterns: Work/** covers everything below Work"}
+	}
+	return out, nil
 }

@@ -58,6 +58,9 @@ func TestParseRefuses(t *testing.T) {
 		{"rate huge", append(base, "--rate-limit", "999999999"), "--rate-limit"},
 		{"instructions escape", append(base, "--instructions", "../x.md"), "--instructions"},
 		{"deny escape", append(base, "--deny", "a,../b"), "--deny"},
+		{"deny unclosed class", append(base, "--deny", "private/[x"), "--deny"},
+		{"deny glob inside a name", append(base, "--deny", "private**"), "--deny"},
+		{"private escape", append(base, "--private", "../x"), "--private"},
 		{"trusted junk", append(base, "--trusted-proxies", "10.0.0.0/8,nope"), "--trusted-proxies"},
 		{"log format", append(base, "--log-format", "xml"), "--log-format"},
 		{"backups in the vault", append(base, "--backup-dir", filepath.Join(vault, "backups")), "--backup-dir"},
@@ -115,6 +118,13 @@ func TestParseTrustedProxiesAndDeny(t *testing.T) {
 	}
 	if strings.Join(c.Deny, "|") != "Private|diary.md" {
 		t.Errorf("deny = %v", c.Deny)
+	}
+	c, err = Parse([]string{"--vault", filepath.Join(dir, "v2"), "--state", filepath.Join(dir, "s2"), "--deny", "private/**, Journal/*.md", "--private", "Health/,!Health/public.md"}, env(nil), io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(c.Deny, "|") != "private/**|Journal/*.md" || strings.Join(c.Private, "|") != "Health|!Health/public.md" {
+		t.Errorf("deny = %v, private = %v", c.Deny, c.Private)
 	}
 }
 

@@ -27,7 +27,7 @@ const (
 // `cortex healthcheck` all start from FromEnv, so they agree on every
 // variable and default; Config turns them into checked values.
 type Settings struct {
-	Vault, State, Listen, PublicURL, Instructions, Deny string
+	Vault, State, Listen, PublicURL, Instructions, Deny, Private string
 
 	MinFreeMB, RateLimit, MaxSessions, SessionIdle, JournalDays string
 	LogFormat, LogLevel                                         string
@@ -58,7 +58,8 @@ func (s *Settings) table() []setting {
 		{"listen", "CORTEX_LISTEN", DefaultListen, "address for plain HTTP (tls off or proxy)", &s.Listen},
 		{"public-url", "CORTEX_PUBLIC_URL", "", "the URL people and apps use to reach cortex (default http://<listen>)", &s.PublicURL},
 		{"instructions", "CORTEX_INSTRUCTIONS", "AGENTS.md", "vault-relative file sent to assistants as server instructions", &s.Instructions},
-		{"deny", "CORTEX_DENY", "", "comma-separated vault paths tools may not read or write", &s.Deny},
+		{"deny", "CORTEX_DENY", "", "comma-separated vault patterns (Private/, Journal/*.md, **/secret.md) no app may read, list or write", &s.Deny},
+		{"private", "CORTEX_PRIVATE", "", "comma-separated vault patterns of private notes: hidden from every app whose scope does not include private notes", &s.Private},
 		{"min-free-mb", "CORTEX_MIN_FREE_MB", "1024", "refuse writes when the vault's disk has less free space (MiB)", &s.MinFreeMB},
 		{"rate-limit", "CORTEX_RATE_LIMIT", strconv.Itoa(DefaultRatePerMinute), "requests a minute per token", &s.RateLimit},
 		{"max-sessions", "CORTEX_MAX_SESSIONS", "16", "retired: /mcp keeps no MCP sessions; accepted and ignored", &s.MaxSessions},

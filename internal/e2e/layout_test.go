@@ -217,3 +217,20 @@ func TestOnlyCmdTunesTheRuntime(t *testing.T) {
 		})
 	}
 }
+
+// TestScopeIsStringsOnly: the patterns that decide what each app may see
+// are read the same everywhere because one leaf package reads them; it
+// imports no other cortex package and touches no file.
+func TestScopeIsStringsOnly(t *testing.T) {
+	for _, f := range repoFiles(t) {
+		if f.pkg != "internal/vault/scope" {
+			continue
+		}
+		for _, imp := range f.ast.Imports {
+			p, _ := strconv.Unquote(imp.Path.Value)
+			if strings.HasPrefix(p, module) || p == "os" || p == "io/fs" {
+				t.Errorf("%s imports %s; the scope package works on strings only", f.path, p)
+			}
+		}
+	}
+}

@@ -69,9 +69,14 @@ func (e *Error) Specific() bool { return e.Message != "" && e.Message != default
 // Options configures a Vault. Zero values mean the defaults noted.
 type Options struct {
 	Dir string
-	// Denied are extra vault-relative paths (files or folders) that tools may
-	// neither read nor write, on top of .git/, .obsidian/ and .cortex/.
+	// Denied are patterns (scope.ParseRules: Private/, Journal/*.md,
+	// **/secret.md) of paths that no tool may read, write or list, for any
+	// app, on top of .git/, .obsidian/ and .cortex/.
 	Denied []string
+	// Private are patterns of notes that are private whatever their
+	// frontmatter says: hidden from every app whose scope does not include
+	// private notes, as a note with private: true is.
+	Private []string
 	// Instructions is the vault-relative path of the instructions file
 	// (default "AGENTS.md"); it is readable but never writable by tools.
 	Instructions string

@@ -7,7 +7,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"golang.org/x/text/unicode/norm"
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 const (
@@ -113,27 +113,8 @@ func checkFolder(p string) (string, *Error) {
 }
 
 // foldKey is the form in which paths are compared with protected prefixes
-// and used as lock keys: in Unicode normal form C, lower case, with
-// trailing dots and spaces of each segment dropped, because vaults synced
-// from macOS or Windows live on file systems that treat such names as the
-// same entry. macOS writes names decomposed (NFD) where people type them
-// composed (NFC), so without normalisation a denied "Privé/" would not
-// cover the same folder written by a Mac.
-func foldKey(p string) string {
-	// Normalised before and after lower-casing: case mappings of composed
-	// and decomposed letters differ ("İ" lowers to "i", "İ" to "i̇").
-	p = norm.NFC.String(strings.ToLower(norm.NFC.String(p)))
-	if !strings.ContainsAny(p, ". ") {
-		return p
-	}
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		if t := strings.TrimRight(s, ". "); t != "" {
-			segs[i] = t
-		}
-	}
-	return strings.Join(segs, "/")
-}
+// and patterns and used as lock keys (scope.Key).
+func foldKey(p string) string { return scope.Key(p) }
 
 // hasPrefixKey reports whether the folded key equals prefix or lies below it.
 func hasPrefixKey(key, prefix string) bool {
@@ -148,7 +129,7 @@ func (v *Vault) isProtected(p string) bool {
 			return true
 		}
 	}
-	return false
+	return v.deny.MatchKey(strings.Split(key, "/"))
 }
 
 // isInstructions reports whether p is the instructions file.

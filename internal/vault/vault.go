@@ -8,11 +8,12 @@ import (
 	"log/slog"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 	"unicode/utf8"
+
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 const (
@@ -28,7 +29,9 @@ type Vault struct {
 	dir       string
 	home      fs.FileInfo // the opened folder, by device and inode
 	homeLost  atomic.Bool // the path names another folder now (logged)
-	protected []string    // folded keys of protected prefixes
+	protected []string    // folded keys of the always protected prefixes
+	deny      scope.Rules // Options.Denied
+	private   scope.Rules // Options.Private
 	instr     string      // instructions file, vault-relative
 	instrKey  string
 	minFree   uint64
@@ -110,12 +113,11 @@ func Open(opts Options) (*Vault, error) {
 	for _, p := range alwaysProtected {
 		v.protected = append(v.protected, foldKey(p))
 	}
-	for _, d := range opts.Denied {
-		d = strings.TrimSuffix(d, "/")
-		if checkPath(d) != nil {
-			return nil, newErr(CodeInvalidArgument, "Every denied path must be vault-relative, such as Private/ or diary.md.", nil)
-		}
-		v.protected = append(v.protected, foldKey(d))
+	if v.deny, err = scope.ParsePatterns(opts.Denied); err != nil {
+		return nil, newErr(CodeInvalidArgument, "Every denied path must be a vault-relative pattern, such as Private/ or Journal/*.md.", err)
+	}
+	if v.private, err = scope.ParsePatterns(opts.Private); err != nil {
+		return nil, newErr(CodeInvalidArgument, "Every private path must be a vault-relative pattern, such as Health/ or Journal/*.md.", err)
 	}
 	if v.isProtected(v.instr) {
 		return nil, newErr(CodeInvalidArgument, "The instructions file lies in a protected folder; choose another path for it.", nil)
