@@ -27,6 +27,7 @@ import (
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 // Journal records write attempts and tells who last wrote a note. It is
@@ -234,6 +235,13 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 			return res, nil
 		}
 		c := call{tool: t.Name, app: s.appFor(req), at: s.now()}
+		// Every call sees the vault through the scope the edge gave its
+		// credential; a call that arrives without one (a server built
+		// without the edge) gets the whole vault without private notes,
+		// never the owner's view.
+		if _, ok := scope.FromContext(ctx); !ok {
+			ctx = scope.NewContext(ctx, scope.Scope{})
+		}
 		// The note history names the app as the writer of what it changes.
 		out, err := h(vault.WithWriter(ctx, c.app), c, args)
 		if err != nil {

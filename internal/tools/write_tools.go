@@ -75,6 +75,9 @@ type moveOut struct {
 	PreviousVersion string     `json:"previous_version,omitempty"`
 	StillLinking    []string   `json:"still_linking" jsonschema:"notes with links that no longer find the note"`
 	Rewritten       []writeOut `json:"rewritten" jsonschema:"notes whose links were rewritten to the new path"`
+	// Notes outside the app's scope are kept consistent but only counted.
+	RewrittenElsewhere    int `json:"rewritten_elsewhere,omitempty" jsonschema:"notes outside your scope whose links were rewritten too"`
+	StillLinkingElsewhere int `json:"still_linking_elsewhere,omitempty" jsonschema:"notes outside your scope still linking to the old path"`
 }
 
 type deleteOut struct {
@@ -356,7 +359,11 @@ func (s *server) moveNote(ctx context.Context, c call, in moveIn) (moveOut, erro
 		s.record(ctx, c, w.Path, w.OldVersion, w.Version, nil)
 		out.Rewritten = append(out.Rewritten, writeOut{ID: w.Path, Version: w.Version, PreviousVersion: w.OldVersion})
 	}
+	for _, w := range r.HiddenRewritten {
+		s.record(ctx, c, w.Path, w.OldVersion, w.Version, nil)
+	}
 	out.StillLinking = append(out.StillLinking, r.Linking...)
+	out.RewrittenElsewhere, out.StillLinkingElsewhere = len(r.HiddenRewritten), r.HiddenLinking
 	return out, nil
 }
 

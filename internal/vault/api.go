@@ -153,6 +153,11 @@ type MoveResult struct {
 	Linking []string
 	// Rewritten holds one WriteResult per note whose links were rewritten.
 	Rewritten []WriteResult
+	// HiddenLinking counts the notes left linking to the old path that the
+	// app may not see; HiddenRewritten are the rewrites of such notes, for
+	// the journal only: an app is told how many, never which.
+	HiddenLinking   int
+	HiddenRewritten []WriteResult
 }
 
 // Query is a search request.

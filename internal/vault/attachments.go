@@ -96,6 +96,9 @@ func (v *Vault) ReadAttachment(ctx context.Context, p string, read bool, limit i
 	if e := v.checkHome(); e != nil {
 		return nil, e
 	}
+	if e := v.checkSee(ctx, p); e != nil && checkPath(p) == nil {
+		return nil, e
+	}
 	if e := v.checkAttachment(p); e != nil {
 		return nil, e
 	}
@@ -145,7 +148,7 @@ func (v *Vault) findAttachment(ctx context.Context, name, from string) ([]string
 		return nil, nil
 	}
 	for _, p := range []string{path.Join(path.Dir(from), name), name} {
-		if checkPath(p) != nil || v.checkAttachment(p) != nil {
+		if checkPath(p) != nil || v.checkAttachment(p) != nil || !v.pathVisible(accessOf(ctx), p) {
 			continue
 		}
 		if fi, err := v.root.Lstat(p); err == nil && fi.Mode().IsRegular() {
@@ -174,7 +177,7 @@ type Embed struct {
 // Embeds lists the embeds of the note at p, each resolved to the note or
 // attachment it shows.
 func (v *Vault) Embeds(ctx context.Context, p string) ([]Embed, error) {
-	p, data, e := v.readToScan(p)
+	p, data, e := v.readToScan(ctx, p)
 	if e != nil {
 		return nil, e
 	}
@@ -187,6 +190,7 @@ func (v *Vault) Embeds(ctx context.Context, p string) ([]Embed, error) {
 			if x := v.ix.current(); x != nil {
 				paths = x.KeyPaths(markdown.LinkKeys(p, l))
 				v.ix.mu.RUnlock()
+				paths = v.visibleNotes(accessOf(ctx), paths)
 			} else {
 				if all == nil {
 					if all, e = v.notePaths(ctx); e != nil {

@@ -78,6 +78,12 @@ func (v *Vault) Daily(ctx context.Context, day time.Time) (DailyNote, error) {
 	if e := v.checkCreatable(p); e != nil {
 		return DailyNote{}, newErr(CodeInvalidPath, fmt.Sprintf("The daily-notes settings give the path %q, which cortex cannot use: %s", clipRunes(p, 200), e.Message), nil)
 	}
+	// A daily note the app may not see is refused before anything about it
+	// is looked at: not read, not created.
+	if a := accessOf(ctx); !v.pathVisible(a, p) {
+		return DailyNote{}, newErr(CodeOutsideScope, "The daily notes lie outside this app's scope ("+a.s.Describe()+
+			"); fetch or append to notes inside it, or ask the owner to widen the app's scope in the console.", nil)
+	}
 	out := DailyNote{Path: p, Day: day}
 	if _, err := v.root.Lstat(p); err == nil {
 		out.Exists = true
@@ -88,7 +94,7 @@ func (v *Vault) Daily(ctx context.Context, day time.Time) (DailyNote, error) {
 			t += ".md"
 		}
 		t = strings.TrimPrefix(t, "/")
-		if checkPath(t) == nil && !v.isProtected(t) {
+		if checkPath(t) == nil && !v.isProtected(t) && v.pathVisible(accessOf(ctx), t) {
 			if data, _, _, e := v.readNote(t); e == nil {
 				out.Template = fillTemplate(string(data), day, v.now(), strings.TrimSuffix(path.Base(p), ".md"))
 			} else {

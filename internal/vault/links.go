@@ -17,22 +17,28 @@ import (
 // trash are not searched for backlinks. The note itself is read as it is
 // now; with the index built, the other notes come from it.
 func (v *Vault) Links(ctx context.Context, p string) (*Links, error) {
-	p, data, e := v.readToScan(p)
+	p, data, e := v.readToScan(ctx, p)
 	if e != nil {
 		return nil, e
 	}
 	out := &Links{Outgoing: []Link{}, Backlinks: []Link{}, Unresolved: []Link{}}
 	links := markdown.Links(string(data))
 	if x := v.ix.current(); x != nil {
+		a := accessOf(ctx)
 		for _, l := range links {
 			if !l.IsNote() {
 				continue
 			}
-			r := markdown.NewResolver(append(x.KeyPaths(markdown.LinkKeys(p, l)), p))
+			// A link to a note the call may not see resolves as if that
+			// note were not there.
+			r := markdown.NewResolver(append(v.visibleNotes(a, x.KeyPaths(markdown.LinkKeys(p, l))), p))
 			out.addOutgoing(p, l, r.Resolve(p, l))
 		}
 		out.Backlinks = backlinks(x, p)
 		v.ix.mu.RUnlock()
+		if !a.all() {
+			out.Backlinks = slices.DeleteFunc(out.Backlinks, func(l Link) bool { return !v.visibleNote(a, l.Source) })
+		}
 		return out, nil
 	}
 	paths, e := v.notePaths(ctx)

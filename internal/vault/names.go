@@ -137,6 +137,9 @@ func (v *Vault) namedPaths(ctx context.Context, target string) ([]string, *Error
 		if x := v.ix.current(); x != nil {
 			paths = x.KeyPaths(markdown.LinkKeys("", markdown.Link{Kind: "wiki", Target: t}))
 			v.ix.mu.RUnlock()
+			// A name resolves as if the notes the call may not see were
+			// not there (without the index, the walk passes them over).
+			paths = v.visibleNotes(accessOf(ctx), paths)
 		} else {
 			if all == nil {
 				var e *Error

@@ -11,12 +11,19 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 // Read returns the note at p as it is on disk now: the file is read every
 // time, so an edit made by another program is always seen.
 func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 	if e := v.checkHome(); e != nil {
+		return nil, e
+	}
+	// What the app may not see is not found, before anything else about
+	// the path (a folder, a protected name) is said.
+	if e := v.checkSee(ctx, p); e != nil && checkPath(p) == nil {
 		return nil, e
 	}
 	if e := v.checkReadable(p); e != nil {
@@ -35,7 +42,13 @@ func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 		return nil, v.orReplaced(e)
 	}
 	n := v.newNote(p, data, fi)
+	if e := v.checkContent(ctx, n.Path, n.Frontmatter, n.Content, fi); e != nil {
+		return nil, e
+	}
 	n.Conflicts = v.conflictsOf(p, parent)
+	if a := accessOf(ctx); a.scoped && !a.all() {
+		n.Conflicts = slices.DeleteFunc(n.Conflicts, func(c string) bool { return !v.pathVisible(a, c) })
+	}
 	return n, nil
 }
 
@@ -127,15 +140,24 @@ func cloneStrings(in []string) []string {
 
 // readToScan reads the note at p, in its spelling on disk, for a caller
 // that scans its text (links, embeds), after the checks every read makes.
-func (v *Vault) readToScan(p string) (string, []byte, *Error) {
+func (v *Vault) readToScan(ctx context.Context, p string) (string, []byte, *Error) {
 	if e := v.checkHome(); e != nil {
+		return "", nil, e
+	}
+	if e := v.checkSee(ctx, p); e != nil && checkPath(p) == nil {
 		return "", nil, e
 	}
 	if e := v.checkReadable(p); e != nil {
 		return "", nil, e
 	}
-	p, data, _, _, e := v.readNamed(p)
-	return p, data, e
+	p, data, fi, _, e := v.readNamed(p)
+	if e != nil {
+		return "", nil, e
+	}
+	if e := v.checkContent(ctx, p, nil, string(data), fi); e != nil {
+		return "", nil, e
+	}
+	return p, data, nil
 }
 
 // Instructions returns the owner's instructions file for assistants, or ""
@@ -149,6 +171,29 @@ func (v *Vault) Instructions(ctx context.Context) (string, error) {
 	if v.checkHome() != nil {
 		return "", nil
 	}
+	// An app is given the instructions file when its scope reaches it, or
+	// when it lies at the top of the vault, where the owner keeps what
+	// every app should read; never when it is private to an app that may
+	// not see private notes.
+	a := accessOf(ctx)
+	if !strings.Contains(v.instr, "/") {
+		a.s.Read = scope.Rules{}
+	}
+	if !v.pathVisible(a, v.instr) {
+		return "", nil
+	}
+	text, e := v.instructionsText()
+	if e != nil {
+		return "", e
+	}
+	if !a.all() && !a.s.Private && isPrivate(nil, text) {
+		return "", nil
+	}
+	return text, nil
+}
+
+// instructionsText reads the instructions file, or remembers it.
+func (v *Vault) instructionsText() (string, *Error) {
 	if text, ok := v.instrMemo.get(v, v.instr); ok {
 		return text, nil
 	}

@@ -19,6 +19,9 @@ const maxTrashSuffix = 1000
 // " (3)", ... before .md when that name is taken. No byte is removed.
 // WriteResult.Path is where the note went.
 func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, error) {
+	if e := v.checkChange(ctx, p); e != nil && checkPath(p) == nil {
+		return WriteResult{}, e
+	}
 	if e := v.checkRemovable(p); e != nil {
 		return WriteResult{}, e
 	}
@@ -37,6 +40,9 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 	}
 	defer unlock()
 	p, cur := n.path, n.version
+	if e := v.checkContent(ctx, p, nil, string(n.data), n.fi); e != nil {
+		return WriteResult{}, e
+	}
 	ids, e := v.keep(ctx, Kept{Path: p, Content: n.data, Kind: KindDelete, Gone: true})
 	if e != nil {
 		return WriteResult{}, e
@@ -127,10 +133,16 @@ func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
 // failed) are reported in Linking; a link by name that still finds the
 // note in its new folder is not.
 func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks bool) (MoveResult, error) {
+	if e := v.checkChange(ctx, from); e != nil && checkPath(from) == nil {
+		return MoveResult{}, e
+	}
 	if e := v.checkRemovable(from); e != nil {
 		return MoveResult{}, e
 	}
 	if e := v.checkCreatable(to); e != nil {
+		return MoveResult{}, e
+	}
+	if e := v.checkCreate(ctx, to); e != nil {
 		return MoveResult{}, e
 	}
 	if from == to {
@@ -147,7 +159,7 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 	}
 	// Links are resolved against the notes as they are before the move, so
 	// that links to from still resolve to it.
-	linking, paths, before, e := v.notesLinkingTo(ctx, from)
+	linking, paths, before, e := v.notesLinkingTo(asOwner(ctx), from)
 	if e != nil {
 		return MoveResult{}, e
 	}
@@ -157,15 +169,27 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 	}
 	after := markdown.NewResolver(append(slices.DeleteFunc(paths, func(p string) bool { return p == from }), to))
 	res.Linking = []string{}
+	a := accessOf(ctx)
 	for _, src := range linking {
 		was := src
 		if src == from {
 			src = to
 		}
+		// A note the app cannot see is kept consistent all the same, and
+		// reported only as a count.
+		hidden := !v.visibleNote(a, src)
 		if updateLinks {
-			wr, e := v.rewriteLinks(ctx, src, from, to, before)
+			wctx := ctx
+			if hidden {
+				wctx = asOwner(ctx)
+			}
+			wr, e := v.rewriteLinks(wctx, src, from, to, before)
 			if e == nil {
-				if wr.Version != wr.OldVersion {
+				switch {
+				case wr.Version == wr.OldVersion:
+				case hidden:
+					res.HiddenRewritten = append(res.HiddenRewritten, wr)
+				default:
 					res.Rewritten = append(res.Rewritten, wr)
 				}
 				continue
@@ -173,7 +197,11 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 			v.log.Warn("vault: links not rewritten after move", "note", src, "err", e)
 		}
 		if v.linksBroken(src, was, from, to, before, after) {
-			res.Linking = append(res.Linking, src)
+			if hidden {
+				res.HiddenLinking++
+			} else {
+				res.Linking = append(res.Linking, src)
+			}
 		}
 	}
 	return res, nil
@@ -205,6 +233,9 @@ func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveR
 	if e != nil {
 		return MoveResult{}, e
 	}
+	if e := v.checkContent(ctx, from, nil, string(data), fi); e != nil {
+		return MoveResult{}, e
+	}
 	cur := versionOf(data)
 	if version != cur {
 		return MoveResult{}, errVersion(cur)
@@ -212,7 +243,7 @@ func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveR
 	// On a file system that ignores case or normalisation, to may name from
 	// itself; relink then renames it to the new spelling.
 	if e := v.checkNewPath(to, from); e != nil && !(e.Code == CodeNoteExists && v.isFile(to, fi)) {
-		return MoveResult{}, e
+		return MoveResult{}, v.hideExisting(ctx, to, e)
 	}
 	if e := v.checkPortable(to); e != nil {
 		return MoveResult{}, e

@@ -47,8 +47,9 @@ type Vault struct {
 	locks     lockTable
 	conflicts conflictCache
 	meta      metaCache
-	instrMemo fileMemo // the instructions file, read again only when it changes
-	ix        *indexer // nil without Options.Index
+	privs     privMarks // which notes are private by their frontmatter
+	instrMemo fileMemo  // the instructions file, read again only when it changes
+	ix        *indexer  // nil without Options.Index
 
 	synced      func(dir string) // tests: told of every folder synced
 	noRenameat2 bool             // tests: moves take their fallback

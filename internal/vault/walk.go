@@ -22,8 +22,12 @@ type walkEntry struct {
 	dir  *os.Root
 }
 
-// errStop ends a walk early without an error.
-var errStop = &Error{Code: "stop"}
+// errStop ends a walk early without an error; errSkipDir, returned for a
+// folder, passes over the folder and what it holds.
+var (
+	errStop    = &Error{Code: "stop"}
+	errSkipDir = &Error{Code: "skip"}
+)
 
 // walk visits the notes and folders in dir ("" for the root), in name
 // order, and their contents when recursive. Symbolic links, protected
@@ -50,6 +54,21 @@ func (v *Vault) walkKinds(ctx context.Context, dir string, recursive, files bool
 		}
 		defer sub.Close()
 		r = sub
+	}
+	if a := accessOf(ctx); !a.all() {
+		// What the call may not see is passed over as if it were not there.
+		inner := fn
+		fn = func(w walkEntry) *Error {
+			if w.info.IsDir() {
+				if !v.folderVisible(a, w.path) {
+					return errSkipDir
+				}
+			} else if !v.pathVisible(a, w.path) ||
+				!a.s.Private && isNoteName(w.name) && v.notePrivate(w.path, w.info) {
+				return nil
+			}
+			return inner(w)
+		}
 	}
 	e := v.walkRoot(ctx, r, dir, recursive, files, fn, 0)
 	if e == errStop {
@@ -83,7 +102,9 @@ func (v *Vault) walkRoot(ctx context.Context, r *os.Root, dir string, recursive,
 		}
 		switch {
 		case fi.IsDir():
-			if e := fn(walkEntry{path: rel, name: name, info: fi, dir: r}); e != nil {
+			if e := fn(walkEntry{path: rel, name: name, info: fi, dir: r}); e == errSkipDir {
+				continue
+			} else if e != nil {
 				return e
 			}
 			if !recursive || depth >= maxDepth {
@@ -130,6 +151,9 @@ func (v *Vault) List(ctx context.Context, folder string, recursive bool) ([]Entr
 	folder, e := checkFolder(folder)
 	if e != nil {
 		return nil, e
+	}
+	if !v.folderVisible(accessOf(ctx), folder) {
+		return nil, errHidden()
 	}
 	if folder != "" {
 		if v.isProtected(folder) {
@@ -181,6 +205,9 @@ func (v *Vault) Changed(ctx context.Context, since time.Time) ([]Entry, error) {
 			}
 		}
 		v.ix.mu.RUnlock()
+		if a := accessOf(ctx); !a.all() {
+			out = slices.DeleteFunc(out, func(en Entry) bool { return !v.visibleNote(a, en.Path) })
+		}
 		sortChanged(out)
 		return out, nil
 	}

@@ -21,6 +21,9 @@ func (v *Vault) createAs(ctx context.Context, kind, p, content string, limitWrit
 	if e := v.checkCreatable(p); e != nil {
 		return WriteResult{}, e
 	}
+	if e := v.checkCreate(ctx, p); e != nil {
+		return WriteResult{}, e
+	}
 	if e := v.checkWriteSize(content); limitWrite && e != nil {
 		return WriteResult{}, e
 	}
@@ -36,7 +39,7 @@ func (v *Vault) createAs(ctx context.Context, kind, p, content string, limitWrit
 	}
 	defer unlock()
 	if e := v.checkNewPath(p, ""); e != nil {
-		return WriteResult{}, e
+		return WriteResult{}, v.hideExisting(ctx, p, e)
 	}
 	if e := v.checkPortable(p); e != nil {
 		return WriteResult{}, e
@@ -184,6 +187,9 @@ func (v *Vault) modify(ctx context.Context, p, version string, needVersion bool,
 
 // modifyAs is modify with the kind of change the history records.
 func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersion bool, texts []string, change func(cur string) (string, *Error)) (WriteResult, error) {
+	if e := v.checkChange(ctx, p); e != nil && checkPath(p) == nil {
+		return WriteResult{}, e
+	}
 	if e := v.checkWritable(p); e != nil {
 		return WriteResult{}, e
 	}
@@ -205,6 +211,9 @@ func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersi
 	}
 	defer unlock()
 	p, data, cur := n.path, n.data, n.version
+	if e := v.checkContent(ctx, p, nil, string(data), n.fi); e != nil {
+		return WriteResult{}, e
+	}
 	next, e := change(string(data))
 	if e != nil {
 		return WriteResult{}, e

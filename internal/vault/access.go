@@ -1,0 +1,347 @@
+package vault
+
+import (
+	"context"
+	"io"
+	"io/fs"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
+)
+
+// CodeOutsideScope: the app may not change this note; its scope is named,
+// never a note it cannot see.
+const CodeOutsideScope = "outside_scope"
+
+// access is what one call may see and change: the scope its context
+// carries (scope.NewContext, set for every app and token at the edge). The
+// owner's own calls (the console, the admin commands) carry none and see
+// everything, private notes included.
+type access struct {
+	s      scope.Scope
+	scoped bool
+}
+
+func accessOf(ctx context.Context) access {
+	if ctx.Value(ownerKey{}) != nil {
+		return access{}
+	}
+	s, ok := scope.FromContext(ctx)
+	return access{s: s, scoped: ok}
+}
+
+type ownerKey struct{}
+
+// asOwner is ctx for the vault's own follow-up work on an app's behalf
+// that must reach every note to keep the vault consistent (rewriting the
+// links of a moved note in notes the app cannot see). What it finds there
+// is reported to the app only as counts.
+func asOwner(ctx context.Context) context.Context {
+	return context.WithValue(ctx, ownerKey{}, true)
+}
+
+// visibleNote reports whether the call may see the note at p: by its path
+// and, unless it may see private notes, by its frontmatter.
+func (v *Vault) visibleNote(a access, p string) bool {
+	if a.all() {
+		return true
+	}
+	if !v.pathVisible(a, p) {
+		return false
+	}
+	if a.s.Private || !isNoteName(path.Base(p)) {
+		return true
+	}
+	fi, err := v.root.Lstat(p)
+	return err == nil && !v.notePrivate(p, fi)
+}
+
+// all reports whether the call sees the whole vault with its private
+// notes, so that no note needs looking at.
+func (a access) all() bool { return !a.scoped || a.s.Whole() && a.s.Private }
+
+// ruled is the path the scope rules apply to: a note in the trash is
+// judged by where it was, so that deleting a hidden note does not show it.
+func ruled(p string) string {
+	if rest, ok := strings.CutPrefix(p, trashDir+"/"); ok && inTrash(p) {
+		return rest
+	}
+	return p
+}
+
+// pathVisible reports whether the note, attachment or folder p may exist
+// for the call as far as its path tells: inside the scope's read patterns
+// and, unless the scope includes private notes, outside --private. A note
+// private by its frontmatter is decided by noteVisible.
+func (v *Vault) pathVisible(a access, p string) bool {
+	if !a.scoped {
+		return true
+	}
+	r := ruled(p)
+	if r == trashDir {
+		return true
+	}
+	return a.s.CanRead(r) && (a.s.Private || !v.private.Match(r))
+}
+
+// folderVisible reports whether the folder dir may hold something the
+// call can see (a folder the scope does not reach does not exist for it).
+func (v *Vault) folderVisible(a access, dir string) bool {
+	if !a.scoped || dir == "" {
+		return true
+	}
+	r := ruled(dir)
+	if r == trashDir {
+		return true
+	}
+	if !a.s.Private && v.private.Match(r) {
+		return false
+	}
+	return a.s.MayHold(r)
+}
+
+// writable reports whether the call may change the note p.
+func (v *Vault) writable(a access, p string) bool {
+	return !a.scoped || v.pathVisible(a, p) && a.s.CanWrite(ruled(p))
+}
+
+// errHidden is what a call gets for a note it may not see: exactly the
+// answer for a note that does not exist.
+func errHidden() *Error { return newErr(CodeNotFound, "", nil) }
+
+// errOutside refuses a change outside the call's write scope, naming the
+// scope the app has and nothing else.
+func errOutside(a access) *Error {
+	return newErr(CodeOutsideScope, "This app may not change notes here: its scope is "+a.s.Describe()+
+		"; choose a path inside it, or ask the owner to widen the app's scope in the console.", nil)
+}
+
+// checkSee refuses, as not found, a note path the call may not see.
+func (v *Vault) checkSee(ctx context.Context, p string) *Error {
+	if !v.pathVisible(accessOf(ctx), p) {
+		return errHidden()
+	}
+	return nil
+}
+
+// checkChange refuses a change of the existing note p the call may not
+// make: not found when it cannot see the note, outside_scope when it can
+// see it but not change it.
+func (v *Vault) checkChange(ctx context.Context, p string) *Error {
+	a := accessOf(ctx)
+	switch {
+	case !v.pathVisible(a, p):
+		return errHidden()
+	case !v.writable(a, p):
+		return errOutside(a)
+	}
+	return nil
+}
+
+// checkCreate refuses a new note at p outside the call's write scope,
+// before anything about the path is looked at, so that the answer says
+// nothing about what lies there.
+func (v *Vault) checkCreate(ctx context.Context, p string) *Error {
+	if a := accessOf(ctx); !v.writable(a, p) {
+		return errOutside(a)
+	}
+	return nil
+}
+
+// hiddenContent reports whether a note the call can see by its path is
+// private by its frontmatter and the call may not see private notes.
+func (v *Vault) hiddenContent(a access, fm map[string]any, content string) bool {
+	if !a.scoped || a.s.Private {
+		return false
+	}
+	return isPrivate(fm, content)
+}
+
+// privateLine finds "private: true" (or yes, on) at the start of a line of
+// a frontmatter block, for one that does not parse: a note that says it is
+// private is taken at its word even when its YAML is broken.
+var privateLine = regexp.MustCompile(`(?im)^private[ \t]*:[ \t]*["']?(true|yes|on)["']?[ \t]*(#.*)?$`)
+
+// isPrivate reports whether a note's frontmatter marks it private: the
+// property private set to true (or to "true", "yes", "on", as people
+// type it).
+func isPrivate(fm map[string]any, content string) bool {
+	if fm != nil {
+		switch x := fm["private"].(type) {
+		case bool:
+			return x
+		case string:
+			switch strings.ToLower(strings.TrimSpace(x)) {
+			case "true", "yes", "on":
+				return true
+			}
+		}
+		return false
+	}
+	block, ok := frontmatterBlock(content)
+	return ok && privateLine.MatchString(block)
+}
+
+// frontmatterBlock is the text of a leading frontmatter block, or of a
+// block that opens and never closes.
+func frontmatterBlock(content string) (string, bool) {
+	rest, ok := strings.CutPrefix(content, "---")
+	if !ok {
+		return "", false
+	}
+	if i := strings.Index(rest, "\n---"); i >= 0 {
+		return rest[:i], true
+	}
+	return rest, true
+}
+
+// privMarks remembers which notes are private by their frontmatter, keyed
+// by path and checked against size and modification time, so that listing
+// a folder for an app that may not see private notes reads each note's
+// head once, not on every call. A note changed in place with the same
+// size and time within racyWindow is read again (see notePrivate).
+type privMarks struct {
+	mu sync.Mutex
+	m  map[string]privMark
+}
+
+type privMark struct {
+	size, mod int64
+	private   bool
+}
+
+// maxPrivMarks bounds the memory of the marks (about 100 bytes each).
+const maxPrivMarks = 200_000
+
+// privateHead is how much of a note is read to find its frontmatter; a
+// frontmatter block longer than this is read whole.
+const privateHead = 4096
+
+// notePrivate reports whether the note p, whose info is fi, is private by
+// its frontmatter. A note that cannot be read counts as private: what
+// cannot be checked is not shown.
+func (v *Vault) notePrivate(p string, fi fs.FileInfo) bool {
+	key := foldKey(p)
+	size, mod := fi.Size(), fi.ModTime().UnixNano()
+	v.privs.mu.Lock()
+	m, ok := v.privs.m[key]
+	v.privs.mu.Unlock()
+	if ok && m.size == size && m.mod == mod && v.now().Sub(fi.ModTime()) >= racyWindow {
+		return m.private
+	}
+	priv, ok := v.readPrivate(p)
+	if !ok {
+		return true
+	}
+	v.markPrivate(p, size, mod, priv)
+	return priv
+}
+
+// markPrivate records what a note's frontmatter says, for a note read
+// whole anyway (a read, a write).
+func (v *Vault) markPrivate(p string, size, mod int64, priv bool) {
+	v.privs.mu.Lock()
+	defer v.privs.mu.Unlock()
+	if v.privs.m == nil || len(v.privs.m) >= maxPrivMarks {
+		v.privs.m = make(map[string]privMark)
+	}
+	v.privs.m[strings.Clone(foldKey(p))] = privMark{size: size, mod: mod, private: priv}
+}
+
+// readPrivate reads the head of the note p to decide whether it is private.
+func (v *Vault) readPrivate(p string) (private, ok bool) {
+	r, _, release, e := v.openDir(path.Dir(p))
+	if e != nil {
+		return false, false
+	}
+	defer release()
+	f, err := r.Open(path.Base(p))
+	if err != nil {
+		return false, false
+	}
+	defer f.Close()
+	head := make([]byte, privateHead)
+	n, err := io.ReadFull(f, head)
+	head = head[:n]
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return false, false
+	}
+	if !strings.HasPrefix(string(head), "---") {
+		return false, true
+	}
+	if _, closed := frontmatterEnd(head); !closed && n == privateHead {
+		rest, err := io.ReadAll(io.LimitReader(f, v.maxNote))
+		if err != nil {
+			return false, false
+		}
+		head = append(head, rest...)
+	}
+	fm, _ := markdown.ParseFrontmatter(string(head))
+	return isPrivate(fm.Map, string(head)), true
+}
+
+// frontmatterEnd finds the line closing a frontmatter block in head.
+func frontmatterEnd(head []byte) (int, bool) {
+	i := strings.Index(string(head[3:]), "\n---")
+	return i, i >= 0
+}
+
+// checkContent refuses, as not found, a note read whole whose frontmatter
+// makes it private to a call that may not see private notes; it also
+// remembers what the note says for later listings. fm is the parsed
+// frontmatter when the caller has it (nil: parsed here when needed).
+func (v *Vault) checkContent(ctx context.Context, p string, fm map[string]any, content string, fi fs.FileInfo) *Error {
+	a := accessOf(ctx)
+	if a.all() {
+		return nil
+	}
+	if fm == nil && strings.HasPrefix(content, "---") {
+		f, _ := markdown.ParseFrontmatter(content)
+		fm = f.Map
+	}
+	priv := isPrivate(fm, content)
+	if fi != nil {
+		v.markPrivate(p, fi.Size(), fi.ModTime().UnixNano(), priv)
+	}
+	if priv && !a.s.Private {
+		return errHidden()
+	}
+	// The path spelled on disk may differ from the one asked for.
+	if !v.pathVisible(a, p) {
+		return errHidden()
+	}
+	return nil
+}
+
+// hideExisting turns note_exists for a new path into outside_scope when the
+// note already there is one the call may not see (private by its
+// frontmatter): the answer must not tell that a hidden note is there.
+func (v *Vault) hideExisting(ctx context.Context, p string, e *Error) *Error {
+	a := accessOf(ctx)
+	if e.Code != CodeNoteExists || a.all() || a.s.Private {
+		return e
+	}
+	if fi, err := v.root.Lstat(p); err == nil && fi.Mode().IsRegular() && v.notePrivate(p, fi) {
+		return errOutside(a)
+	}
+	return e
+}
+
+// visibleNotes keeps the paths the call may see (paths itself when it sees
+// everything).
+func (v *Vault) visibleNotes(a access, paths []string) []string {
+	if a.all() {
+		return paths
+	}
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if v.visibleNote(a, p) {
+			out = append(out, p)
+		}
+	}
+	return out
+}
