@@ -1,0 +1,257 @@
+package vault
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
+)
+
+// scopedVault is a vault where an app scoped to Work/** and Shared.md
+// (writing only in Work/Drafts/**) must never learn of the notes marked
+// with "zebra" canaries: outside its folders, private by frontmatter or by
+// --private, or denied.
+var scopedVault = map[string]string{
+	"Work/plan.md":          "# Plan\nSee [[Diary Zebra]] and [[Shared]] and [[Work/secret-zebra]].\n![[zebra-photo.png]]\n",
+	"Work/Drafts/draft.md":  "# Draft\nopen draft\n",
+	"Work/Drafts/zebra.md":  "---\nprivate: yes\n---\nzebra private draft\n",
+	"Work/secret-zebra.md":  "---\nprivate: true\naliases: [Hidden Zebra Alias]\n---\n# Zebra secret\nzebra text\n",
+	"Work/broken-zebra.md":  "---\nprivate: true\ntags: [a\n---\nzebra broken yaml\n",
+	"Work/Health/zebra.md":  "zebra health (private by pattern)\n",
+	"Shared.md":             "# Shared\nopen to all\n",
+	"Diary Zebra.md":        "---\naliases: [ZebraAlias]\n---\n# Diary Zebra\nzebra diary links to [[Work/plan]]\n",
+	"ZebraFolder/note.md":   "zebra in a hidden folder, links [[plan]]\n",
+	"zebra-photo.png":       "\x89PNG\r\n\x1a\nzebra",
+	"Denied/zebra-deny.md":  "zebra denied\n",
+	".trash/Diary Zebra.md": "zebra trashed\n",
+	"Daily/2026-12-02.md":   "zebra daily\n",
+}
+
+func scopedCtx(t *testing.T, read, write string, private bool) context.Context {
+	t.Helper()
+	s, err := scope.Parse(read, write, private)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return scope.NewContext(context.Background(), s)
+}
+
+// noCanary fails when anything the app was given names a hidden note.
+func noCanary(t *testing.T, what string, v any, err error) {
+	t.Helper()
+	b, _ := json.Marshal(v)
+	s := strings.ToLower(string(b))
+	if err != nil {
+		s += " " + strings.ToLower(err.Error())
+	}
+	if strings.Contains(s, "zebra") || strings.Contains(s, "health") {
+		t.Errorf("%s leaks a hidden note: %s", what, s)
+	}
+}
+
+func TestScopeHidesNotes(t *testing.T) {
+	for _, indexed := range []bool{false, true} {
+		name := "scan"
+		if indexed {
+			name = "index"
+		}
+		t.Run(name, func(t *testing.T) {
+			var v *Vault
+			mod := func(o *Options) { o.Denied = []string{"Denied/**"}; o.Private = []string{"Work/Health/"} }
+			if indexed {
+				v, _ = newIndexedVault(t, scopedVault, mod)
+			} else {
+				v, _ = newTestVault(t, scopedVault, mod)
+			}
+			c := scopedCtx(t, "Work/**, Shared.md", "Work/Drafts/**", false)
+
+			for _, p := range []string{"Work/secret-zebra.md", "Work/broken-zebra.md", "Work/Health/zebra.md", "Diary Zebra.md", "ZebraFolder/note.md", ".trash/Diary Zebra.md", "ZebraFolder", "Work/Health", "nothere.md"} {
+				n, err := v.Read(c, p)
+				if code(t, err) != CodeNotFound {
+					t.Errorf("Read(%s) = %v, want not_found", p, err)
+				}
+				if err.Error() != newErr(CodeNotFound, "", nil).Error() {
+					t.Errorf("Read(%s) says %q, not what a missing note says", p, err)
+				}
+				noCanary(t, "Read", n, nil)
+			}
+			if _, err := v.Read(c, "Work/plan.md"); err != nil {
+				t.Fatalf("a visible note: %v", err)
+			}
+			entries, err := v.List(c, "", true)
+			noCanary(t, "List", entries, err)
+			if len(entries) < 3 {
+				t.Errorf("List shows too little: %v", entries)
+			}
+			for _, f := range []string{"ZebraFolder", "Work/Health", ".trash"} {
+				entries, err := v.List(c, f, true)
+				noCanary(t, "List "+f, entries, err)
+			}
+			changed, err := v.Changed(c, time.Time{})
+			noCanary(t, "Changed", changed, err)
+			if len(changed) != 3 {
+				t.Errorf("Changed = %v, want the three visible notes", changed)
+			}
+			links, err := v.Links(c, "Work/plan.md")
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range append(links.Outgoing, links.Backlinks...) {
+				noCanary(t, "Links", []string{l.Source, l.Target}, nil)
+			}
+			if len(links.Unresolved) != 2 {
+				t.Errorf("links to hidden notes should read as unresolved: %+v", links.Unresolved)
+			}
+			embeds, err := v.Embeds(c, "Work/plan.md")
+			noCanary(t, "Embeds.Target", func() []string {
+				var out []string
+				for _, e := range embeds {
+					out = append(out, e.Target)
+				}
+				return out
+			}(), err)
+			for _, name := range []string{"Diary Zebra", "ZebraAlias", "Hidden Zebra Alias", "zebra-photo.png", "secret-zebra", "Work/Health/zebra"} {
+				got, err := v.Lookup(c, name)
+				if err == nil {
+					_, err = v.Read(c, got.Path)
+				}
+				if code(t, err) != CodeNotFound {
+					t.Errorf("Lookup(%s) then Read = %v, want not_found", name, err)
+				}
+			}
+			att, err := v.ReadAttachment(c, "zebra-photo.png", true, 1<<20)
+			if code(t, err) != CodeNotFound {
+				t.Errorf("ReadAttachment = %v", err)
+			}
+			noCanary(t, "ReadAttachment", att, nil)
+			d, err := v.Daily(c, time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC))
+			if code(t, err) != CodeOutsideScope {
+				t.Errorf("Daily outside the scope = %v", err)
+			}
+			noCanary(t, "Daily", d, err)
+		})
+	}
+}
+
+func TestScopeRefusesWrites(t *testing.T) {
+	v, dir := newIndexedVault(t, scopedVault, nil)
+	c := scopedCtx(t, "Work/**, Shared.md", "Work/Drafts/**", false)
+	plan, err := v.Read(c, "Work/plan.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	draft, err := v.Read(c, "Work/Drafts/draft.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := snapshot(t, dir)
+	tests := []struct {
+		name string
+		do   func() error
+		want string
+	}{
+		{"edit a readable note", func() error { _, err := v.Edit(c, "Work/plan.md", plan.Version, "Plan", "X", false); return err }, CodeOutsideScope},
+		{"append to a readable note", func() error { _, err := v.Append(c, "Shared.md", "x", ""); return err }, CodeOutsideScope},
+		{"edit a hidden note", func() error { _, err := v.Edit(c, "Diary Zebra.md", "v", "a", "b", false); return err }, CodeNotFound},
+		{"append to a private note", func() error { _, err := v.Append(c, "Work/Drafts/zebra.md", "x", ""); return err }, CodeNotFound},
+		{"create over a private note", func() error { _, err := v.Create(c, "Work/Drafts/zebra.md", "x"); return err }, CodeOutsideScope},
+		{"create outside", func() error { _, err := v.Create(c, "ZebraFolder/new.md", "x"); return err }, CodeOutsideScope},
+		{"create over a hidden note", func() error { _, err := v.Create(c, "Diary Zebra.md", "x"); return err }, CodeOutsideScope},
+		{"create in read-only folder", func() error { _, err := v.Create(c, "Work/new.md", "x"); return err }, CodeOutsideScope},
+		{"delete a readable note", func() error { _, err := v.Delete(c, "Work/plan.md", plan.Version); return err }, CodeOutsideScope},
+		{"move out of the write scope", func() error {
+			_, err := v.Move(c, "Work/Drafts/draft.md", "Shared2.md", draft.Version, false)
+			return err
+		}, CodeOutsideScope},
+		{"move a hidden note", func() error { _, err := v.Move(c, "Diary Zebra.md", "Work/Drafts/d.md", "v", false); return err }, CodeNotFound},
+	}
+	for _, tt := range tests {
+		err := tt.do()
+		if code(t, err) != tt.want {
+			t.Errorf("%s: %v, want %s", tt.name, err, tt.want)
+		}
+		noCanary(t, tt.name, nil, err)
+	}
+	if after := snapshot(t, dir); after != before {
+		t.Errorf("a refused write changed the vault")
+	}
+	// Inside the write scope everything works, and the scope is named only
+	// by the app's own patterns.
+	if _, err := v.Create(c, "Work/Drafts/new.md", "fine"); err != nil {
+		t.Errorf("create inside the write scope: %v", err)
+	}
+	_, err = v.Append(c, "Shared.md", "x", "")
+	if err == nil || !strings.Contains(err.Error(), "read Work/**, Shared.md; write Work/Drafts/**") {
+		t.Errorf("outside_scope should name the app's scope: %v", err)
+	}
+}
+
+// TestScopeMoveKeepsHiddenLinks: moving a visible note rewrites the links
+// of notes the app cannot see, and tells the app only how many.
+func TestScopeMoveKeepsHiddenLinks(t *testing.T) {
+	v, dir := newIndexedVault(t, scopedVault, nil)
+	c := scopedCtx(t, "Work/**", "", false)
+	plan, err := v.Read(c, "Work/plan.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := v.Move(c, "Work/plan.md", "Work/Drafts/plan.md", plan.Version, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	noCanary(t, "Move", res.Rewritten, nil)
+	noCanary(t, "Move", res.Linking, nil)
+	if len(res.HiddenRewritten) != 1 {
+		t.Errorf("hidden rewrites = %+v, want Diary Zebra's", res.HiddenRewritten)
+	}
+	if got := readFile(t, dir, "Diary Zebra.md"); !strings.Contains(got, "[[Work/Drafts/plan]]") {
+		t.Errorf("the hidden note's link was not rewritten: %q", got)
+	}
+}
+
+// TestScopeOwnerSeesAll: a call without a scope (the console, the admin)
+// sees every note, private ones included; a scope with private notes sees
+// them, the whole-vault scope without does not.
+func TestScopeOwnerSeesAll(t *testing.T) {
+	v, _ := newTestVault(t, scopedVault, func(o *Options) { o.Private = []string{"Work/Health/"} })
+	for _, p := range []string{"Work/secret-zebra.md", "Work/Health/zebra.md", "Diary Zebra.md"} {
+		if _, err := v.Read(context.Background(), p); err != nil {
+			t.Errorf("owner Read(%s): %v", p, err)
+		}
+		if _, err := v.Read(scopedCtx(t, "", "", true), p); err != nil {
+			t.Errorf("private scope Read(%s): %v", p, err)
+		}
+	}
+	whole := scopedCtx(t, "", "", false)
+	for p, want := range map[string]string{"Work/secret-zebra.md": CodeNotFound, "Work/Health/zebra.md": CodeNotFound, "Diary Zebra.md": ""} {
+		_, err := v.Read(whole, p)
+		if code(t, err) != want {
+			t.Errorf("whole-vault Read(%s) = %v, want %q", p, err, want)
+		}
+	}
+}
+
+// snapshot is every file under dir with its content, as one string.
+func snapshot(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		fmt.Fprintf(&b, "%s\n%s\n", p, data)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
