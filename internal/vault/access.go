@@ -8,9 +8,11 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 	"github.com/cortex-mcp/cortex/internal/vault/scope"
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 // CodeOutsideScope: the app may not change this note; its scope is named,
@@ -161,29 +163,37 @@ func (v *Vault) hiddenContent(a access, fm map[string]any, content string) bool 
 	return isPrivate(fm, content)
 }
 
+// privateText reports whether a note's text says it is private, from its
+// frontmatter block alone, without parsing the YAML: cheap enough for every
+// note the index reads.
+func privateText(content string) bool {
+	block, ok := frontmatterBlock(content)
+	return ok && privateLine.MatchString(block)
+}
+
 // privateLine finds "private: true" (or yes, on) at the start of a line of
 // a frontmatter block, for one that does not parse: a note that says it is
 // private is taken at its word even when its YAML is broken.
-var privateLine = regexp.MustCompile(`(?im)^private[ \t]*:[ \t]*["']?(true|yes|on)["']?[ \t]*(#.*)?$`)
+var privateLine = regexp.MustCompile(`(?im)^["']?private["']?[ \t]*:[ \t]*["']?(true|yes|on)["']?[ \t]*(#.*)?$`)
 
 // isPrivate reports whether a note's frontmatter marks it private: the
 // property private set to true (or to "true", "yes", "on", as people
 // type it).
 func isPrivate(fm map[string]any, content string) bool {
-	if fm != nil {
-		switch x := fm["private"].(type) {
-		case bool:
-			return x
-		case string:
-			switch strings.ToLower(strings.TrimSpace(x)) {
-			case "true", "yes", "on":
-				return true
-			}
+	switch x := fm["private"].(type) {
+	case bool:
+		if x {
+			return true
 		}
-		return false
+	case string:
+		switch strings.ToLower(strings.TrimSpace(x)) {
+		case "true", "yes", "on":
+			return true
+		}
 	}
-	block, ok := frontmatterBlock(content)
-	return ok && privateLine.MatchString(block)
+	// What the index reads, so that both always agree that a note is
+	// private, and a note whose YAML does not parse is taken at its word.
+	return privateText(content)
 }
 
 // frontmatterBlock is the text of a leading frontmatter block, or of a
@@ -225,12 +235,22 @@ const privateHead = 4096
 // its frontmatter. A note that cannot be read counts as private: what
 // cannot be checked is not shown.
 func (v *Vault) notePrivate(p string, fi fs.FileInfo) bool {
+	return v.privateAt(p, fi.Size(), fi.ModTime().UnixNano())
+}
+
+// visibleDoc reports whether the call may see an indexed note.
+func (v *Vault) visibleDoc(a access, d search.Doc) bool {
+	return v.pathVisible(a, d.Path) && (a.s.Private || !v.privateAt(d.Path, d.Size, d.Mod))
+}
+
+// privateAt is notePrivate for a note of the given size and modification
+// time (Unix nanoseconds).
+func (v *Vault) privateAt(p string, size, mod int64) bool {
 	key := foldKey(p)
-	size, mod := fi.Size(), fi.ModTime().UnixNano()
 	v.privs.mu.Lock()
 	m, ok := v.privs.m[key]
 	v.privs.mu.Unlock()
-	if ok && m.size == size && m.mod == mod && v.now().Sub(fi.ModTime()) >= racyWindow {
+	if ok && m.size == size && m.mod == mod && v.now().Sub(time.Unix(0, mod)) >= racyWindow {
 		return m.private
 	}
 	priv, ok := v.readPrivate(p)

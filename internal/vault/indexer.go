@@ -256,6 +256,7 @@ func (v *Vault) indexWrite(p string, data []byte) {
 		return
 	}
 	a := search.Analyse(p, string(data), fi.ModTime().UnixNano(), fi.Size())
+	v.markPrivate(p, fi.Size(), fi.ModTime().UnixNano(), privateText(string(data)))
 	v.ix.update(p, func(x *search.Index) { x.Put(a, true) })
 }
 

@@ -60,6 +60,10 @@ func (ix *indexer) build(ctx context.Context) (*search.Index, *Error) {
 		go func() {
 			defer wg.Done()
 			for j := range jobs {
+				// What each note says of being private is learnt on the
+				// same read, so that listing and searching for an app
+				// need not read a note for it.
+				ix.v.markPrivate(j.path, j.fi.Size(), j.fi.ModTime().UnixNano(), privateText(string(j.data)))
 				results <- search.Analyse(j.path, string(j.data), j.fi.ModTime().UnixNano(), j.fi.Size())
 			}
 		}()

@@ -52,7 +52,7 @@ func (v *Vault) SearchPage(ctx context.Context, q Query) (Page, error) {
 	if e := v.checkHome(); e != nil {
 		return Page{}, e
 	}
-	s, e := v.checkQuery(q)
+	s, e := v.checkQuery(accessOf(ctx), q)
 	if e != nil {
 		return Page{}, e
 	}
@@ -78,7 +78,7 @@ type asked struct {
 // the query to Folder and Tag, checks every folder it names (none may be
 // protected, and the one scanned must exist), bounds the page and reads
 // the cursor.
-func (v *Vault) checkQuery(q Query) (asked, *Error) {
+func (v *Vault) checkQuery(a access, q Query) (asked, *Error) {
 	pq := search.ParseQuery(q.Text)
 	if pq.Unsupported != "" {
 		return asked{}, newErr(CodeInvalidArgument, fmt.Sprintf("Search does not have Obsidian's %s; use words, \"phrases\", OR, -word, tag:#x, path:x, file:x, [property:value] or a folder.", pq.Unsupported), nil)
@@ -102,6 +102,9 @@ func (v *Vault) checkQuery(q Query) (asked, *Error) {
 		clean, e := checkFolder(f)
 		if e != nil {
 			return asked{}, e
+		}
+		if !v.folderVisible(a, clean) {
+			return asked{}, errHidden()
 		}
 		if v.isProtected(clean) {
 			return asked{}, newErr(CodeProtectedPath, "", nil)

@@ -122,6 +122,7 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 	}
 	done := cur.pos // ranked candidates already read or passed over
 	var spent int64
+	a := accessOf(ctx)
 	for k := cur.hits + limit + 1; ; k *= 4 {
 		if !exact {
 			k = max(k, cur.pos+2*(skip+limit)+8)
@@ -131,6 +132,10 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 			return found{}, false, nil
 		}
 		cands := x.Candidates(pq)
+		if !a.all() {
+			// Notes the call may not see are neither shown nor counted.
+			cands = slices.DeleteFunc(cands, func(s search.Scored) bool { return !v.visibleDoc(a, x.DocOf(s)) })
+		}
 		ranked := x.Top(cands, k)
 		from := min(done, len(ranked))
 		if exact {
@@ -162,7 +167,7 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 			}
 			seen[c.path] = true
 			spent += min(c.size, v.maxNote) + noteReadCost
-			h, ok := v.confirm(pq, c)
+			h, ok := v.confirm(a, pq, c)
 			switch {
 			case !ok:
 			case skip > 0:
@@ -188,13 +193,18 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 }
 
 // confirm reads a candidate and matches it as it is on disk now.
-func (v *Vault) confirm(pq search.Query, c candidate) (Hit, bool) {
+func (v *Vault) confirm(a access, pq search.Query, c candidate) (Hit, bool) {
 	data, fi, _, e := v.readNote(c.path)
 	if e != nil {
 		v.ix.queue(c.path)
 		return Hit{}, false
 	}
 	content := string(data)
+	if !a.all() && !a.s.Private && privateText(content) {
+		// Made private since it was indexed: the index learns it shortly.
+		v.ix.queue(c.path)
+		return Hit{}, false
+	}
 	title := c.title
 	if fi.ModTime().UnixNano() != c.mod || fi.Size() != c.size {
 		// Changed since it was indexed; a notification is on its way.
