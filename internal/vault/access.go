@@ -210,13 +210,27 @@ func frontmatterBlock(content string) (string, bool) {
 }
 
 // privMarks remembers which notes are private by their frontmatter, keyed
-// by path and checked against size and modification time, so that listing
-// a folder for an app that may not see private notes reads each note's
-// head once, not on every call. A note changed in place with the same
-// size and time within racyWindow is read again (see notePrivate).
+// by path as spelled on disk and checked against size and modification
+// time, so that listing a folder for an app that may not see private notes
+// reads each note's head once, not on every call. A note changed in place
+// with the same size and time within racyWindow is read again (see
+// notePrivate). Every note the index holds was marked before it was put
+// there (the index reads each note whole anyway).
 type privMarks struct {
 	mu sync.Mutex
 	m  map[string]privMark
+	// private counts the marks that say private; lost is set once marks
+	// were dropped to bound memory, after which no count is trusted.
+	private int
+	lost    bool
+}
+
+// nonePrivate reports that no note the index holds is private by its
+// frontmatter, so that a search need not look at each candidate.
+func (m *privMarks) nonePrivate() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.private == 0 && !m.lost
 }
 
 type privMark struct {
@@ -239,16 +253,15 @@ func (v *Vault) notePrivate(p string, fi fs.FileInfo) bool {
 }
 
 // visibleDoc reports whether the call may see an indexed note.
-func (v *Vault) visibleDoc(a access, d search.Doc) bool {
-	return v.pathVisible(a, d.Path) && (a.s.Private || !v.privateAt(d.Path, d.Size, d.Mod))
+func (v *Vault) visibleDoc(a access, d search.Doc, nonePrivate bool) bool {
+	return v.pathVisible(a, d.Path) && (a.s.Private || nonePrivate || !v.privateAt(d.Path, d.Size, d.Mod))
 }
 
 // privateAt is notePrivate for a note of the given size and modification
 // time (Unix nanoseconds).
 func (v *Vault) privateAt(p string, size, mod int64) bool {
-	key := foldKey(p)
 	v.privs.mu.Lock()
-	m, ok := v.privs.m[key]
+	m, ok := v.privs.m[p]
 	v.privs.mu.Unlock()
 	if ok && m.size == size && m.mod == mod && v.now().Sub(time.Unix(0, mod)) >= racyWindow {
 		return m.private
@@ -264,12 +277,24 @@ func (v *Vault) privateAt(p string, size, mod int64) bool {
 // markPrivate records what a note's frontmatter says, for a note read
 // whole anyway (a read, a write).
 func (v *Vault) markPrivate(p string, size, mod int64, priv bool) {
-	v.privs.mu.Lock()
-	defer v.privs.mu.Unlock()
-	if v.privs.m == nil || len(v.privs.m) >= maxPrivMarks {
-		v.privs.m = make(map[string]privMark)
+	m := &v.privs
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.m == nil || len(m.m) >= maxPrivMarks {
+		m.lost = m.m != nil
+		m.m, m.private = make(map[string]privMark), 0
 	}
-	v.privs.m[strings.Clone(foldKey(p))] = privMark{size: size, mod: mod, private: priv}
+	old, had := m.m[p]
+	if !had {
+		p = strings.Clone(p)
+	}
+	if had && old.private {
+		m.private--
+	}
+	if priv {
+		m.private++
+	}
+	m.m[p] = privMark{size: size, mod: mod, private: priv}
 }
 
 // readPrivate reads the head of the note p to decide whether it is private.

@@ -287,3 +287,34 @@ func mustSearchIn(t *testing.T, v *Vault, c context.Context, q string) []Hit {
 	}
 	return hits
 }
+
+// TestScopeNoteTurnsPrivate: a vault with no private note lets searches
+// skip looking at each candidate; once a note is made private (by cortex
+// or by another program) it is hidden at once.
+func TestScopeNoteTurnsPrivate(t *testing.T) {
+	v, dir := newIndexedVault(t, map[string]string{"a.md": "# A\nquokka one\n", "b.md": "# B\nquokka two\n"}, nil)
+	app := scopedCtx(t, "", "", false)
+	if got := hitPaths(mustSearchIn(t, v, app, "quokka")); len(got) != 2 {
+		t.Fatalf("before: %v", got)
+	}
+	n, err := v.Read(context.Background(), "a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.UpdateFrontmatter(context.Background(), "a.md", n.Version, map[string]any{"private": true}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitPaths(mustSearchIn(t, v, app, "quokka")); len(got) != 1 || got[0] != "b.md" {
+		t.Errorf("after cortex made a.md private: %v", got)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "b.md"), []byte("---\nprivate: on\n---\n# B\nquokka two\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, v, "the index to see b.md's change", func() bool { return len(mustSearchIn(t, v, context.Background(), "[private]")) == 2 })
+	if got := hitPaths(mustSearchIn(t, v, app, "quokka")); len(got) != 0 {
+		t.Errorf("after another program made b.md private: %v", got)
+	}
+	if got := hitPaths(mustSearchIn(t, v, context.Background(), "quokka")); len(got) != 2 {
+		t.Errorf("the owner sees both: %v", got)
+	}
+}

@@ -132,9 +132,9 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 			return found{}, false, nil
 		}
 		cands := x.Candidates(pq)
-		if !a.all() {
+		if none := v.privs.nonePrivate(); !a.all() && !(none && a.s.Whole() && v.private.Empty()) {
 			// Notes the call may not see are neither shown nor counted.
-			cands = slices.DeleteFunc(cands, func(s search.Scored) bool { return !v.visibleDoc(a, x.DocOf(s)) })
+			cands = slices.DeleteFunc(cands, func(s search.Scored) bool { return !v.visibleDoc(a, x.DocOf(s), none) })
 		}
 		ranked := x.Top(cands, k)
 		from := min(done, len(ranked))
