@@ -121,7 +121,7 @@ func (s *Server) consentDecision(w http.ResponseWriter, r *http.Request) error {
 			s.cimd.Remove(c.ID)
 		}
 		code = newSecret(codePrefix)
-		p, err = s.st.ApproveOAuthPending(ctx, idHash, bind, hashSecret("code", code), s.lim.CodeTTL)
+		p, err = s.st.ApproveOAuthPending(ctx, idHash, bind, hashSecret("code", code), "", s.lim.CodeTTL)
 	default:
 		return badAuthorize("invalid_request", "Choose Allow or Deny.", nil)
 	}

@@ -51,6 +51,9 @@ type OAuthClientInfo struct {
 	OAuthClient
 	LiveGrants int
 	LastAddr   string // where it was last used from, "" if unknown
+	// VaultScopes are the distinct scopes of its live grants (scope.Encode),
+	// sorted; one in the usual case.
+	VaultScopes []string
 }
 
 const clientCols = `id, kind, name, redirect_uris, auth_method, secret_hash, jwks_uri, jwks, fetched, created, granted, last_used`
@@ -154,7 +157,9 @@ func (s *Store) OAuthClient(ctx context.Context, id string) (OAuthClient, error)
 // oldest first.
 func (s *Store) ListOAuthClients(ctx context.Context) ([]OAuthClientInfo, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+clientCols+`,
-		(SELECT COUNT(*) FROM oauth_grants g WHERE g.client_id = oauth_clients.id AND g.revoked = 0), last_addr
+		(SELECT COUNT(*) FROM oauth_grants g WHERE g.client_id = oauth_clients.id AND g.revoked = 0), last_addr,
+		(SELECT json_group_array(vault_scope) FROM (SELECT DISTINCT vault_scope FROM oauth_grants g
+			WHERE g.client_id = oauth_clients.id AND g.revoked = 0 ORDER BY vault_scope))
 		FROM oauth_clients ORDER BY created, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list clients: %w", err)
@@ -164,10 +169,13 @@ func (s *Store) ListOAuthClients(ctx context.Context) ([]OAuthClientInfo, error)
 	for rows.Next() {
 		var ci OAuthClientInfo
 		var n int
-		var addr string
-		c, err := scanClient(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &n, &addr)...) }))
+		var addr, scopes string
+		c, err := scanClient(scanFunc(func(dest ...any) error { return rows.Scan(append(dest, &n, &addr, &scopes)...) }))
 		if err != nil {
 			return nil, fmt.Errorf("list clients: %w", err)
+		}
+		if err := json.Unmarshal([]byte(scopes), &ci.VaultScopes); err != nil {
+			return nil, fmt.Errorf("list clients: scopes of %q: %w", c.ID, err)
 		}
 		ci.OAuthClient, ci.LiveGrants, ci.LastAddr = c, n, addr
 		out = append(out, ci)

@@ -16,8 +16,11 @@ type OAuthCode struct {
 	Scope       string
 	Resource    string
 	Challenge   string
-	Created     time.Time
-	Expires     time.Time
+	// VaultScope is the part of the vault the owner allowed on the consent
+	// page (scope.Encode), handed on to the grant.
+	VaultScope string
+	Created    time.Time
+	Expires    time.Time
 }
 
 // OAuthGrant is one approval by the owner and the family of tokens issued
@@ -27,7 +30,10 @@ type OAuthGrant struct {
 	ClientID string
 	Scope    string
 	Resource string
-	Created  time.Time
+	// VaultScope is the part of the vault its tokens may use (scope.Encode,
+	// "" for the whole vault); refresh keeps it.
+	VaultScope string
+	Created    time.Time
 }
 
 // IssuedTokens are the hashes of a new access and refresh token pair.
@@ -56,14 +62,17 @@ type OAuthAccess struct {
 	ClientName string
 	Scope      string
 	Resource   string
+	VaultScope string // the grant's, as it is now
 	Expires    time.Time
 }
 
 // ApproveOAuthPending turns the pending request into an authorization code
 // valid for ttl, in one transaction: the request is consumed (it must have
 // been started by the browser with browserHash) and its client is marked as
-// granted, so that it is never evicted. The client must exist.
-func (s *Store) ApproveOAuthPending(ctx context.Context, idHash, browserHash, codeHash string, ttl time.Duration) (OAuthPending, error) {
+// granted, so that it is never evicted. The client must exist. vaultScope
+// (scope.Encode) is what the owner allowed; the grant the code becomes
+// keeps it.
+func (s *Store) ApproveOAuthPending(ctx context.Context, idHash, browserHash, codeHash, vaultScope string, ttl time.Duration) (OAuthPending, error) {
 	now := s.now()
 	var p OAuthPending
 	err := s.ownerTx(ctx, func(tx *sql.Tx) error {
@@ -84,9 +93,9 @@ func (s *Store) ApproveOAuthPending(ctx context.Context, idHash, browserHash, co
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrClientNotFound
 		}
-		_, err = tx.ExecContext(ctx, `INSERT INTO oauth_codes (hash, client_id, redirect_uri, scope, resource, challenge, created, expires)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, codeHash, p.ClientID, p.RedirectURI, p.Scope, p.Resource, p.Challenge,
-			nanos(now), nanos(now.Add(ttl)))
+		_, err = tx.ExecContext(ctx, `INSERT INTO oauth_codes (hash, client_id, redirect_uri, scope, resource, challenge, vault_scope, created, expires)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, codeHash, p.ClientID, p.RedirectURI, p.Scope, p.Resource, p.Challenge,
+			vaultScope, nanos(now), nanos(now.Add(ttl)))
 		return err
 	})
 	if err != nil {
@@ -107,9 +116,9 @@ func (s *Store) RedeemOAuthCode(ctx context.Context, codeHash string, check func
 	err := s.ownerTx(ctx, func(tx *sql.Tx) error {
 		var c OAuthCode
 		var created, expires, used, grantID int64
-		err := tx.QueryRowContext(ctx, `SELECT hash, client_id, redirect_uri, scope, resource, challenge, created, expires, used, grant_id
+		err := tx.QueryRowContext(ctx, `SELECT hash, client_id, redirect_uri, scope, resource, challenge, vault_scope, created, expires, used, grant_id
 			FROM oauth_codes WHERE hash = ?`, codeHash).Scan(&c.Hash, &c.ClientID, &c.RedirectURI, &c.Scope, &c.Resource,
-			&c.Challenge, &created, &expires, &used, &grantID)
+			&c.Challenge, &c.VaultScope, &created, &expires, &used, &grantID)
 		if errors.Is(err, sql.ErrNoRows) {
 			outcome = ErrCodeInvalid
 			return nil
@@ -138,9 +147,9 @@ func (s *Store) RedeemOAuthCode(ctx context.Context, codeHash string, check func
 		if t.Scope == "" {
 			t.Scope = c.Scope
 		}
-		g = OAuthGrant{ClientID: c.ClientID, Scope: c.Scope, Resource: c.Resource, Created: fromNanos(now)}
-		if err := tx.QueryRowContext(ctx, `INSERT INTO oauth_grants (client_id, scope, resource, created, last_used)
-			VALUES (?, ?, ?, ?, ?) RETURNING id`, c.ClientID, c.Scope, c.Resource, now, now).Scan(&g.ID); err != nil {
+		g = OAuthGrant{ClientID: c.ClientID, Scope: c.Scope, Resource: c.Resource, VaultScope: c.VaultScope, Created: fromNanos(now)}
+		if err := tx.QueryRowContext(ctx, `INSERT INTO oauth_grants (client_id, scope, resource, vault_scope, created, last_used)
+			VALUES (?, ?, ?, ?, ?, ?) RETURNING id`, c.ClientID, c.Scope, c.Resource, c.VaultScope, now, now).Scan(&g.ID); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE oauth_codes SET grant_id = ? WHERE hash = ?`, g.ID, codeHash); err != nil {
@@ -184,9 +193,9 @@ func (s *Store) RotateOAuthRefresh(ctx context.Context, hash string, grace time.
 		var expires, used, created, revoked int64
 		var successor []byte
 		g := &r.Grant
-		err := tx.QueryRowContext(ctx, `SELECT t.expires, t.used, t.successor, g.id, g.client_id, g.scope, g.resource, g.created, g.revoked
+		err := tx.QueryRowContext(ctx, `SELECT t.expires, t.used, t.successor, g.id, g.client_id, g.scope, g.resource, g.vault_scope, g.created, g.revoked
 			FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id WHERE t.hash = ? AND t.kind = 'refresh'`, hash).
-			Scan(&expires, &used, &successor, &g.ID, &g.ClientID, &g.Scope, &g.Resource, &created, &revoked)
+			Scan(&expires, &used, &successor, &g.ID, &g.ClientID, &g.Scope, &g.Resource, &g.VaultScope, &created, &revoked)
 		if errors.Is(err, sql.ErrNoRows) {
 			outcome = ErrRefreshInvalid
 			return nil
@@ -264,10 +273,10 @@ func (s *Store) VerifyOAuthAccess(ctx context.Context, hash string) (OAuthAccess
 		a = v.(OAuthAccess)
 	} else {
 		var expires int64
-		err := s.db.QueryRowContext(ctx, `SELECT g.id, c.id, c.name, t.scope, g.resource, t.expires
+		err := s.db.QueryRowContext(ctx, `SELECT g.id, c.id, c.name, t.scope, g.resource, g.vault_scope, t.expires
 		FROM oauth_tokens t JOIN oauth_grants g ON g.id = t.grant_id JOIN oauth_clients c ON c.id = g.client_id
 		WHERE t.hash = ? AND t.kind = 'access' AND g.revoked = 0`, hash).
-			Scan(&a.GrantID, &a.ClientID, &a.ClientName, &a.Scope, &a.Resource, &expires)
+			Scan(&a.GrantID, &a.ClientID, &a.ClientName, &a.Scope, &a.Resource, &a.VaultScope, &expires)
 		if errors.Is(err, sql.ErrNoRows) {
 			return OAuthAccess{}, ErrAccessInvalid
 		}

@@ -23,6 +23,9 @@ type Token struct {
 	Created  time.Time
 	LastUsed time.Time // zero if never used
 	LastAddr string    // the address of that use, "" if unknown
+	// VaultScope is the part of the vault it may use, as scope.Encode
+	// wrote it ("" for the whole vault); store keeps it as a string.
+	VaultScope string
 }
 
 const (
@@ -36,7 +39,10 @@ const (
 	maxTouched = 256
 )
 
-const verifySQL = `SELECT id, name, created, last_used, last_addr FROM tokens WHERE hash = ? AND revoked IS NULL`
+const (
+	tokenCols = `id, name, created, last_used, last_addr, vault_scope`
+	verifySQL = `SELECT ` + tokenCols + ` FROM tokens WHERE hash = ? AND revoked IS NULL`
+)
 
 // ValidTokenName reports whether name is 1–64 characters of [A-Za-z0-9._-].
 func ValidTokenName(name string) bool {
@@ -59,9 +65,16 @@ func hashSecret(secret string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// CreateToken makes a new token called name and returns its secret, which
-// exists nowhere else afterwards: only its SHA-256 is stored.
+// CreateToken makes a new token called name for the whole vault and returns
+// its secret, which exists nowhere else afterwards: only its SHA-256 is
+// stored.
 func (s *Store) CreateToken(ctx context.Context, name string) (string, Token, error) {
+	return s.CreateScopedToken(ctx, name, "")
+}
+
+// CreateScopedToken is CreateToken for a token limited to vaultScope (as
+// scope.Encode wrote it).
+func (s *Store) CreateScopedToken(ctx context.Context, name, vaultScope string) (string, Token, error) {
 	if !ValidTokenName(name) {
 		return "", Token{}, fmt.Errorf("%w: use 1 to 64 letters, digits, '.', '_' or '-'", ErrInvalidTokenName)
 	}
@@ -69,10 +82,10 @@ func (s *Store) CreateToken(ctx context.Context, name string) (string, Token, er
 	rand.Read(raw[:]) // never fails since Go 1.24
 	secret := tokenPrefix + base64.RawURLEncoding.EncodeToString(raw[:])
 
-	t := Token{Name: name, Created: fromNanos(nanos(s.now()))}
+	t := Token{Name: name, Created: fromNanos(nanos(s.now())), VaultScope: vaultScope}
 	err := s.db.QueryRowContext(ctx,
-		`INSERT INTO tokens (name, hash, created) VALUES (?, ?, ?) RETURNING id`,
-		name, hashSecret(secret), nanos(t.Created)).Scan(&t.ID)
+		`INSERT INTO tokens (name, hash, created, vault_scope) VALUES (?, ?, ?, ?) RETURNING id`,
+		name, hashSecret(secret), nanos(t.Created), vaultScope).Scan(&t.ID)
 	if err != nil {
 		var se *sqlite.Error
 		if errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_UNIQUE {
@@ -104,16 +117,13 @@ func (s *Store) VerifyToken(ctx context.Context, secret string) (Token, error) {
 			return t, nil
 		}
 	}
-	var t Token
-	var created, lastUsed int64
-	err := s.verify.QueryRowContext(ctx, key[len("token:"):]).Scan(&t.ID, &t.Name, &created, &lastUsed, &t.LastAddr)
+	t, err := scanToken(s.verify.QueryRowContext(ctx, key[len("token:"):]))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Token{}, ErrTokenNotFound
 	}
 	if err != nil {
 		return Token{}, fmt.Errorf("verify token: %w", err)
 	}
-	t.Created, t.LastUsed = fromNanos(created), fromNanos(lastUsed)
 	if known {
 		s.verified.put(key, version, t)
 	}
@@ -162,22 +172,30 @@ func (s *Store) shouldTouch(id int64, lastUsed, now time.Time) bool {
 	return true
 }
 
+func scanToken(r scanner) (Token, error) {
+	var t Token
+	var created, lastUsed int64
+	if err := r.Scan(&t.ID, &t.Name, &created, &lastUsed, &t.LastAddr, &t.VaultScope); err != nil {
+		return Token{}, err
+	}
+	t.Created, t.LastUsed = fromNanos(created), fromNanos(lastUsed)
+	return t, nil
+}
+
 // ListTokens returns the live tokens, oldest first.
 func (s *Store) ListTokens(ctx context.Context) ([]Token, error) {
 	rows, err := s.db.QueryContext(ctx,
-		`SELECT id, name, created, last_used, last_addr FROM tokens WHERE revoked IS NULL ORDER BY created, id`)
+		`SELECT `+tokenCols+` FROM tokens WHERE revoked IS NULL ORDER BY created, id`)
 	if err != nil {
 		return nil, fmt.Errorf("list tokens: %w", err)
 	}
 	defer rows.Close()
 	var out []Token
 	for rows.Next() {
-		var t Token
-		var created, lastUsed int64
-		if err := rows.Scan(&t.ID, &t.Name, &created, &lastUsed, &t.LastAddr); err != nil {
+		t, err := scanToken(rows)
+		if err != nil {
 			return nil, fmt.Errorf("list tokens: %w", err)
 		}
-		t.Created, t.LastUsed = fromNanos(created), fromNanos(lastUsed)
 		out = append(out, t)
 	}
 	if err := rows.Err(); err != nil {
@@ -206,5 +224,23 @@ func (s *Store) RevokeToken(ctx context.Context, name string) error {
 	delete(s.touched, id)
 	s.mu.Unlock()
 	s.log.Info("token revoked", "token", name, "id", id)
+	return nil
+}
+
+// SetTokenScope limits the live token called name to vaultScope (as
+// scope.Encode wrote it; "" for the whole vault). Its next request sees the
+// new scope: verified answers are remembered only until the next commit.
+func (s *Store) SetTokenScope(ctx context.Context, name, vaultScope string) error {
+	if !ValidTokenName(name) {
+		return fmt.Errorf("set token scope: %w: use 1 to 64 letters, digits, '.', '_' or '-'", ErrInvalidTokenName)
+	}
+	res, err := s.db.ExecContext(ctx, `UPDATE tokens SET vault_scope = ? WHERE name = ? AND revoked IS NULL`, vaultScope, name)
+	if err != nil {
+		return fmt.Errorf("set scope of token %q: %w", name, err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return fmt.Errorf("set scope of token %q: %w", name, ErrTokenNotFound)
+	}
+	s.log.Info("token scope changed", "token", name)
 	return nil
 }
