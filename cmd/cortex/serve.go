@@ -235,7 +235,7 @@ func verifier(st *store.Store, as *oauth.Server) web.Verifier {
 		if err != nil {
 			return web.Identity{}, err
 		}
-		return web.Identity{Subject: id.Subject, App: id.App, Scopes: id.Scopes, Expires: id.Expires}, nil
+		return web.Identity{Subject: id.Subject, App: id.App, Scopes: id.Scopes, Expires: id.Expires, Scope: id.VaultScope}, nil
 	}
 }
 

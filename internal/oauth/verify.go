@@ -3,12 +3,14 @@ package oauth
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 // Identity is what an access token stands for on /mcp.
@@ -22,6 +24,8 @@ type Identity struct {
 	Subject string
 	Scopes  []string
 	Expires time.Time
+	// VaultScope is the part of the vault the owner gave the grant.
+	VaultScope scope.Scope
 }
 
 // HasScope reports whether the token allows scope.
@@ -48,12 +52,19 @@ func (s *Server) VerifyAccessToken(ctx context.Context, secret string) (Identity
 	if a.Resource != s.resource {
 		return Identity{}, ErrInvalidToken
 	}
+	// A stored scope that cannot be read fails the request (a server
+	// error) rather than fall back to the whole vault.
+	vs, err := scope.Decode(a.VaultScope)
+	if err != nil {
+		return Identity{}, fmt.Errorf("grant %d: %w", a.GrantID, err)
+	}
 	s.touch(ctx, a.GrantID)
 	return Identity{
-		App:      AppName(a.ClientName, a.ClientID),
-		ClientID: a.ClientID,
-		Subject:  "oauth:" + strconv.FormatInt(a.GrantID, 10),
-		Scopes:   strings.Fields(a.Scope),
-		Expires:  a.Expires,
+		App:        AppName(a.ClientName, a.ClientID),
+		ClientID:   a.ClientID,
+		Subject:    "oauth:" + strconv.FormatInt(a.GrantID, 10),
+		Scopes:     strings.Fields(a.Scope),
+		Expires:    a.Expires,
+		VaultScope: vs,
 	}, nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 // TokenVerifier checks a bearer token's secret. It returns
@@ -33,6 +34,9 @@ type Identity struct {
 	Scopes []string
 	// Expires is when the credential stops working; zero for never.
 	Expires time.Time
+	// Scope is the part of the vault the credential may use, put on the
+	// context of every MCP request so that the vault enforces it.
+	Scope scope.Scope
 }
 
 // ErrUnknownToken is what a Verifier returns for a credential that is
@@ -52,7 +56,13 @@ func StoreVerifier(tv TokenVerifier) Verifier {
 		if err != nil {
 			return Identity{}, err
 		}
-		return Identity{Subject: UserIDPrefix + t.Name, App: t.Name}, nil
+		// A stored scope that cannot be read fails the request (a server
+		// error, logged) rather than fall back to the whole vault.
+		sc, err := scope.Decode(t.VaultScope)
+		if err != nil {
+			return Identity{}, fmt.Errorf("token %q: %w", t.Name, err)
+		}
+		return Identity{Subject: UserIDPrefix + t.Name, App: t.Name, Scope: sc}, nil
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/httpx"
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 // /mcp keeps no sessions. MCP 2026-07-28 has none (every request carries
@@ -60,7 +61,10 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 			return nil
 		}
 	}
-	ctx := context.WithValue(r.Context(), tokenInfoKey{}, tokenInfo(id))
+	// Every tool call of this request sees the vault through the
+	// credential's scope.
+	ctx := scope.NewContext(r.Context(), id.Scope)
+	ctx = context.WithValue(ctx, tokenInfoKey{}, tokenInfo(id))
 	ctx = context.WithValue(ctx, serverMemoKey{}, new(serverMemo))
 	s.mcp.ServeHTTP(w, r.WithContext(ctx))
 	return nil

@@ -19,6 +19,7 @@ import (
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/testkit"
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 // fakeTokens is a TokenVerifier over an in-memory table; revoke removes a
@@ -104,6 +105,12 @@ type whoami struct {
 	App    string `json:"app"`
 }
 
+// seenScope is what the "scope" tool reports of the scope its call carries.
+type seenScope struct {
+	Carried  bool   `json:"carried"`
+	Describe string `json:"describe"`
+}
+
 func (h *harness) newMCPServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "cortex-test", Version: "0"}, nil)
 	mcp.AddTool(s, &mcp.Tool{Name: "whoami"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, whoami, error) {
@@ -113,6 +120,10 @@ func (h *harness) newMCPServer() *mcp.Server {
 		}
 		app, _ := ti.Extra[ExtraApp].(string)
 		return nil, whoami{UserID: ti.UserID, App: app}, nil
+	})
+	mcp.AddTool(s, &mcp.Tool{Name: "scope"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, seenScope, error) {
+		sc, ok := scope.FromContext(ctx)
+		return nil, seenScope{Carried: ok, Describe: sc.Describe()}, nil
 	})
 	mcp.AddTool(s, &mcp.Tool{Name: "block"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, struct{}, error) {
 		h.entered <- struct{}{}
