@@ -134,6 +134,7 @@ type session struct {
 	hist                    historyFlags
 	backupTo                string
 	readsSince              string
+	scope                   scopeFlags
 }
 
 // multiFlag collects a repeated flag.

@@ -192,9 +192,9 @@ func TestTokenListAndRevoke(t *testing.T) {
 
 	r = run(t, env, "token", "list")
 	want := "" +
-		"NAME       CREATED               LAST USED             LAST FROM\n" +
-		"laptop     2025-03-14 09:26 UTC  2025-03-14 09:26 UTC  192.0.2.7\n" +
-		"ci-runner  2025-03-14 09:26 UTC  never                 -\n"
+		"NAME       CREATED               LAST USED             LAST FROM  SCOPE\n" +
+		"laptop     2025-03-14 09:26 UTC  2025-03-14 09:26 UTC  192.0.2.7  the whole vault\n" +
+		"ci-runner  2025-03-14 09:26 UTC  never                 -          the whole vault\n"
 	if r.code != 0 || r.stdout != want || r.stderr != "" {
 		t.Errorf("token list: code %d, stderr %q, stdout:\n%s\nwant:\n%s", r.code, r.stderr, r.stdout, want)
 	}

@@ -65,12 +65,13 @@ func clientsList(ctx context.Context, s *session, _ []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tNAME\tKIND\tCREATED\tLAST USED\tLAST FROM\tLIVE GRANTS")
+	// LIVE GRANTS stays the last column, which scripts read.
+	fmt.Fprintln(tw, "ID\tNAME\tKIND\tCREATED\tLAST USED\tLAST FROM\tSCOPE\tLIVE GRANTS")
 	for _, c := range clients {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%d\n", c.ID, c.Name, kindLabel(c.Kind), formatTime(c.Created), lastUse(c.LastUsed), lastFrom(c.LastAddr), c.LiveGrants)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", c.ID, c.Name, kindLabel(c.Kind), formatTime(c.Created), lastUse(c.LastUsed), lastFrom(c.LastAddr), describeClient(c), c.LiveGrants)
 	}
 	for _, t := range toks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Name, "bearer token", formatTime(t.Created), lastUse(t.LastUsed), lastFrom(t.LastAddr), "-")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Name, "bearer token", formatTime(t.Created), lastUse(t.LastUsed), lastFrom(t.LastAddr), describeStored(t.VaultScope), "-")
 	}
 	return tw.Flush()
 }

@@ -78,11 +78,14 @@ func flagYes() flagSpec {
 func commands() []command {
 	return append([]command{
 		{name: "token create", args: []string{"NAME"}, creates: true, run: tokenCreate,
+			flags:   []flagSpec{flagRead(), flagWrite(), flagPrivate()},
 			summary: "create a bearer token for a command-line agent and print it"},
 		{name: "token list", run: tokenList,
-			summary: "list the live tokens"},
+			summary: "list the live tokens and their scope"},
 		{name: "token revoke", args: []string{"NAME"}, run: tokenRevoke,
 			summary: "revoke a token; agents using it are refused at once"},
+		{name: "token scope", args: []string{"NAME"}, flags: scopeChangeFlags(), run: tokenScope,
+			summary: "change the part of the vault a live token may use, from its next request"},
 		{name: "status", flags: []flagSpec{flagVault()}, run: status,
 			summary: "show the vault, note count, free disk and tokens"},
 
@@ -110,13 +113,17 @@ func commands() []command {
 				field: func(s *session) any { return &s.secret }},
 		}, summary: "pre-register an OAuth app (e.g. Meta AI) and print its client id (and secret, once)"},
 		{name: "clients list", run: clientsList,
-			summary: "list OAuth apps and bearer tokens with their last use and live grants"},
+			summary: "list OAuth apps and bearer tokens with their scope, last use and live grants"},
 		{name: "clients revoke", args: []string{"ID"}, run: clientsRevoke,
 			summary: "remove an OAuth app (or bearer token): all its tokens stop at once"},
 		{name: "clients reads", args: []string{"ID"}, run: clientsReads, flags: []flagSpec{
 			{name: "since", value: "TIME", usage: "from this time on: 2006-01-02T15:04:05Z, 2006-01-02 15:04 (UTC), or a duration ago such as 24h (default: all that is kept)",
 				field: func(s *session) any { return &s.readsSince }},
 		}, summary: "list the notes an OAuth app (or bearer token) was shown, with counts and the last time"},
+		{name: "clients scope", args: []string{"ID"}, flags: scopeChangeFlags(), run: clientsScope,
+			summary: "change the part of the vault an OAuth app (or bearer token) may use, from its next request"},
+		{name: "clients show", args: []string{"ID"}, run: clientsShow,
+			summary: "show an OAuth app (or bearer token): its scope, last use and address"},
 	}, append(historyCommands(), backupCommands()...)...)
 }
 

@@ -28,6 +28,9 @@ var validArgs = map[string][]string{
 	"clients list":        nil,
 	"clients revoke":      {"cx_x"},
 	"clients reads":       {"laptop"},
+	"clients scope":       {"cx_x", "--whole"},
+	"clients show":        {"cx_x"},
+	"token scope":         {"laptop", "--read", "Work"},
 }
 
 // TestOnlySetupAndTokenCreateStartAState: pointed at a folder without

@@ -20,12 +20,16 @@ func tokenCreate(ctx context.Context, s *session, args []string) error {
 	if !store.ValidTokenName(name) {
 		return fail(nameHint, "invalid token name %q", name)
 	}
+	sc, err := s.newScope()
+	if err != nil {
+		return err
+	}
 	st, err := s.openStore(ctx)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	secret, _, err := st.CreateToken(ctx, name)
+	secret, _, err := st.CreateScopedToken(ctx, name, sc.Encode())
 	if errors.Is(err, store.ErrTokenExists) {
 		return fail(fmt.Sprintf("pick another name, or revoke the old token first: cortex admin token revoke %s", name),
 			"a token named %q already exists", name)
@@ -36,6 +40,7 @@ func tokenCreate(ctx context.Context, s *session, args []string) error {
 	recordAction(ctx, s, st, "created token", name)
 	fmt.Fprintln(s.Stdout, secret)
 	fmt.Fprintf(s.Stderr, "created token %q. Store it now: it is shown only once and cannot be recovered.\n", name)
+	fmt.Fprintf(s.Stderr, "Scope: %s (change it with: cortex admin token scope %s)\n", sc.Describe(), name)
 	fmt.Fprintf(s.Stderr, "Agents send it as the header  Authorization: Bearer <token>\n")
 	fmt.Fprintf(s.Stderr, "Revoke it with: cortex admin token revoke %s\n", name)
 	return nil
@@ -56,9 +61,9 @@ func tokenList(ctx context.Context, s *session, _ []string) error {
 		return nil
 	}
 	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "NAME\tCREATED\tLAST USED\tLAST FROM")
+	fmt.Fprintln(tw, "NAME\tCREATED\tLAST USED\tLAST FROM\tSCOPE")
 	for _, t := range toks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", t.Name, formatTime(t.Created), lastUse(t.LastUsed), lastFrom(t.LastAddr))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, formatTime(t.Created), lastUse(t.LastUsed), lastFrom(t.LastAddr), describeStored(t.VaultScope))
 	}
 	return tw.Flush()
 }
