@@ -155,7 +155,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 	as, err := oauth.New(oauth.Options{Store: st, Owner: own, PublicURL: cfg.PublicURL, Logger: log.With("component", "oauth"),
-		RedirectAllowlist: redirects})
+		RedirectAllowlist: redirects, TopFolders: topFolders(v)})
 	if err != nil {
 		return err
 	}
@@ -277,5 +277,23 @@ func prune(ctx context.Context, st *store.Store, as *oauth.Server, hist *store.H
 			return
 		case <-t.C:
 		}
+	}
+}
+
+// topFolders lists the vault's top folders for the consent page, as the
+// owner sees them (the trash left out).
+func topFolders(v *vault.Vault) func(ctx context.Context) ([]string, error) {
+	return func(ctx context.Context) ([]string, error) {
+		entries, err := v.List(ctx, "", false)
+		if err != nil {
+			return nil, err
+		}
+		var out []string
+		for _, e := range entries {
+			if e.IsDir && !strings.HasPrefix(e.Path, ".") {
+				out = append(out, e.Path)
+			}
+		}
+		return out, nil
 	}
 }

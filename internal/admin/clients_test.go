@@ -123,7 +123,7 @@ func TestResetRevokesEveryGrant(t *testing.T) {
 	if err := st.AddOAuthPending(ctx, p, store.PendingLimits{PerSource: 1, Total: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.ApproveOAuthPending(ctx, "p", "b", "code", "", time.Hour); err != nil {
+	if _, err := st.ApproveOAuthPending(ctx, "p", "b", store.OAuthApproval{CodeHash: "code", TTL: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.RedeemOAuthCode(ctx, "code", func(store.OAuthCode) error { return nil }, store.IssuedTokens{AccessHash: "a",

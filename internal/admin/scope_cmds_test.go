@@ -114,7 +114,7 @@ func TestClientsScopeAndShow(t *testing.T) {
 		t.Fatal(err)
 	}
 	chosen, _ := scope.Parse("Work", "", false)
-	if _, err := st.ApproveOAuthPending(ctx, "p", "b", "code", chosen.Encode(), time.Hour); err != nil {
+	if _, err := st.ApproveOAuthPending(ctx, "p", "b", store.OAuthApproval{CodeHash: "code", VaultScope: chosen.Encode(), TTL: time.Hour}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := st.RedeemOAuthCode(ctx, "code", func(store.OAuthCode) error { return nil }, store.IssuedTokens{AccessHash: "a",

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/httpx"
@@ -23,6 +24,7 @@ type consentData struct {
 	RedirectURI  string
 	Scopes       []scopeLine
 	Loopback     bool
+	Choice       scopeChoice
 }
 
 type scopeLine struct{ Name, Text string }
@@ -75,6 +77,8 @@ func (s *Server) consentPage(w http.ResponseWriter, r *http.Request) error {
 	if u, err := url.Parse(p.RedirectURI); err == nil && isLoopback(u) {
 		d.Loopback = true
 	}
+	d.Choice.CanWrite = slices.Contains(strings.Fields(p.Scope), ScopeWrite)
+	d.Choice.Folders, d.Choice.FoldersMissing = s.topFolders(ctx)
 	httpx.PageHeaders(w, httpx.PagePolicy{FormAction: formActionSource(p.RedirectURI)})
 	s.pages.Render(w, http.StatusOK, "consent.html", d)
 	return nil
@@ -120,8 +124,19 @@ func (s *Server) consentDecision(w http.ResponseWriter, r *http.Request) error {
 			}
 			s.cimd.Remove(c.ID)
 		}
+		// A choice that cannot be granted leaves the request waiting: the
+		// owner goes back and chooses again.
+		granted, vs, cerr := chooseScope(r.PostForm, p.Scope)
+		if cerr != nil {
+			return cerr
+		}
 		code = newSecret(codePrefix)
-		p, err = s.st.ApproveOAuthPending(ctx, idHash, bind, hashSecret("code", code), "", s.lim.CodeTTL)
+		p, err = s.st.ApproveOAuthPending(ctx, idHash, bind, store.OAuthApproval{CodeHash: hashSecret("code", code),
+			Scope: granted, VaultScope: vs.Encode(), TTL: s.lim.CodeTTL})
+		if err == nil {
+			p.Scope = granted
+			s.log.Info("oauth request approved", "client", p.ClientID, "scope", granted, "whole_vault", vs.Whole(), "private", vs.Private)
+		}
 	default:
 		return badAuthorize("invalid_request", "Choose Allow or Deny.", nil)
 	}
@@ -138,7 +153,6 @@ func (s *Server) consentDecision(w http.ResponseWriter, r *http.Request) error {
 		s.log.Info("oauth request denied", "client", p.ClientID)
 	} else {
 		params.Set("code", code)
-		s.log.Info("oauth request approved", "client", p.ClientID, "scope", p.Scope)
 	}
 	http.Redirect(w, r, withParams(p.RedirectURI, params), http.StatusSeeOther)
 	return nil

@@ -44,6 +44,10 @@ type Options struct {
 	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 	// TLSConfig verifies fetched hosts; nil means the system roots.
 	TLSConfig *tls.Config
+
+	// TopFolders lists the vault's top folders, offered on the consent
+	// page; nil offers patterns only. (This package touches no file.)
+	TopFolders func(ctx context.Context) ([]string, error)
 }
 
 // Resolver is the part of *net.Resolver the fetcher uses.
@@ -63,6 +67,7 @@ type Server struct {
 	lim      Limits
 	cop      *http.CrossOriginProtection
 	pages    *httpx.Pages
+	folders  func(ctx context.Context) ([]string, error)
 	problem  httpx.Renderer // the error page
 	// authorizeProblem is the error page of /authorize, which sends the
 	// owner through sign-in when the budget is spent.
@@ -107,6 +112,7 @@ func New(opts Options) (*Server, error) {
 		lim:      opts.Limits.withDefaults(),
 		cop:      http.NewCrossOriginProtection(),
 		touched:  make(map[int64]time.Time),
+		folders:  opts.TopFolders,
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)

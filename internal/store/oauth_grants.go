@@ -66,13 +66,23 @@ type OAuthAccess struct {
 	Expires    time.Time
 }
 
-// ApproveOAuthPending turns the pending request into an authorization code
-// valid for ttl, in one transaction: the request is consumed (it must have
-// been started by the browser with browserHash) and its client is marked as
-// granted, so that it is never evicted. The client must exist. vaultScope
-// (scope.Encode) is what the owner allowed; the grant the code becomes
-// keeps it.
-func (s *Store) ApproveOAuthPending(ctx context.Context, idHash, browserHash, codeHash, vaultScope string, ttl time.Duration) (OAuthPending, error) {
+// OAuthApproval is what the owner allowed on the consent page.
+type OAuthApproval struct {
+	CodeHash string
+	// Scope is the OAuth scope granted, within the one asked (the caller
+	// checks); "" grants what was asked.
+	Scope string
+	// VaultScope is the part of the vault allowed (scope.Encode); the grant
+	// the code becomes keeps it.
+	VaultScope string
+	TTL        time.Duration // of the code
+}
+
+// ApproveOAuthPending turns the pending request into an authorization code,
+// in one transaction: the request is consumed (it must have been started by
+// the browser with browserHash) and its client is marked as granted, so
+// that it is never evicted. The client must exist.
+func (s *Store) ApproveOAuthPending(ctx context.Context, idHash, browserHash string, a OAuthApproval) (OAuthPending, error) {
 	now := s.now()
 	var p OAuthPending
 	err := s.ownerTx(ctx, func(tx *sql.Tx) error {
@@ -93,9 +103,13 @@ func (s *Store) ApproveOAuthPending(ctx context.Context, idHash, browserHash, co
 		if n, _ := res.RowsAffected(); n == 0 {
 			return ErrClientNotFound
 		}
+		scope := a.Scope
+		if scope == "" {
+			scope = p.Scope
+		}
 		_, err = tx.ExecContext(ctx, `INSERT INTO oauth_codes (hash, client_id, redirect_uri, scope, resource, challenge, vault_scope, created, expires)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, codeHash, p.ClientID, p.RedirectURI, p.Scope, p.Resource, p.Challenge,
-			vaultScope, nanos(now), nanos(now.Add(ttl)))
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, a.CodeHash, p.ClientID, p.RedirectURI, scope, p.Resource, p.Challenge,
+			a.VaultScope, nanos(now), nanos(now.Add(a.TTL)))
 		return err
 	})
 	if err != nil {

@@ -138,7 +138,7 @@ func TestRegisterCap(t *testing.T) {
 	if err := s.AddOAuthPending(ctx, p, PendingLimits{PerSource: 1, Total: 1}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ApproveOAuthPending(ctx, "p", "b-p", "code", "", time.Minute); err != nil {
+	if _, err := s.ApproveOAuthPending(ctx, "p", "b-p", OAuthApproval{CodeHash: "code", TTL: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	if err := reg("fits"); err != nil {
@@ -165,7 +165,7 @@ func grantFor(t *testing.T, s *Store, c *testkit.Clock, client, code string, tok
 	if err := s.AddOAuthPending(ctx, p, PendingLimits{PerSource: 10, Total: 10}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ApproveOAuthPending(ctx, p.IDHash, p.BrowserHash, code, "", time.Minute); err != nil {
+	if _, err := s.ApproveOAuthPending(ctx, p.IDHash, p.BrowserHash, OAuthApproval{CodeHash: code, TTL: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	g, err := s.RedeemOAuthCode(ctx, code, func(OAuthCode) error { return nil }, toks)
@@ -217,7 +217,7 @@ func TestCodeExpiresAndCheckBurnsIt(t *testing.T) {
 		p := pending("r-"+tc.name, "A", c)
 		p.ClientID = "c1"
 		s.AddOAuthPending(ctx, p, PendingLimits{PerSource: 10, Total: 10})
-		if _, err := s.ApproveOAuthPending(ctx, p.IDHash, p.BrowserHash, tc.name, "", time.Minute); err != nil {
+		if _, err := s.ApproveOAuthPending(ctx, p.IDHash, p.BrowserHash, OAuthApproval{CodeHash: tc.name, TTL: time.Minute}); err != nil {
 			t.Fatal(err)
 		}
 		c.Advance(tc.advance)

@@ -78,12 +78,12 @@ func TestGrantVaultScope(t *testing.T) {
 	if err := s.AddOAuthPending(ctx, p, PendingLimits{PerSource: 10, Total: 10}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.ApproveOAuthPending(ctx, p.IDHash, p.BrowserHash, "code", workScope, time.Minute); err != nil {
+	if _, err := s.ApproveOAuthPending(ctx, p.IDHash, p.BrowserHash, OAuthApproval{CodeHash: "code", Scope: "notes:read", VaultScope: workScope, TTL: time.Minute}); err != nil {
 		t.Fatal(err)
 	}
 	g, err := s.RedeemOAuthCode(ctx, "code", func(c OAuthCode) error {
-		if c.VaultScope != workScope {
-			t.Errorf("code carries %q", c.VaultScope)
+		if c.VaultScope != workScope || c.Scope != "notes:read" {
+			t.Errorf("code carries %q, %q", c.Scope, c.VaultScope)
 		}
 		return nil
 	}, toks("t1", c))
