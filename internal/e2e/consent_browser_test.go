@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -78,6 +80,11 @@ func registerPublicClient(t *testing.T, in *instance, name, redirect string) str
 func TestConsentBrowser(t *testing.T) {
 	testkit.Chromium(t) // skip before any setup when there is none
 	in := newInstance(t)
+	for _, dir := range []string{"Journal", "Work"} {
+		if err := os.MkdirAll(filepath.Join(in.Vault, dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
 	in.start()
 	owner := setupOwner(t, in)
 	app := newAppCallback(t)
@@ -142,6 +149,15 @@ func TestConsentBrowser(t *testing.T) {
 	if got := text("#scopes"); !strings.Contains(got, "notes:read") || !strings.Contains(got, "notes:write") {
 		t.Errorf("consent page scopes = %q; want notes:read and notes:write", got)
 	}
+	// Choose what it may use: Journal to read, Work to change, and the
+	// private notes.
+	if got := text("#folders"); !strings.Contains(got, "Journal/") || !strings.Contains(got, "Work/") {
+		t.Errorf("consent page folders = %q; want Journal/ and Work/", got)
+	}
+	do("choose folders", chromedp.Click(chromedp.CSS("#access-folders")),
+		chromedp.Click(chromedp.CSS(`input[name="read"][value="Journal"]`)),
+		chromedp.Click(chromedp.CSS(`input[name="write"][value="Work"]`)),
+		chromedp.Click(chromedp.CSS("#private")))
 	do("approve", chromedp.Click(chromedp.CSS("#approve")))
 	q := answered(state)
 	if len(q["code"]) != 1 || q.Get("code") == "" || q.Has("error") {
@@ -167,6 +183,9 @@ func TestConsentBrowser(t *testing.T) {
 	}
 	if status, _ := mcpStatus(t, in, tok.AccessToken, mcpInitialize); status != http.StatusOK {
 		t.Errorf("the issued access token gets %d on /mcp", status)
+	}
+	if out, _, err := in.admin("clients", "show", clientID); err != nil || !strings.Contains(out, "read Journal, Work; write Work, private notes included\n") {
+		t.Errorf("the chosen scope is not the app's: %v\n%s", err, out)
 	}
 
 	// Deny: the owner is still signed in, so the consent page comes at once.

@@ -66,7 +66,15 @@ func errBadChoice(msg string, cause error) *httpx.Error {
 func chooseScope(form url.Values, asked string) (granted string, vs scope.Scope, err error) {
 	canWrite := slices.Contains(strings.Fields(asked), ScopeWrite)
 	vs.Private = form.Get("private") != ""
-	switch form.Get("access") {
+	access := form.Get("access")
+	picked := len(form["read"])+len(form["write"]) > 0 ||
+		strings.TrimSpace(form.Get("read_patterns")+form.Get("write_patterns")) != ""
+	if picked && access != accessFolders {
+		// Folders ticked under "the whole vault" are a slip, not a choice
+		// to guess at in the app's favour.
+		return "", scope.Scope{}, errBadChoice("You chose folders or patterns but also the whole vault; pick \"Only the folders and patterns below\" or clear them.", nil)
+	}
+	switch access {
 	case "", accessWhole:
 		return asked, vs, nil
 	case accessRead:

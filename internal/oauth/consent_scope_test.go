@@ -39,6 +39,8 @@ func TestChooseScope(t *testing.T) {
 		{"write patterns for a read-only app", ro, url.Values{"access": {"folders"}, "read": {"Work"}, "write_patterns": {"Work"}}, "", "", "asked only to read"},
 		{"bad pattern", rw, url.Values{"access": {"folders"}, "read_patterns": {"Work/[a"}}, "", "",
 			`The pattern "Work/[a": it has an unclosed [ or a trailing \. Go back`},
+		{"folders ticked under the whole vault", rw, url.Values{"access": {"whole"}, "read": {"Work"}}, "", "", "but also the whole vault"},
+		{"patterns typed under read only", rw, url.Values{"access": {"read"}, "read_patterns": {"Work"}}, "", "", "but also the whole vault"},
 		{"unknown access", rw, url.Values{"access": {"all"}}, "", "", "Choose the whole vault"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
