@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault/scope"
@@ -52,6 +53,10 @@ func scopeChangeFlags() []flagSpec {
 
 // parseRules reads the patterns of one flag, naming the flag in the error.
 func parseRules(flagName, list string) (scope.Rules, error) {
+	// Stored as JSON, which turns broken UTF-8 into something else.
+	if !utf8.ValidString(list) {
+		return scope.Rules{}, fail("give the patterns as UTF-8 text", "--%s: the patterns are not valid UTF-8", flagName)
+	}
 	r, err := scope.ParseRules(list)
 	if err != nil {
 		return scope.Rules{}, fail(patternHint, "--%s: %v", flagName, err)

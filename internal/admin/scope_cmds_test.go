@@ -86,6 +86,7 @@ func TestScopeErrors(t *testing.T) {
 		{[]string{"token", "scope", "laptop", "--whole", "--read", "Work"}, 2, "--whole with --read or --write"},
 		{[]string{"token", "scope", "laptop", "--private", "--no-private"}, 2, "--private with --no-private"},
 		{[]string{"token", "scope", "laptop", "--read", "Work/a**"}, 1, "** matches whole folder levels only"},
+		{[]string{"token", "create", "x", "--read", "Caf\xe9"}, 1, "--read: the patterns are not valid UTF-8"},
 		{[]string{"token", "scope", "tablet", "--whole"}, 1, "no live token named \"tablet\""},
 		{[]string{"clients", "scope", "cx_nobody", "--whole"}, 1, "no OAuth app or live token with ID \"cx_nobody\""},
 		{[]string{"clients", "show", "cx_nobody"}, 1, "no OAuth app or live token with ID \"cx_nobody\""},

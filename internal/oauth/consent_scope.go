@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/vault/scope"
@@ -90,6 +91,12 @@ func chooseScope(form url.Values, asked string) (granted string, vs scope.Scope,
 	}
 	if len(readBoxes)+len(writeBoxes) > 2*maxFolders {
 		return "", scope.Scope{}, errBadChoice("Too many folders were sent.", nil)
+	}
+	// Stored as JSON, which turns broken UTF-8 into something else.
+	for _, v := range append(append([]string{form.Get("read_patterns"), writeText}, readBoxes...), writeBoxes...) {
+		if !utf8.ValidString(v) {
+			return "", scope.Scope{}, errBadChoice("A folder or pattern is not valid text.", nil)
+		}
 	}
 	var readPats, writePats []string
 	for _, f := range readBoxes {

@@ -41,6 +41,7 @@ func TestChooseScope(t *testing.T) {
 			`The pattern "Work/[a": it has an unclosed [ or a trailing \. Go back`},
 		{"folders ticked under the whole vault", rw, url.Values{"access": {"whole"}, "read": {"Work"}}, "", "", "but also the whole vault"},
 		{"patterns typed under read only", rw, url.Values{"access": {"read"}, "read_patterns": {"Work"}}, "", "", "but also the whole vault"},
+		{"broken UTF-8", rw, url.Values{"access": {"folders"}, "read": {"\xe4"}}, "", "", "not valid text"},
 		{"unknown access", rw, url.Values{"access": {"all"}}, "", "", "Choose the whole vault"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,7 +1,11 @@
 package oauth
 
 import (
+	"net/url"
+	"strings"
 	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 func FuzzRedirect(f *testing.F) {
@@ -42,6 +46,46 @@ func FuzzParseDocument(f *testing.F) {
 			if !h.srv.allow.permits(u) {
 				t.Fatalf("kept redirect %q off the allowlist", u)
 			}
+		}
+	})
+}
+
+// FuzzChooseScope: whatever the consent form holds, the choice never
+// grants more than asked, an app that asked only to read gets no write
+// patterns, and what is stored reads back the same.
+func FuzzChooseScope(f *testing.F) {
+	f.Add("folders", "Work", "Inbox", "Journal/2026-*.md", "Inbox/**", true, true)
+	f.Add("whole", "", "", "", "", false, true)
+	f.Add("read", "", "", "", "", true, false)
+	f.Add("folders", "[x", "!a", "a/../b", "**/", false, true)
+	f.Fuzz(func(t *testing.T, access, readBox, writeBox, readPats, writePats string, private, canWrite bool) {
+		asked := ScopeRead
+		if canWrite {
+			asked = DefaultScope
+		}
+		form := url.Values{"access": {access}, "read_patterns": {readPats}, "write_patterns": {writePats}}
+		if readBox != "" {
+			form["read"] = []string{readBox}
+		}
+		if writeBox != "" {
+			form["write"] = []string{writeBox}
+		}
+		if private {
+			form.Set("private", "1")
+		}
+		granted, vs, err := chooseScope(form, asked)
+		if err != nil {
+			return
+		}
+		if _, ok := subsetScope(asked, granted); !ok {
+			t.Fatalf("granted %q beyond asked %q", granted, asked)
+		}
+		if !canWrite && (!vs.Write.Empty() || strings.Contains(granted, ScopeWrite)) {
+			t.Fatalf("a read-only app got write: %q, %q", granted, vs.Describe())
+		}
+		back, err := scope.Decode(vs.Encode())
+		if err != nil || back.Describe() != vs.Describe() {
+			t.Fatalf("stored %q reads back as %q, %v", vs.Describe(), back.Describe(), err)
 		}
 	})
 }
