@@ -227,11 +227,11 @@ func clientsScope(ctx context.Context, s *session, args []string) error {
 	if err != nil {
 		return err
 	}
-	recordAction(ctx, s, st, "changed the scope of app", id)
 	if n == 0 {
-		fmt.Fprintf(s.Stderr, "app %s holds no live grant; nothing changed. The owner chooses its scope when approving it again.\n", id)
+		fmt.Fprintf(s.Stderr, "app %s holds no live grant; nothing changed. You choose its scope when you approve it again.\n", id)
 		return nil
 	}
+	recordAction(ctx, s, st, "changed the scope of app", id)
 	fmt.Fprintf(s.Stderr, "scope of app %s is now: %s; it applies from the app's next request.\n", id, next.Describe())
 	return nil
 }

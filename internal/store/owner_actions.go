@@ -16,7 +16,7 @@ const OwnerActionsKept = 365 * 24 * time.Hour
 type OwnerAction struct {
 	ID     int64
 	Time   time.Time
-	Action string // "revoked app", "revoked token", "created token"
+	Action string // "revoked app", "revoked token", "created token", "changed the scope of token", ...
 	Target string // the app's id or the token's name; never a secret
 	Writer string // "owner (console)" or "owner (cli)"
 }
