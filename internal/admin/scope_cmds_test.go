@@ -53,7 +53,7 @@ func TestTokenScope(t *testing.T) {
 			"read Work/**, Journal/2026-*.md; write Work/**, private notes included"},
 		{[]string{"phone", "--no-private"}, "", "read Work/**, Journal/2026-*.md; write Work/**"},
 		{[]string{"phone", "--whole"}, "", "the whole vault"},
-		{[]string{"phone", "--read", "Journal", "--private"}, "", "read Journal, private notes included"},
+		{[]string{"phone", "--read", "Journal", "--private"}, "", "read Journal; write nothing, private notes included"},
 	} {
 		r := run(t, env, append([]string{"token", "scope"}, tc.args...)...)
 		if r.code != 0 || !strings.Contains(r.stderr, tc.msg) {
@@ -67,7 +67,7 @@ func TestTokenScope(t *testing.T) {
 		t.Errorf("the other token changed: %s", got.Describe())
 	}
 	r = run(t, env, "token", "list")
-	if !strings.Contains(r.stdout, "read Journal, private notes included\n") || !strings.Contains(r.stdout, "the whole vault\n") {
+	if !strings.Contains(r.stdout, "read Journal; write nothing, private notes included\n") || !strings.Contains(r.stdout, "the whole vault\n") {
 		t.Errorf("token list:\n%s", r.stdout)
 	}
 }
@@ -133,7 +133,7 @@ func TestClientsScopeAndShow(t *testing.T) {
 		"NAME         Meta AI\n" +
 		"KIND         oauth (registered)\n" +
 		"CREATED      2025-03-14 09:26 UTC\n" +
-		"SCOPE        read Work\n" +
+		"SCOPE        read Work; write nothing\n" +
 		"LAST USED    2025-03-14 09:26 UTC\n" +
 		"LAST FROM    198.51.100.4\n" +
 		"LIVE GRANTS  1\n" +
@@ -143,24 +143,24 @@ func TestClientsScopeAndShow(t *testing.T) {
 	}
 
 	r = run(t, env, "clients", "scope", "cx_app", "--private")
-	if r.code != 0 || !strings.Contains(r.stderr, "scope of app cx_app is now: read Work, private notes included; it applies from the app's next request.") {
+	if r.code != 0 || !strings.Contains(r.stderr, "scope of app cx_app is now: read Work; write nothing, private notes included; it applies from the app's next request.") {
 		t.Fatalf("clients scope: %+v", r)
 	}
 	st = openStore(t, env.StateDir)
 	a, err := st.VerifyOAuthAccess(ctx, "a")
 	st.Close()
-	if got, _ := scope.Decode(a.VaultScope); err != nil || got.Describe() != "read Work, private notes included" {
+	if got, _ := scope.Decode(a.VaultScope); err != nil || got.Describe() != "read Work; write nothing, private notes included" {
 		t.Errorf("the grant's scope: %q, %v", a.VaultScope, err)
 	}
 	// A bearer token through clients scope and clients show, as revoke.
 	if r := run(t, env, "clients", "scope", "laptop", "--read", "Inbox"); r.code != 0 {
 		t.Fatalf("clients scope of a token: %+v", r)
 	}
-	if r := run(t, env, "clients", "show", "laptop"); r.code != 0 || !strings.Contains(r.stdout, "KIND       bearer token\n") || !strings.Contains(r.stdout, "SCOPE      read Inbox\n") {
+	if r := run(t, env, "clients", "show", "laptop"); r.code != 0 || !strings.Contains(r.stdout, "KIND       bearer token\n") || !strings.Contains(r.stdout, "SCOPE      read Inbox; write nothing\n") {
 		t.Errorf("clients show of a token: %d %q\n%s", r.code, r.stderr, r.stdout)
 	}
 	r = run(t, env, "clients", "list")
-	if !strings.Contains(r.stdout, "SCOPE") || !strings.Contains(r.stdout, "read Work, private notes included  1\n") || !strings.Contains(r.stdout, "read Inbox                         -\n") {
+	if !strings.Contains(r.stdout, "SCOPE") || !strings.Contains(r.stdout, "read Work; write nothing, private notes included  1\n") || !strings.Contains(r.stdout, "read Inbox; write nothing                         -\n") {
 		t.Errorf("clients list:\n%s", r.stdout)
 	}
 }

@@ -28,11 +28,11 @@ func TestChooseScope(t *testing.T) {
 		{"read only of a read-only app", ro, url.Values{"access": {"read"}}, ro, "the whole vault", ""},
 		{"folders to read and change", rw, url.Values{"access": {"folders"}, "read": {"Journal"}, "write": {"Work"}},
 			rw, "read Journal, Work; write Work", ""},
-		{"folders to read only", rw, url.Values{"access": {"folders"}, "read": {"Journal", "Work"}}, ro, "read Journal, Work", ""},
+		{"folders to read only", rw, url.Values{"access": {"folders"}, "read": {"Journal", "Work"}}, ro, "read Journal, Work; write nothing", ""},
 		{"patterns", rw, url.Values{"access": {"folders"}, "read_patterns": {"Journal/2026-*.md, !Journal/2026-01*"}, "write_patterns": {"Inbox/**"}},
 			rw, "read Journal/2026-*.md, !Journal/2026-01*, Inbox/**; write Inbox/**", ""},
 		{"a folder name is no pattern", rw, url.Values{"access": {"folders"}, "read": {"[draft]", "!old", "a*b"}},
-			ro, `read \[draft], \!old, a\*b`, ""},
+			ro, `read \[draft], \!old, a\*b; write nothing`, ""},
 		{"a box twice", rw, url.Values{"access": {"folders"}, "read": {"Work"}, "write": {"Work"}}, rw, "read Work; write Work", ""},
 		{"nothing chosen", rw, url.Values{"access": {"folders"}}, "", "", "Choose at least one folder or pattern"},
 		{"write for a read-only app", ro, url.Values{"access": {"folders"}, "write": {"Work"}}, "", "", "asked only to read"},
@@ -161,7 +161,7 @@ func TestConsentReadOnlyApp(t *testing.T) {
 	if st != 200 || str(out, "scope") != ScopeRead {
 		t.Fatalf("exchange: %d %v", st, out)
 	}
-	if id, err := h.srv.VerifyAccessToken(ctx, str(out, "access_token")); err != nil || id.VaultScope.Describe() != "read Work" || id.HasScope(ScopeWrite) {
+	if id, err := h.srv.VerifyAccessToken(ctx, str(out, "access_token")); err != nil || id.VaultScope.Describe() != "read Work; write nothing" || id.HasScope(ScopeWrite) {
 		t.Fatalf("access token: %+v, %v", id, err)
 	}
 }

@@ -220,7 +220,7 @@ func TestScopeRefusesWrites(t *testing.T) {
 // of notes the app cannot see, and tells the app only how many.
 func TestScopeMoveKeepsHiddenLinks(t *testing.T) {
 	v, dir := newIndexedVault(t, scopedVault, nil)
-	c := scopedCtx(t, "Work/**", "", false)
+	c := scopedCtx(t, "Work/**", "Work/**", false)
 	plan, err := v.Read(c, "Work/plan.md")
 	if err != nil {
 		t.Fatal(err)

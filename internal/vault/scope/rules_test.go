@@ -109,6 +109,15 @@ func TestScopeReadWrite(t *testing.T) {
 	if !whole.CanRead("x/y.md") || !whole.CanWrite("x/y.md") || !whole.MayHold("x") {
 		t.Error("the zero scope is the whole vault")
 	}
+	// Read patterns alone are read-only: a token created with --read Work
+	// must not change Work.
+	ro, err := Parse("Work/**", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ro.CanRead("Work/a.md") || ro.CanWrite("Work/a.md") || !ro.ReadOnly() || !strings.Contains(ro.Describe(), "write nothing") {
+		t.Errorf("read patterns alone: read %v, write %v, %q", ro.CanRead("Work/a.md"), ro.CanWrite("Work/a.md"), ro.Describe())
+	}
 }
 
 func TestScopeEncodeDecode(t *testing.T) {

@@ -20,9 +20,11 @@ import (
 type Scope struct {
 	// Read are the notes it may see; empty means the whole vault.
 	Read Rules
-	// Write are the notes it may change, always within Read; empty means
-	// every note it may see (whether it may write at all is the
-	// credential's notes:write scope, checked at the edge).
+	// Write are the notes it may change, always within Read. Empty means
+	// the whole vault when Read is empty too (what every credential had
+	// before scopes), and nothing when Read names folders: "--read Work"
+	// alone is read-only. Whether it may write at all is also the
+	// credential's notes:write scope, checked at the edge.
 	Write Rules
 	// Private lets it see notes marked private (frontmatter private: true,
 	// or matching --private). Without it they do not exist for the app.
@@ -44,8 +46,14 @@ func (s Scope) CanRead(p string) bool {
 // CanWrite reports whether p may be changed: it must be readable too, so
 // that write patterns never reach past the read ones.
 func (s Scope) CanWrite(p string) bool {
-	return s.CanRead(p) && (s.Write.Empty() || s.Write.Match(p))
+	if s.Write.Empty() {
+		return s.Read.Empty()
+	}
+	return s.CanRead(p) && s.Write.Match(p)
 }
+
+// ReadOnly reports whether the scope lets nothing be changed.
+func (s Scope) ReadOnly() bool { return s.Write.Empty() && !s.Read.Empty() }
 
 // MayHold reports whether the folder dir ("" the root) may hold something
 // the scope can read.
@@ -63,8 +71,11 @@ func (s Scope) Describe() string {
 	} else {
 		b.WriteString("read " + strings.Join(s.Read.Patterns(), ", "))
 	}
-	if !s.Write.Empty() {
+	switch {
+	case !s.Write.Empty():
 		b.WriteString("; write " + strings.Join(s.Write.Patterns(), ", "))
+	case !s.Read.Empty():
+		b.WriteString("; write nothing")
 	}
 	if s.Private {
 		b.WriteString(", private notes included")
