@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -86,6 +87,11 @@ func ParsePatterns(list []string) (Rules, error) {
 
 func parsePattern(src string) (pattern, error) {
 	p := pattern{src: src}
+	if !utf8.ValidString(src) {
+		// No vault path holds such bytes, and the stored form could not
+		// keep them.
+		return p, errors.New("it is not valid UTF-8")
+	}
 	s := src
 	if strings.HasPrefix(s, "!") {
 		p.neg, s = true, s[1:]

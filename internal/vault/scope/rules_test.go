@@ -78,7 +78,7 @@ func TestRulesMayCover(t *testing.T) {
 }
 
 func TestParseRulesRefuses(t *testing.T) {
-	for _, bad := range []string{"../x", "a/../b", "./a", "a/[b", `a\`, "a**b", "**.md", "/", "!", "a//b", strings.Repeat("a,", 65)} {
+	for _, bad := range []string{"Work/\xff", "../x", "a/../b", "./a", "a/[b", `a\`, "a**b", "**.md", "/", "!", "a//b", strings.Repeat("a,", 65)} {
 		_, err := ParseRules(bad)
 		if !errors.Is(err, ErrPattern) {
 			t.Errorf("ParseRules(%q) = %v, want ErrPattern", bad, err)
