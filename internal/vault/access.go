@@ -154,15 +154,6 @@ func (v *Vault) checkCreate(ctx context.Context, p string) *Error {
 	return nil
 }
 
-// hiddenContent reports whether a note the call can see by its path is
-// private by its frontmatter and the call may not see private notes.
-func (v *Vault) hiddenContent(a access, fm map[string]any, content string) bool {
-	if !a.scoped || a.s.Private {
-		return false
-	}
-	return isPrivate(fm, content)
-}
-
 // privateText reports whether a note's text says it is private, from its
 // frontmatter block alone, without parsing the YAML: cheap enough for every
 // note the index reads.

@@ -102,12 +102,12 @@ func parsePattern(src string) (pattern, error) {
 		return p, errors.New("it names no path")
 	}
 	if strings.Contains(s, "//") {
-		return p, errors.New("it has an empty folder name (//)")
+		return p, errors.New("it has an empty folder name, as in a//b")
 	}
 	for _, seg := range strings.Split(s, "/") {
 		switch {
 		case seg == "." || seg == "..":
-			return p, errors.New("use paths inside the vault, without . or ..")
+			return p, errors.New("it has a . or .. folder; use paths inside the vault")
 		case seg == "**":
 			if n := len(p.segs); n > 0 && p.segs[n-1] == "**" {
 				continue
