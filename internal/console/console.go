@@ -47,7 +47,7 @@ type Console struct {
 	pages   *httpx.Pages
 	static  fs.FS
 	problem httpx.Renderer
-	cop     *http.CrossOriginProtection
+	guard   *httpx.FormGuard
 }
 
 // New builds the console.
@@ -55,7 +55,7 @@ func New(o Options) (*Console, error) {
 	if o.Owner == nil || o.Vault == nil || o.History == nil || o.Store == nil {
 		return nil, errors.New("console: Owner, Vault, History and Store are required")
 	}
-	c := &Console{o: o, log: o.Logger, now: o.Now, cop: http.NewCrossOriginProtection()}
+	c := &Console{o: o, log: o.Logger, now: o.Now}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -63,6 +63,9 @@ func New(o Options) (*Console, error) {
 		c.now = time.Now
 	}
 	var err error
+	if c.guard, err = httpx.NewFormGuard("", errCrossOrigin); err != nil {
+		return nil, fmt.Errorf("console: %w", err)
+	}
 	if c.pages, err = httpx.NewPages(assets, "assets/*.html"); err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
@@ -133,25 +136,23 @@ func (c *Console) page(h func(w http.ResponseWriter, r *http.Request, s owner.Se
 	})
 }
 
-// post guards a form: same origin, the owner signed in, the page's CSRF
-// token, a bounded body.
+// post guards a form with the form guard (POST only, same origin, a
+// bounded body), then the owner signed in and the page's CSRF token, in
+// that order: a signed-out owner is told to sign in, not that the page
+// expired.
 func (c *Console) post(h func(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error) http.Handler {
 	return httpx.Handle(c.problem, func(w http.ResponseWriter, r *http.Request) error {
 		httpx.PageHeaders(w, httpx.PagePolicy{})
-		if err := c.cop.Check(r); err != nil {
-			return errCrossOrigin.With(err)
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		s, err := c.o.Owner.SignedInForm(r)
-		if err != nil {
+		var s owner.SessionInfo
+		signedIn := func(r *http.Request) (err error) {
+			s, err = c.o.Owner.SignedInForm(r)
 			return err
 		}
-		return h(w, r, s)
+		return c.guard.Guard(signedIn, func(w http.ResponseWriter, r *http.Request) error {
+			return h(w, r, s)
+		})(w, r)
 	})
 }
-
-// maxBody bounds a console form.
-const maxBody = 64 << 10
 
 // recent reports whether the owner signed in within RecentSignIn.
 func (c *Console) recent(s owner.SessionInfo) bool {

@@ -5,7 +5,8 @@
 // bounded LRU they keep their state in, the set of once-only keys that
 // refuses replays, the caps on connections per source,
 // the client address rule and the one place forwarding headers are
-// believed, the security headers and the page layout.
+// believed, the guard of the forms a person's browser posts (FormGuard),
+// the security headers and the page layout.
 //
 // It knows nothing of notes, tokens, owners or OAuth: web, owner and oauth
 // build on it, never the other way round. It must never log a request body,

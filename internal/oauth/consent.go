@@ -85,15 +85,12 @@ func (s *Server) consentPage(w http.ResponseWriter, r *http.Request) error {
 }
 
 // consentDecision is POST /authorize/consent: the signed-in owner's answer,
-// from the browser that started the request, with the page's CSRF token.
-// Approval makes a code valid CodeTTL; either way the request is consumed.
+// from the browser that started the request (the form guard has checked
+// the page's CSRF token). Approval makes a code valid CodeTTL; either way
+// the request is consumed.
 func (s *Server) consentDecision(w http.ResponseWriter, r *http.Request) error {
-	r.Body = http.MaxBytesReader(w, r.Body, maxBody)
 	if _, ok := s.own.RequireOwner(w, r); !ok {
 		return nil
-	}
-	if !s.own.CheckCSRF(r) {
-		return errPageCSRF
 	}
 	id := r.PostFormValue("request")
 	bind := browserHash(r)

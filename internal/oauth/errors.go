@@ -50,7 +50,7 @@ func (s *Server) api(h httpx.HandlerFunc) http.Handler {
 		hd.Set("Cache-Control", "no-store")
 		hd.Set("Pragma", "no-cache")
 		hd.Set("X-Content-Type-Options", "nosniff")
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
+		r.Body = http.MaxBytesReader(w, r.Body, httpx.MaxFormBody)
 		if err := h(w, r); err != nil {
 			httpx.WriteError(w, r, err, httpx.OAuthJSON)
 		}
@@ -79,7 +79,7 @@ var (
 		Message: "This page had expired or was opened in another browser. Start connecting the app again."}
 	errCrossOrigin = &httpx.Error{Status: http.StatusForbidden, Code: "cross_origin",
 		Message: "This form was sent from another site. Start connecting the app again."}
-	errAuthorizeMethod = &httpx.Error{Status: http.StatusMethodNotAllowed, Code: "method_not_allowed", Allow: "GET, HEAD",
+	errAuthorizeMethod = &httpx.Error{Status: http.StatusMethodNotAllowed, Code: httpx.CodeMethodNotAllowed, Allow: "GET, HEAD",
 		Message: "The authorization endpoint takes only GET requests."}
 )
 
@@ -116,14 +116,18 @@ func (s *Server) pageWith(render httpx.Renderer, h httpx.HandlerFunc) http.Handl
 	})
 }
 
-// form adapts a page's form: cross-origin posts are refused before h runs.
+// form adapts a page's form: the form guard (POST only, same origin, a
+// bounded body, the page's CSRF token) runs before h.
 func (s *Server) form(h httpx.HandlerFunc) http.Handler {
-	return s.page(func(w http.ResponseWriter, r *http.Request) error {
-		if err := s.cop.Check(r); err != nil {
-			return errCrossOrigin.With(err)
-		}
-		return h(w, r)
-	})
+	return s.page(s.guard.Guard(s.checkCSRF, h))
+}
+
+// checkCSRF is the owner's CSRF check with the consent page's refusal.
+func (s *Server) checkCSRF(r *http.Request) error {
+	if !s.own.CheckCSRF(r) {
+		return errPageCSRF
+	}
+	return nil
 }
 
 // challengeIf is the Basic challenge when the client authenticated with

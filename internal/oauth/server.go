@@ -65,7 +65,7 @@ type Server struct {
 	now      func() time.Time
 	allow    *allowlist
 	lim      Limits
-	cop      *http.CrossOriginProtection
+	guard    *httpx.FormGuard
 	pages    *httpx.Pages
 	folders  func(ctx context.Context) ([]string, error)
 	problem  httpx.Renderer // the error page
@@ -110,7 +110,6 @@ func New(opts Options) (*Server, error) {
 		now:      opts.Now,
 		allow:    allow,
 		lim:      opts.Limits.withDefaults(),
-		cop:      http.NewCrossOriginProtection(),
 		touched:  make(map[int64]time.Time),
 		folders:  opts.TopFolders,
 	}
@@ -120,7 +119,7 @@ func New(opts Options) (*Server, error) {
 	if s.now == nil {
 		s.now = time.Now
 	}
-	if err := s.cop.AddTrustedOrigin(s.issuer); err != nil {
+	if s.guard, err = httpx.NewFormGuard(s.issuer, errCrossOrigin); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrBadConfig, err)
 	}
 	if s.pages, err = httpx.NewPages(assets, "assets/*.html"); err != nil {
@@ -174,9 +173,6 @@ func (s *Server) Handlers() Handlers {
 
 //go:embed assets/*.html
 var assets embed.FS
-
-// maxBody bounds every POST body of these endpoints.
-const maxBody = 64 << 10
 
 // maybePrune deletes dead rows at most every PruneEvery; the requests that
 // grow the tables call it, so they also keep them small.

@@ -58,9 +58,6 @@ func (o *Owner) enrolBegin(w http.ResponseWriter, r *http.Request) error {
 	if o.wa == nil {
 		return errNoPasskeys
 	}
-	if !o.CheckCSRF(r) {
-		return errCSRF
-	}
 	var req enrolBeginRequest
 	if err := readJSON(r, &req); err != nil {
 		return err

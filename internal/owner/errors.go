@@ -94,21 +94,20 @@ func (o *Owner) form(h httpx.HandlerFunc) http.Handler {
 	}, h)
 }
 
-// post guards a state-changing route: cross-origin browser requests are
-// refused before the handler runs, and the body is bounded; failures render
-// with render.
+// post guards a state-changing route with the form guard (POST only, same
+// origin, a bounded body, the page's CSRF token) before h runs; failures
+// render with render.
 func (o *Owner) post(render httpx.Renderer, h httpx.HandlerFunc) http.Handler {
-	return pageHeaders(httpx.Handle(render, func(w http.ResponseWriter, r *http.Request) error {
-		if err := o.cop.Check(r); err != nil {
-			return errCrossOrigin.With(err)
-		}
-		r.Body = http.MaxBytesReader(w, r.Body, maxBody)
-		return h(w, r)
-	}))
+	return pageHeaders(httpx.Handle(render, o.guard.Guard(o.checkCSRF, h)))
 }
 
-// maxBody bounds every POST body; a WebAuthn response is a few KiB.
-const maxBody = 64 << 10
+// checkCSRF is CheckCSRF with the sign-in pages' refusal.
+func (o *Owner) checkCSRF(r *http.Request) error {
+	if !o.CheckCSRF(r) {
+		return errCSRF
+	}
+	return nil
+}
 
 // fail answers err with the problem page, for code that answers outside
 // the adapters.

@@ -61,9 +61,6 @@ func afterLogin(r *http.Request) string {
 }
 
 func (o *Owner) loginTOTP(w http.ResponseWriter, r *http.Request) error {
-	if !o.CheckCSRF(r) {
-		return errCSRF
-	}
 	code := r.PostFormValue("code")
 	if !validTOTPFormat(code) {
 		return errBadCode.With(errors.New("not six digits"))
@@ -130,9 +127,6 @@ func (o *Owner) checkTOTP(r *http.Request, src netip.Prefix, code string) error 
 }
 
 func (o *Owner) loginRecovery(w http.ResponseWriter, r *http.Request) error {
-	if !o.CheckCSRF(r) {
-		return errCSRF
-	}
 	hash, ok := hashRecoveryCode(r.PostFormValue("code"))
 	if !ok {
 		return errBadRecovery.With(errors.New("not a recovery code"))

@@ -55,7 +55,7 @@ type Owner struct {
 
 	wa       *webauthn.WebAuthn // nil when passkeys are off
 	csrfKey  []byte
-	cop      *http.CrossOriginProtection
+	guard    *httpx.FormGuard
 	pages    *httpx.Pages
 	static   fs.FS // the page scripts and style sheet
 	problem  httpx.Renderer
@@ -84,7 +84,6 @@ func New(opts Options) (*Owner, error) {
 		idle:      opts.SessionIdle,
 		max:       opts.SessionMax,
 		csrfKey:   make([]byte, 32),
-		cop:       http.NewCrossOriginProtection(),
 	}
 	if o.log == nil {
 		o.log = slog.New(slog.DiscardHandler)
@@ -99,7 +98,8 @@ func New(opts Options) (*Owner, error) {
 		o.max = DefaultSessionMax
 	}
 	rand.Read(o.csrfKey)
-	if err := o.cop.AddTrustedOrigin(o.origin); err != nil {
+	var err error
+	if o.guard, err = httpx.NewFormGuard(o.origin, errCrossOrigin); err != nil {
 		return nil, fmt.Errorf("owner: %w", err)
 	}
 	b := o.budgets
@@ -110,7 +110,6 @@ func New(opts Options) (*Owner, error) {
 	ceremonyKey := make([]byte, 32)
 	rand.Read(ceremonyKey)
 	o.ceremony = newCeremonies(ceremonyKey)
-	var err error
 	if o.pages, err = httpx.NewPages(assets, "assets/*.html"); err != nil {
 		return nil, fmt.Errorf("owner: %w", err)
 	}

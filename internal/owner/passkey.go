@@ -82,17 +82,14 @@ type finish struct {
 	data webauthn.SessionData // the ceremony's, ready for the library
 }
 
-// openFinish runs what every WebAuthn finish starts with: passkeys on, the
-// CSRF token, the request body, the sealed ceremony of this kind (bound to
-// this browser and not expired), the browser's credential read by parse,
-// and the owner with their passkeys.
+// openFinish runs what every WebAuthn finish starts with, once the form
+// guard has checked the CSRF token: passkeys on, the request body, the
+// sealed ceremony of this kind (bound to this browser and not expired), the
+// browser's credential read by parse, and the owner with their passkeys.
 func (o *Owner) openFinish(r *http.Request, kind ceremonyKind, parse func(credential []byte) error) (finish, error) {
 	var f finish
 	if o.wa == nil {
 		return f, errNoPasskeys
-	}
-	if !o.CheckCSRF(r) {
-		return f, errCSRF
 	}
 	if err := readJSON(r, &f.req); err != nil {
 		return f, err
@@ -132,9 +129,6 @@ func readJSON(r *http.Request, v any) error {
 func (o *Owner) passkeyLoginBegin(w http.ResponseWriter, r *http.Request) error {
 	if o.wa == nil {
 		return errNoPasskeys
-	}
-	if !o.CheckCSRF(r) {
-		return errCSRF
 	}
 	if ok, wait := o.passkey.Take(httpx.SourceKey(r)); !ok {
 		return rateLimited(wait)

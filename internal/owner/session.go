@@ -121,9 +121,6 @@ func (o *Owner) startSession(w http.ResponseWriter, r *http.Request, method stri
 }
 
 func (o *Owner) logout(w http.ResponseWriter, r *http.Request) error {
-	if !o.CheckCSRF(r) {
-		return errCSRF
-	}
 	if c, err := r.Cookie(sessionCookie); err == nil {
 		if err := o.st.DeleteOwnerSession(r.Context(), hashToken("session:"+c.Value)); err != nil {
 			return err
@@ -164,8 +161,8 @@ func (o *Owner) CSRFToken(w http.ResponseWriter, r *http.Request) string {
 }
 
 // CheckCSRF reports whether r carries a CSRF token made by CSRFToken for
-// this browser. Call it on every state-changing request, together with
-// http.CrossOriginProtection (the owner's own handlers do both).
+// this browser. Every state-changing request checks it, behind an
+// httpx.FormGuard (the owner's own routes through post).
 func (o *Owner) CheckCSRF(r *http.Request) bool {
 	got := r.Header.Get(csrfHeader)
 	if got == "" {
@@ -192,8 +189,9 @@ func (o *Owner) CheckCSRF(r *http.Request) bool {
 // SignedInForm checks a form the owner posted from a page of this server,
 // for the owner-only forms of other packages (the console's): a live
 // session, then the page's CSRF token. Its refusals are signed_out and
-// bad_csrf, in the words of the sign-in pages; the cross-origin check and
-// the body cap stay with the caller's guard.
+// bad_csrf, in the words of the sign-in pages. It is the check the caller
+// hands its httpx.FormGuard, which runs the method, origin and body checks
+// first.
 func (o *Owner) SignedInForm(r *http.Request) (SessionInfo, error) {
 	s, ok := o.Session(r)
 	if !ok {

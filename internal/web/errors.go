@@ -19,7 +19,7 @@ const (
 	CodeInvalidJSON       = "invalid_json"
 	CodeInsufficientScope = "insufficient_scope"
 	CodeNotFound          = "not_found"
-	CodeMethodNotAllowed  = "method_not_allowed"
+	CodeMethodNotAllowed  = httpx.CodeMethodNotAllowed
 	CodeInternal          = httpx.CodeInternal
 )
 

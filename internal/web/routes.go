@@ -13,6 +13,10 @@ func (s *Server) routes() http.Handler {
 	rpc := s.kind(httpx.JSONRPC, sameOrigin) // MCP clients: JSON-RPC errors
 	api := s.kind(httpx.JSON, sameOrigin)    // small JSON answers and the owner's page scripts
 	page := s.kind(s.problem, sameOrigin)    // pages a person sees
+	// forms a person's browser posts: guarded as pages here, and inside by
+	// their package's httpx.FormGuard (POST only, same origin, a 64 KiB
+	// body, the page's CSRF token), which answers in that package's words
+	form := page
 	open := s.kind(httpx.OAuthJSON, anyOrigin)
 
 	mux := http.NewServeMux()
@@ -31,11 +35,11 @@ func (s *Server) routes() http.Handler {
 		h := o.Handlers()
 		mux.Handle("GET /login", page(h.LoginPage))
 		mux.Handle("GET /login/assets/{name}", page(h.Asset))
-		mux.Handle("POST /login/totp", page(h.LoginTOTP))
-		mux.Handle("POST /login/recovery", page(h.LoginRecovery))
+		mux.Handle("POST /login/totp", form(h.LoginTOTP))
+		mux.Handle("POST /login/recovery", form(h.LoginRecovery))
 		mux.Handle("POST /login/passkey/begin", api(h.PasskeyLoginBegin))
 		mux.Handle("POST /login/passkey/finish", api(h.PasskeyLoginFinish))
-		mux.Handle("POST /logout", page(h.Logout))
+		mux.Handle("POST /logout", form(h.Logout))
 		mux.Handle("GET /enrol", page(h.EnrolPage))
 		mux.Handle("POST /enrol/passkey/begin", api(h.EnrolBegin))
 		mux.Handle("POST /enrol/passkey/finish", api(h.EnrolFinish))
@@ -47,18 +51,18 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET /console", page(h.Home))
 		mux.Handle("GET /console/assets/{name}", page(h.Asset))
 		mux.Handle("GET /console/activity", page(h.Activity))
-		mux.Handle("POST /console/undo", page(h.Undo))
-		mux.Handle("POST /console/restore", page(h.Restore))
-		mux.Handle("POST /console/purge", page(h.Purge))
+		mux.Handle("POST /console/undo", form(h.Undo))
+		mux.Handle("POST /console/restore", form(h.Restore))
+		mux.Handle("POST /console/purge", form(h.Purge))
 		mux.Handle("GET /console/undo-app", page(h.BulkPage))
-		mux.Handle("POST /console/undo-app", page(h.BulkUndo))
+		mux.Handle("POST /console/undo-app", form(h.BulkUndo))
 		mux.Handle("GET /console/apps", page(h.Apps))
-		mux.Handle("POST /console/apps/revoke", page(h.RevokeApp))
-		mux.Handle("POST /console/tokens", page(h.CreateToken))
-		mux.Handle("POST /console/tokens/revoke", page(h.RevokeToken))
+		mux.Handle("POST /console/apps/revoke", form(h.RevokeApp))
+		mux.Handle("POST /console/tokens", form(h.CreateToken))
+		mux.Handle("POST /console/tokens/revoke", form(h.RevokeToken))
 		mux.Handle("GET /console/trash", page(h.Trash))
-		mux.Handle("POST /console/trash/restore", page(h.RestoreTrash))
-		mux.Handle("POST /console/trash/delete", page(h.DeleteTrash))
+		mux.Handle("POST /console/trash/restore", form(h.RestoreTrash))
+		mux.Handle("POST /console/trash/delete", form(h.DeleteTrash))
 		mux.Handle("GET /console/status", page(h.Status))
 	}
 
@@ -75,7 +79,7 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET /authorize", page(h.Authorize))
 		mux.Handle("/authorize", page(h.AuthorizeMethod))
 		mux.Handle("GET /authorize/consent", page(h.ConsentPage))
-		mux.Handle("POST /authorize/consent", page(h.ConsentDecision))
+		mux.Handle("POST /authorize/consent", form(h.ConsentDecision))
 		mux.Handle("POST /token", open(h.Token))
 		mux.Handle("POST /register", open(h.Register))
 		mux.Handle("POST /revoke", open(h.Revoke))
