@@ -6,8 +6,9 @@
 //
 // The file is shared by a running server and by `cortex admin` commands at
 // the same time, so every connection uses WAL, a busy timeout and immediate
-// write transactions. This package imports no other cortex package, never
-// touches the vault, and never logs secrets.
+// write transactions. This package imports no other cortex package but
+// internal/fsync (a leaf both it and the vault share), never touches the
+// vault, and never logs secrets.
 package store
 
 import (

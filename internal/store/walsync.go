@@ -5,7 +5,8 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
-	"syscall"
+
+	"github.com/cortex-mcp/cortex/internal/fsync"
 )
 
 // A WAL database opened with synchronous=NORMAL writes a commit's frames
@@ -70,28 +71,15 @@ func syncWAL(file string) error {
 
 // SyncDir makes the names in the folder dir durable, after a file in it
 // was created, renamed or removed. A file system that cannot sync a
-// folder (EINVAL, ENOTSUP) is not an error: it has nothing more to give.
+// folder (fsync.Unsupported) is not an error: it has nothing more to give.
 func SyncDir(dir string) error {
-	if err := syncPath(dir); err != nil && !unsupportedSync(err) {
+	if err := syncPath(dir); err != nil && !fsync.Unsupported(err) {
 		return err
 	}
 	return nil
 }
 
-// unsupportedSync reports a file system refusing to sync a folder.
-func unsupportedSync(err error) bool {
-	return errors.Is(err, syscall.EINVAL) || errors.Is(err, errors.ErrUnsupported)
-}
-
 // syncPath fsyncs the file or folder at p.
 func syncPath(p string) error {
-	f, err := os.Open(p) // #nosec G304 -- files and folders of the state folder
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
+	return fsync.Close(os.Open(p)) // #nosec G304 -- files and folders of the state folder
 }

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/fsync"
 )
 
 // What a backup of the vault holds: every regular file and folder under
@@ -330,14 +332,14 @@ func (r *Restorer) Sync() error {
 	// The deepest folders first, so that each folder's entry in its
 	// parent is written after the folder itself.
 	for i := len(r.dirs) - 1; i >= 0; i-- {
-		if err := r.syncOne(r.dirs[i]); err != nil && !isUnsupportedSync(err) {
+		if err := r.syncOne(r.dirs[i]); err != nil && !fsync.Unsupported(err) {
 			return fmt.Errorf("sync %s: %w", r.dirs[i], err)
 		}
 	}
 	// The folders NewRestorer created, the deepest first: each one's
 	// parent, so that the vault folder itself is found after a power cut.
 	for _, d := range r.made {
-		if err := syncFolder(filepath.Dir(d)); err != nil && !isUnsupportedSync(err) {
+		if err := syncFolder(filepath.Dir(d)); err != nil && !fsync.Unsupported(err) {
 			return fmt.Errorf("sync %s: %w", filepath.Dir(d), err)
 		}
 	}
@@ -347,10 +349,10 @@ func (r *Restorer) Sync() error {
 // syncFolder fsyncs the folder p (outside the vault: the restore's target's
 // parents).
 func syncFolder(p string) error {
-	return syncClose(os.Open(p)) // #nosec G304 -- a parent of the folder the owner named for the restore
+	return fsync.Close(os.Open(p)) // #nosec G304 -- a parent of the folder the owner named for the restore
 }
 
-func (r *Restorer) syncOne(p string) error { return syncClose(r.root.Open(p)) }
+func (r *Restorer) syncOne(p string) error { return fsync.Close(r.root.Open(p)) }
 
 // Abort removes everything the restore wrote, and the folder itself when
 // NewRestorer created it, so that a failed restore leaves no vault that

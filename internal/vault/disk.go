@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/cortex-mcp/cortex/internal/fsync"
 )
 
 // versionOf is the short hash that identifies one content of a note.
@@ -470,27 +472,10 @@ func (v *Vault) mkdirs(dir string) *Error {
 // syncDir makes a rename in dir durable. A failure is logged, not returned:
 // the note is already in place.
 func (v *Vault) syncDir(dir string) {
-	if err := syncClose(v.root.Open(dir)); err != nil && !isUnsupportedSync(err) {
+	if err := fsync.Close(v.root.Open(dir)); err != nil && !fsync.Unsupported(err) {
 		v.log.Warn("vault: folder sync failed", "err", fmt.Errorf("sync: %w", err))
 	}
 	if v.synced != nil {
 		v.synced(dir)
 	}
-}
-
-// syncClose fsyncs and closes the file or folder just opened as (f, err).
-func syncClose(f *os.File, err error) error {
-	if err != nil {
-		return err
-	}
-	err = f.Sync()
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-// isUnsupportedSync reports file systems that cannot fsync a folder.
-func isUnsupportedSync(err error) bool {
-	return errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOTSUP)
 }
