@@ -36,7 +36,8 @@ const (
 
 // Kinds of versions. A version records what happened to the note: the
 // content it holds is what the note held after that change (for a delete or
-// a move away, what it held when it left).
+// a move away, what it held when it left). vault declares the same set
+// (neither may import the other); internal/e2e checks that they agree.
 const (
 	KindCreate   = "create"
 	KindEdit     = "edit"

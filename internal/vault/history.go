@@ -37,7 +37,9 @@ type Kept struct {
 	Observed bool
 }
 
-// Kinds of change, as History records them.
+// Kinds of change, as History records them: the same set as store's,
+// which the keeper passes them to unchanged (internal/e2e checks that they
+// agree).
 const (
 	KindCreate   = "create"
 	KindEdit     = "edit"
