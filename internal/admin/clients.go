@@ -26,7 +26,7 @@ func clientsAdd(ctx context.Context, s *session, _ []string) error {
 		return err
 	}
 	defer st.Close()
-	c, err := oauth.AddConsoleClient(ctx, st, s.name, s.redirects, s.secret)
+	c, err := oauth.AddAdminClient(ctx, st, s.name, s.redirects, s.secret)
 	if errors.Is(err, oauth.ErrBadClient) {
 		return fail("give an absolute redirect URI exactly as the app shows it (https, or http only on 127.0.0.1 or localhost)", "%v", err)
 	}

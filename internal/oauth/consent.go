@@ -36,7 +36,7 @@ var scopeText = map[string]string{
 
 var kindText = map[string]string{
 	store.ClientDCR:   "It registered itself with cortex a moment ago.",
-	store.ClientAdmin: "You added it on the server's console.",
+	store.ClientAdmin: "You added it on the server with cortex admin clients add.",
 	store.ClientCIMD:  "It is identified by a document published at its client ID.",
 }
 

@@ -1,7 +1,7 @@
 // Package oauth is cortex's OAuth 2.1 authorization server, following the
 // MCP authorization specification: protected resource and authorization
 // server metadata, clients (dynamic registration, client ID metadata
-// documents, clients pre-registered on the console), /authorize with the
+// documents, clients the owner adds with `cortex admin clients add`), /authorize with the
 // owner's consent page, /token, /revoke, and the check of access tokens on
 // every /mcp request.
 //

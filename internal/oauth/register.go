@@ -92,7 +92,7 @@ func grantTypes(asked []string) []string {
 }
 
 // newRegisteredClient checks registration metadata, whether it comes from
-// /register or from the console. The secret is left to the caller.
+// /register or from `cortex admin clients add`. The secret is left to the caller.
 func (s *Server) newRegisteredClient(reg registration, kind string) (store.OAuthClient, error) {
 	if len(reg.RedirectURIs) == 0 || len(reg.RedirectURIs) > maxRedirects {
 		return store.OAuthClient{}, errRegistration("invalid_redirect_uri", fmt.Sprintf("give 1 to %d redirect_uris", maxRedirects))

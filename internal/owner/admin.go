@@ -13,7 +13,8 @@ import (
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
-// EnrolLinkTTL is how long a console-issued passkey enrolment link works.
+// EnrolLinkTTL is how long a passkey enrolment link from `cortex admin`
+// works.
 const EnrolLinkTTL = 10 * time.Minute
 
 // ErrBadPublicURL means the public URL cannot be used for login pages.

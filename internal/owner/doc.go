@@ -4,9 +4,9 @@
 // login and passkey-enrolment pages.
 //
 // Nothing here creates, replaces or resets the owner from the web: Setup,
-// IssueEnrolLink and the other console functions are called only by
-// `cortex admin`, and the only web route that adds a factor needs a
-// console-issued one-time link plus a current TOTP code.
+// IssueEnrolLink and the other functions of admin.go are called only by
+// `cortex admin` on the server, and the only web route that adds a factor
+// needs a one-time link from `cortex admin` plus a current TOTP code.
 //
 // The login routes face the internet, so every attempt is paid for from
 // budgets keyed by network source (TCP peer, or the right-most untrusted

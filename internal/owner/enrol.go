@@ -14,7 +14,7 @@ import (
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
-// The enrolment page is reached by a console-issued link
+// The enrolment page is reached by a link from `cortex admin`,
 // <public URL>/enrol#<secret>. The secret sits in the fragment, which a
 // browser never sends, so GET /enrol carries nothing secret and access logs
 // and proxies never see it; the page script reads it, removes it from the

@@ -140,8 +140,8 @@ func New(opts Options) (*Owner, error) {
 // Handlers are the owner's pages and endpoints, each with its guards and
 // the error format of its kind; internal/web routes them (the patterns are
 // noted here). None of them creates, resets or replaces the owner; the
-// enrolment endpoints add a passkey only with a console-issued link and a
-// current TOTP code.
+// enrolment endpoints add a passkey only with a link from `cortex admin`
+// and a current TOTP code.
 type Handlers struct {
 	LoginPage          http.Handler // GET /login
 	Asset              http.Handler // GET /login/assets/{name}

@@ -25,7 +25,7 @@ var (
 // OAuth client kinds.
 const (
 	ClientDCR   = "dcr"   // registered itself at /register
-	ClientAdmin = "admin" // added by the owner on the console
+	ClientAdmin = "admin" // added by the owner with `cortex admin clients add`
 	ClientCIMD  = "cimd"  // known by its metadata document URL
 )
 

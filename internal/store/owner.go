@@ -21,7 +21,7 @@ var (
 	ErrInvalidOwner     = errors.New("invalid owner data")
 )
 
-// Bounds on what the owner tables can hold. Only the owner (or the console)
+// Bounds on what the owner tables can hold. Only the owner (or `cortex admin`)
 // can add rows, but a bound costs nothing and keeps a bug from filling the disk.
 const (
 	// MaxOwnerSessions is how many login sessions are kept; a new login past
