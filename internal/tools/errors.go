@@ -151,8 +151,8 @@ func errorCode(err error) string {
 // process and shared, read-only, by every session's server: building them
 // anew for each session costs milliseconds and megabytes, which a small
 // board serving clients that open many sessions should not pay. These two
-// memos are the package's only package-level values, and neither ever
-// changes what a caller observes.
+// memos and writeTools are the package's only package-level values, and
+// none ever changes what a caller observes.
 var (
 	schemaCache   = mcp.NewSchemaCache()
 	outputSchemas sync.Map // reflect.Type -> *jsonschema.Schema
@@ -247,7 +247,7 @@ func (s *server) schemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
 // recordRefused journals a write call refused before its handler ran: a
 // refused write is still a write attempt.
 func (s *server) recordRefused(ctx context.Context, cr *mcp.CallToolRequest, code string) {
-	if cr.Params == nil || !IsWriteTool(cr.Params.Name) {
+	if cr.Params == nil || !s.writes[cr.Params.Name] {
 		return
 	}
 	var args struct {

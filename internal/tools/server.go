@@ -71,7 +71,8 @@ type server struct {
 	log     *slog.Logger
 	now     func() time.Time
 	app     string
-	names   []string // the tools' names, in the order they are added
+	names   []string        // the tools' names, in the order they are added
+	writes  map[string]bool // the tools not annotated read-only
 }
 
 // NewServer builds an MCP server. instructions is the content of the
@@ -85,6 +86,7 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 		log:     d.Logger,
 		now:     d.Now,
 		app:     d.App,
+		writes:  map[string]bool{},
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.DiscardHandler)
@@ -206,6 +208,9 @@ func writes(title string, destructive, idempotent bool) *mcp.ToolAnnotations {
 // (TestOutputsMatchSchemas checks that they agree).
 func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In, Out]) {
 	s.names = append(s.names, t.Name)
+	if t.Annotations == nil || !t.Annotations.ReadOnlyHint {
+		s.writes[t.Name] = true
+	}
 	in := inputSchema[In]()
 	t.InputSchema = in.Schema()
 	t.OutputSchema = outputSchema[Out]()
@@ -214,7 +219,7 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 	}
 	if t.Icons == nil {
 		t.Icons = []mcp.Icon{noteIcon}
-		if t.Annotations == nil || !t.Annotations.ReadOnlyHint {
+		if s.writes[t.Name] {
 			t.Icons = []mcp.Icon{pencilIcon}
 		}
 	}

@@ -203,3 +203,17 @@ func TestWhatAModelIsShown(t *testing.T) {
 		t.Errorf("the tool list a model is shown is %d bytes, over 8 KB", total)
 	}
 }
+
+// IsWriteTool needs no server: it answers from the tools' annotations
+// alone, seven writers, and no to a name that is no tool.
+func TestIsWriteToolWithoutAServer(t *testing.T) {
+	n := 0
+	for name := range writeTools() {
+		if IsWriteTool(name) {
+			n++
+		}
+	}
+	if n != 7 || IsWriteTool("fetch") || IsWriteTool("nope") || !IsWriteTool("delete_note") {
+		t.Errorf("%d write tools, fetch %v, nope %v, delete_note %v", n, IsWriteTool("fetch"), IsWriteTool("nope"), IsWriteTool("delete_note"))
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -87,14 +88,20 @@ type deleteOut struct {
 }
 
 // IsWriteTool reports whether the tool called name changes notes, so that the
-// HTTP layer can refuse it to a credential that may only read.
-func IsWriteTool(name string) bool {
-	switch name {
-	case "create_note", "append", "edit_note", "replace_section", "update_frontmatter", "move_note", "delete_note":
-		return true
-	}
-	return false
-}
+// HTTP layer can refuse it to a credential that may only read. A tool
+// writes unless its annotations say it is read-only (ReadOnlyHint): the
+// same answer a client reads in tools/list.
+func IsWriteTool(name string) bool { return writeTools()[name] }
+
+// writeTools is the set behind IsWriteTool, taken from the tools as they
+// are added, once: no vault is needed, as no tool is called.
+var writeTools = sync.OnceValue(func() map[string]bool {
+	s := &server{writes: map[string]bool{}}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "cortex"}, nil)
+	s.addReadTools(srv)
+	s.addWriteTools(srv)
+	return s.writes
+})
 
 func (s *server) addWriteTools(srv *mcp.Server) {
 	addTool(s, srv, &mcp.Tool{
