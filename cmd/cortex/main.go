@@ -36,6 +36,24 @@ usage:
   cortex version              print the version
 `
 
+const healthcheckUsage = `usage: cortex healthcheck
+
+Asks the local server's /healthz over plain HTTP on loopback and exits
+0 when it answers 200 OK, 1 otherwise; the container image's healthcheck
+runs it. It takes no flags: it finds the server through the same
+settings as cortex serve, CORTEX_TLS and CORTEX_LISTEN (with
+CORTEX_TLS=acme, the loopback side of CORTEX_HTTP_ADDR).
+`
+
+// isHelp reports the words that ask a command for its help.
+func isHelp(arg string) bool {
+	switch arg {
+	case "help", "--help", "-h", "-help":
+		return true
+	}
+	return false
+}
+
 func run(ctx context.Context, prog string, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
 	if len(args) == 0 {
 		fmt.Fprint(stderr, usage)
@@ -57,6 +75,14 @@ func run(ctx context.Context, prog string, args []string, stdin io.Reader, stdou
 	case "admin":
 		return runAdmin(ctx, args[1:], stdin, stdout, stderr, getenv)
 	case "healthcheck":
+		switch {
+		case len(args) > 1 && isHelp(args[1]):
+			fmt.Fprint(stdout, healthcheckUsage)
+			return 0
+		case len(args) > 1:
+			fmt.Fprintf(stderr, "cortex: healthcheck: unexpected argument %q\nhint: healthcheck takes no arguments; it reads the CORTEX_* settings (run `cortex healthcheck --help`)\n", args[1])
+			return 2
+		}
 		if err := healthcheck(ctx, getenv); err != nil {
 			fmt.Fprintln(stderr, "cortex: unhealthy:", err)
 			fmt.Fprintln(stderr, "hint: check that `cortex serve` runs, and give healthcheck the same CORTEX_* settings (CORTEX_TLS, CORTEX_LISTEN, CORTEX_HTTP_ADDR)")
