@@ -93,7 +93,9 @@ func run(in io.Reader, out io.Writer) int {
 		for _, s := range skips {
 			fmt.Fprintf(out, "SKIPPED %s %s: %s\n", s.pkg, s.test, s.reason)
 		}
-		fmt.Fprintln(out, "(install what they need with .ci/install-test-deps; README, Development)")
+		for _, l := range footer(skips) {
+			fmt.Fprintln(out, l)
+		}
 	}
 	if results == 0 {
 		fmt.Fprintln(out, "testreport: go test reported no package result; see its errors above")
@@ -103,6 +105,32 @@ func run(in io.Reader, out io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// footer says what runs the skipped tests: .ci/install-test-deps only when
+// one waits for what it installs (Chromium, the conformance suite), and
+// `make bench` for the benchmark harness, which skips everywhere else by
+// design. Other skips (short mode, a file system without a feature) give
+// their own reason.
+func footer(skips []skip) []string {
+	var deps, bench bool
+	for _, s := range skips {
+		r := strings.ToLower(s.reason)
+		switch {
+		case strings.Contains(r, "make bench"):
+			bench = true
+		case strings.Contains(r, "chromium") || strings.Contains(r, "conformance"):
+			deps = true
+		}
+	}
+	var lines []string
+	if deps {
+		lines = append(lines, "(install what the browser and conformance tests need with .ci/install-test-deps; README, Development)")
+	}
+	if bench {
+		lines = append(lines, "(the benchmark harness runs only with `make bench`; nothing to install)")
+	}
+	return lines
 }
 
 // reason is what a skipped test logged, without the framework's own lines.

@@ -56,3 +56,41 @@ func TestReport(t *testing.T) {
 		t.Errorf("build failure: exit %d", code)
 	}
 }
+
+// The footer names .ci/install-test-deps only for a skip that waits for
+// what it installs; the benchmark harness, skipped outside `make bench`,
+// gets its own line.
+func TestFooter(t *testing.T) {
+	skipped := func(test, why string) string {
+		return strings.Join([]string{
+			`{"Action":"output","Package":"p/a","Test":"` + test + `","Output":"    x_test.go:9: ` + why + `\n"}`,
+			`{"Action":"skip","Package":"p/a","Test":"` + test + `"}`,
+		}, "\n")
+	}
+	pass := `{"Action":"pass","Package":"p/a"}`
+	for _, tc := range []struct {
+		name      string
+		stream    string
+		want, not []string
+	}{
+		{"bench only", skipped("TestBench", "set CORTEX_BENCH=1 (make bench) to run the benchmark harness") + "\n" + pass,
+			[]string{"make bench"}, []string{"install-test-deps"}},
+		{"a browser test", skipped("TestBrowser", "no chromium on PATH (apt-get install chromium)") + "\n" + pass,
+			[]string{".ci/install-test-deps"}, []string{"make bench"}},
+		{"short mode", skipped("TestFlood", "flood test") + "\n" + pass,
+			nil, []string{"install-test-deps", "make bench"}},
+	} {
+		var out strings.Builder
+		run(strings.NewReader(tc.stream), &out)
+		for _, w := range tc.want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%s: footer lacks %q:\n%s", tc.name, w, out.String())
+			}
+		}
+		for _, n := range tc.not {
+			if strings.Contains(out.String(), n) {
+				t.Errorf("%s: footer says %q:\n%s", tc.name, n, out.String())
+			}
+		}
+	}
+}
