@@ -1,13 +1,16 @@
 // Package admin implements the `cortex admin ...` subcommands the owner runs
 // on the server's machine: bearer tokens for command-line agents, OAuth apps
 // (clients), the owner's sign-in factors (setup, passkeys, recovery codes,
-// TOTP unlock, reset) and a status report. Every command is one row of the
-// table in commands.go, which also declares the command's flags.
+// TOTP unlock, reset), a status report, the notes' history (history,
+// restore, undo, history purge) and backups through internal/backup
+// (backup, backup verify, and restore of a backup into new folders). Every
+// command is one row of the table in commands.go, which also declares the
+// command's flags.
 //
-// It works on the same state database as a running server, through
+// It works on the same state databases as a running server, through
 // internal/store. Notes are reached only through internal/vault: status
-// counts them, and the history commands (history, restore, undo) read and
-// write them through internal/history, as the owner's own changes. It never
+// counts them, backup copies them, and the history commands read and write
+// them through internal/history, as the owner's own changes. It never
 // reads the process environment: cmd passes the CORTEX_* defaults in Env.
 //
 // Output rule: what a script wants (a token, a table) goes to stdout, every

@@ -1,12 +1,14 @@
-// Package store owns cortex's state database: one SQLite file (cortex.db) in
-// the state directory, holding bearer tokens, the write journal, what each
-// app read (the owner's only, never served to apps), the owner's
-// credentials, OAuth clients and grants, and what the server serves (its
-// vault and public URL). All SQL of cortex lives here.
+// Package store owns cortex's two SQLite databases in the state directory.
+// cortex.db (Store) holds bearer tokens, the write journal, what each app
+// read (the owner's only, never served to apps), the owner's credentials,
+// OAuth clients and grants, backups taken, and what the server serves (its
+// vault and public URL); history.db (History, opened with OpenHistory) holds
+// every kept version of the notes, in a file of its own because it grows
+// with the notes. All SQL of cortex lives here.
 //
-// The file is shared by a running server and by `cortex admin` commands at
-// the same time, so every connection uses WAL, a busy timeout and immediate
-// write transactions. This package imports no other cortex package but
+// Both files are shared by a running server and by `cortex admin` commands
+// at the same time, so every connection uses WAL, a busy timeout and
+// immediate write transactions. This package imports no other cortex package but
 // internal/fsync (a leaf both it and the vault share), never touches the
 // vault, and never logs secrets.
 package store
