@@ -56,7 +56,7 @@ func newStack(tb testing.TB, notes int, version string) *stack {
 	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
 		PublicURL:     url,
-		Tokens:        st,
+		Verify:        web.StoreVerifier(st),
 		RatePerMinute: 1 << 30, RateBurst: 1 << 30,
 		NewMCPServer: func(r *http.Request) *mcp.Server {
 			instructions, _ := v.Instructions(r.Context())

@@ -57,11 +57,9 @@ type Options struct {
 	// only Host headers answered; its origin (and loopback origins) the only
 	// Origin headers accepted. Required.
 	PublicURL config.PublicURL
-	// Tokens verifies cortex's own bearer tokens (created with `cortex
-	// admin token create`). Required unless Verify is set.
-	Tokens TokenVerifier
-	// Verify, when set, verifies every bearer credential instead of Tokens:
-	// cmd composes it from the bearer-token store and the OAuth server.
+	// Verify checks every bearer credential. Required: StoreVerifier for
+	// cortex's own bearer tokens alone; cmd composes it from the
+	// bearer-token store and the OAuth server.
 	Verify Verifier
 	// ChallengeScope is announced as scope="…" in 401 challenges, and with
 	// WriteScope in 403 ones.
@@ -126,11 +124,8 @@ type Server struct {
 
 // New checks o and builds a Server.
 func New(o Options) (*Server, error) {
-	if o.Verify == nil && o.Tokens == nil {
-		return nil, errors.New("web: Options.Tokens or Options.Verify is required")
-	}
 	if o.Verify == nil {
-		o.Verify = StoreVerifier(o.Tokens)
+		return nil, errors.New("web: Options.Verify is required")
 	}
 	if o.NewMCPServer == nil {
 		return nil, errors.New("web: Options.NewMCPServer is required")

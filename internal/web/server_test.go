@@ -19,7 +19,7 @@ func TestNewChecksOptions(t *testing.T) {
 	}
 	ok := Options{
 		PublicURL:    config.MustParsePublicURL("https://notes.example.com"),
-		Tokens:       &fakeTokens{},
+		Verify:       StoreVerifier(&fakeTokens{}),
 		NewMCPServer: func(*http.Request) *mcp.Server { return nil },
 	}
 	tests := []struct {
@@ -30,7 +30,7 @@ func TestNewChecksOptions(t *testing.T) {
 		{"ok", func(*Options) {}, ""},
 		{"loopback http", withURL("http://127.0.0.1:8080"), ""},
 		{"trailing slash", withURL("https://notes.example.com/"), ""},
-		{"no tokens", func(o *Options) { o.Tokens = nil }, "Tokens"},
+		{"no verifier", func(o *Options) { o.Verify = nil }, "Verify"},
 		{"no server", func(o *Options) { o.NewMCPServer = nil }, "NewMCPServer"},
 		{"empty URL", withURL(""), "must start with"},
 		{"no scheme", withURL("notes.example.com"), "must start with"},
@@ -78,7 +78,7 @@ func FuzzHostAndOrigin(f *testing.F) {
 		"localhost", "https://notes.example.com", "http://[::1]:3000", "null", "[", "]:", "a:b:c", "%00", ""} {
 		f.Add(seed)
 	}
-	s, err := New(Options{PublicURL: config.MustParsePublicURL(testPublicURL), Tokens: &fakeTokens{},
+	s, err := New(Options{PublicURL: config.MustParsePublicURL(testPublicURL), Verify: StoreVerifier(&fakeTokens{}),
 		NewMCPServer: func(*http.Request) *mcp.Server { return nil }})
 	if err != nil {
 		f.Fatal(err)

@@ -84,7 +84,7 @@ func newHarness(t *testing.T, edit func(*Options)) *harness {
 	}
 	o := Options{
 		PublicURL:    config.MustParsePublicURL(testPublicURL),
-		Tokens:       h.tokens,
+		Verify:       StoreVerifier(h.tokens),
 		NewMCPServer: func(*http.Request) *mcp.Server { return h.newMCPServer() },
 		Logger:       slog.New(slog.NewTextHandler(h.log, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Now:          h.clock.Now,

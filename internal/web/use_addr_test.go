@@ -22,7 +22,7 @@ func TestTokenUseRecordsAddress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, func(o *Options) { o.Tokens, o.Verify = st, nil })
+	h := newHarness(t, func(o *Options) { o.Verify = StoreVerifier(st) })
 	r := mcpRequest("POST", secret, "", initializeBody)
 	r.RemoteAddr = "[::ffff:203.0.113.9]:40000"
 	if w := h.do(r); w.Code != http.StatusOK {
