@@ -89,8 +89,6 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	}
 	defer st.Close()
 
-	// A floor of 0 turns the disk check off; the vault reads 0 as "default".
-	minFree := max(cfg.MinFreeBytes, 1)
 	hist, err := store.OpenHistory(ctx, cfg.State, store.HistoryOptions{
 		Logger: log, Days: cfg.HistoryDays, MaxBytes: cfg.HistoryMaxBytes,
 		MinFree: cfg.MinFreeBytes, FreeSpace: func() (uint64, error) { return vault.FreeSpace(cfg.State) },
@@ -104,7 +102,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		Denied:       cfg.Deny,
 		Private:      cfg.Private,
 		Instructions: cfg.Instructions,
-		MinFree:      minFree,
+		MinFree:      cfg.MinFreeBytes,
 		Index:        true,
 		History:      history.Keeper(hist),
 		BulkRead:     bulkRead,

@@ -49,8 +49,8 @@ type Env struct {
 	Version string
 	// BackupDir is the default for backup --to ($CORTEX_BACKUP_DIR).
 	BackupDir string
-	// MinFree is the disk floor a backup never goes below
-	// ($CORTEX_MIN_FREE_MB).
+	// MinFree is the disk floor ($CORTEX_MIN_FREE_MB; 0: none) that a
+	// backup, and the notes a restore or undo writes, never go below.
 	MinFree uint64
 }
 

@@ -88,7 +88,7 @@ func (s *session) openHistory(ctx context.Context) (*history.Service, func(), er
 		st.Close()
 		return nil, nil, fail("check --state (or CORTEX_STATE)", "cannot open the note history: %v", err)
 	}
-	v, err := vault.Open(vault.Options{Dir: s.vault, History: history.Keeper(h), Now: s.Now})
+	v, err := vault.Open(vault.Options{Dir: s.vault, History: history.Keeper(h), Now: s.Now, MinFree: s.MinFree})
 	if err != nil {
 		h.Close()
 		st.Close()

@@ -32,7 +32,7 @@ type Config struct {
 	Deny    []string
 	Private []string
 
-	MinFreeBytes  uint64
+	MinFreeBytes  uint64 // the disk floor of every write; 0: none (--min-free-mb 0)
 	RatePerMinute int
 	// Retired lists the retired settings that were given (flag names), for
 	// a warning at start: --max-sessions and --session-idle, since /mcp

@@ -89,7 +89,7 @@ func TestVaultErrorsReachTheModel(t *testing.T) {
 	if body := e.read("a.md"); !strings.Contains(body, "one two two") {
 		t.Errorf("a refused write changed a.md:\n%s", body)
 	}
-	low := newEnv(t, func(o *vault.Options) { o.FreeSpace = func(string) (uint64, error) { return 0, nil } })
+	low := newEnv(t, func(o *vault.Options) { o.MinFree, o.FreeSpace = 1, func(string) (uint64, error) { return 0, nil } })
 	low.fail("create_note", map[string]any{"path": "x.md", "content": "x"}, "disk_low")
 }
 

@@ -81,7 +81,8 @@ type Options struct {
 	// (default "AGENTS.md"); it is readable but never writable by tools.
 	Instructions string
 	// MinFree is the free-space floor in bytes below which every write is
-	// refused with disk_low (default 1 GiB).
+	// refused with disk_low; 0 means no floor, as in store and backup (the
+	// default of 1 GiB is config's, --min-free-mb).
 	MinFree uint64
 	// FreeSpace reports free bytes on the filesystem holding dir (default:
 	// statfs). Tests inject it.

@@ -18,7 +18,6 @@ import (
 
 const (
 	defaultInstructions = "AGENTS.md"
-	defaultMinFree      = 1 << 30
 	defaultMaxWrite     = 1 << 20
 	defaultMaxNote      = 8 << 20
 )
@@ -93,9 +92,6 @@ func Open(opts Options) (*Vault, error) {
 		return nil, newErr(CodeInvalidArgument, "The instructions file must be a vault-relative path such as AGENTS.md.", nil)
 	}
 	v.instrKey = foldKey(v.instr)
-	if v.minFree == 0 {
-		v.minFree = defaultMinFree
-	}
 	if v.freeSpace == nil {
 		v.freeSpace = statfsFree
 	}
@@ -156,6 +152,9 @@ func (v *Vault) Close() error {
 // checkFree refuses writes once free space falls below the floor, so that a
 // full disk can never truncate a note half way.
 func (v *Vault) checkFree() *Error {
+	if v.minFree == 0 {
+		return nil
+	}
 	free, err := v.freeSpace(v.dir)
 	if err != nil {
 		return newErr(CodeInternal, "Free disk space could not be checked, so the write was refused; try again later or tell the owner.", fmt.Errorf("vault free space: %w", err))

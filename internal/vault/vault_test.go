@@ -208,3 +208,19 @@ func TestLocksHonourContext(t *testing.T) {
 		t.Errorf("lock table keeps %d entries", len(lt.m))
 	}
 }
+
+// A floor of 0 is no floor, as --min-free-mb 0 asks: writes go on with no
+// free space at all, and the free space is not even looked at.
+func TestNoDiskFloor(t *testing.T) {
+	asked := false
+	v, _ := newTestVault(t, map[string]string{"a.md": "text\n"}, func(o *Options) {
+		o.MinFree = 0
+		o.FreeSpace = func(string) (uint64, error) { asked = true; return 0, nil }
+	})
+	if _, err := v.Create(ctx, "c.md", "x"); err != nil {
+		t.Fatalf("create with no floor: %v", err)
+	}
+	if asked {
+		t.Error("the free space was checked with no floor")
+	}
+}
