@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -60,10 +61,12 @@ func invalidArgument(msg string) error {
 	return &vault.Error{Code: vault.CodeInvalidArgument, Message: msg}
 }
 
-// toolMessages are the sentences for vault codes, phrased in terms of this
-// server's tools and arguments. They stand in for the vault's general
-// sentence of a code; a sentence the vault wrote for the very failure
-// (naming the rule, the limit or the key) is passed on instead.
+// toolMessages are the sentences a client is told, one per error code,
+// phrased in terms of this server's tools and arguments: the one table of
+// them. They stand in for the vault's general sentence of a code; a
+// sentence the vault wrote for the very failure (naming the rule, the
+// limit or the key, see vault.Error.Specific) is passed on instead, in the
+// "code: sentence" form. multiple_matches takes how often old_text occurs.
 var toolMessages = map[string]string{
 	vault.CodeInvalidPath:      "the path is not valid; use a vault-relative path with '/' between folders, like projects/plan.md",
 	vault.CodeProtectedPath:    "this path is protected and cannot be used through cortex; choose a note outside the protected folders",
@@ -80,13 +83,12 @@ var toolMessages = map[string]string{
 	vault.CodeSectionHasSubsections: "this section holds the subsections listed in candidates, which replace_section would erase with it; " +
 		"replace one of them, change exact text with edit_note, or set include_subsections to replace them all",
 	vault.CodeNoMatch:         "old_text was not found in the note; fetch the note again and copy the exact text, including spaces and line breaks",
-	vault.CodeMultipleMatches: "old_text occurs %d times; include more surrounding text so it occurs once, or set replace_all to change every occurrence",
+	vault.CodeMultipleMatches: "old_text occurs %s; include more surrounding text so it occurs once, or set replace_all to change every occurrence",
 	vault.CodeBadFrontmatter:  "the note's frontmatter is not valid YAML; repair it with edit_note before using update_frontmatter",
 	vault.CodeNotANote:        "only Markdown notes (paths ending in .md) can be used here",
 	vault.CodeInvalidArgument: "check the arguments against the tool's input schema and try again",
+	vault.CodeInternal:        "something went wrong on the server; try again later, and tell the owner if it keeps happening",
 }
-
-const internalMessage = "something went wrong on the server; try again later, and tell the owner if it keeps happening"
 
 // toolError maps any error to what the client sees, and logs what the
 // client must not see. Unknown errors become "internal".
@@ -94,20 +96,16 @@ func (s *server) toolError(c call, err error) *toolError {
 	var ve *vault.Error
 	if !errors.As(err, &ve) || ve.Code == vault.CodeInternal || ve.Code == "" {
 		s.log.Error("tool failed", "tool", c.tool, "app", c.app, "err", err)
-		return &toolError{Code: vault.CodeInternal, Message: internalMessage}
+		return &toolError{Code: vault.CodeInternal, Message: toolMessages[vault.CodeInternal]}
 	}
 	msg, ok := toolMessages[ve.Code]
-	// The tool's sentence for multiple_matches names replace_all and
-	// takes the count, which is what the vault's own sentence says.
-	if !ok || ve.Specific() && ve.Code != vault.CodeMultipleMatches {
+	switch {
+	case ve.Code == vault.CodeMultipleMatches:
+		// The tool's sentence names replace_all and says how often, all
+		// that the vault's own sentence says.
+		msg = fmt.Sprintf(msg, occurrences(ve.Count))
+	case !ok || ve.Specific():
 		msg = sentence(ve.Message)
-	}
-	if ve.Code == vault.CodeMultipleMatches {
-		if ve.Count > 1 {
-			msg = fmt.Sprintf(msg, ve.Count)
-		} else {
-			msg = strings.Replace(msg, "occurs %d times", "occurs more than once", 1)
-		}
 	}
 	if msg == "" {
 		msg = toolMessages[vault.CodeInvalidArgument]
@@ -123,6 +121,15 @@ func (s *server) toolError(c call, err error) *toolError {
 		Candidates:     ve.Candidates,
 		More:           ve.More,
 	}
+}
+
+// occurrences says how often old_text occurs: the count when the vault
+// counted, else "more than once".
+func occurrences(n int) string {
+	if n > 1 {
+		return strconv.Itoa(n) + " times"
+	}
+	return "more than once"
 }
 
 // sentence fits a vault message to the "code: sentence" form: first letter

@@ -117,7 +117,7 @@ func TestInternalErrorsAreGeneric(t *testing.T) {
 		fmt.Errorf("wrapped: %w", &vault.Error{Code: vault.CodeInternal, Message: "The server may not access /srv/x", Err: errors.New("eacces")}),
 	} {
 		te := s.toolError(c, err)
-		if te.Code != "internal" || te.Message != internalMessage || strings.Contains(te.text(), "/srv") {
+		if te.Code != "internal" || te.Message != toolMessages[vault.CodeInternal] || strings.Contains(te.text(), "/srv") {
 			t.Errorf("toolError(%v) = %+v", err, te)
 		}
 	}
