@@ -14,6 +14,7 @@ import (
 	"golang.org/x/crypto/acme/autocert"
 
 	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/httpx"
 )
 
 // The TLS modes.
@@ -103,9 +104,7 @@ func (o Options) WithDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.ShutdownGrace <= 0 {
-		o.ShutdownGrace = DefaultShutdownGrace
-	}
+	o.ShutdownGrace = httpx.Or(o.ShutdownGrace, DefaultShutdownGrace)
 	return o
 }
 

@@ -1,9 +1,7 @@
 package httpx
 
 import (
-	"fmt"
 	"net/netip"
-	"reflect"
 	"sync"
 	"time"
 )
@@ -160,31 +158,14 @@ func (b *Budget) Take(src netip.Prefix) (bool, time.Duration) {
 // Sources reports how many sources the budget remembers.
 func (b *Budget) Sources() int { return b.source.Len() }
 
-// FillDefaults gives each field of *v that is zero or negative (a Rate:
-// without burst or refill, see Or) the value of the same field of def:
-// how the edge's limits structs (owner.Budgets, oauth.Limits) take their
-// defaults, so that a field added to one cannot be forgotten there. The
-// fields must be integers, floats, durations or Rates; anything else is a
-// mistake in the struct and panics.
-func FillDefaults[T any](v *T, def T) {
-	rv, dv := reflect.ValueOf(v).Elem(), reflect.ValueOf(def)
-	for i := range rv.NumField() {
-		f, d := rv.Field(i), dv.Field(i)
-		switch f.Kind() {
-		case reflect.Int, reflect.Int64:
-			if f.Int() <= 0 {
-				f.Set(d)
-			}
-		case reflect.Float64:
-			if f.Float() <= 0 {
-				f.Set(d)
-			}
-		default:
-			r, ok := f.Interface().(Rate)
-			if !ok {
-				panic(fmt.Sprintf("httpx.FillDefaults: field %s of %T is a %s", rv.Type().Field(i).Name, v, f.Type()))
-			}
-			f.Set(reflect.ValueOf(r.Or(d.Interface().(Rate))))
-		}
+// Or returns v, or def when v is zero or negative (left unset): the one
+// way the HTTP edge's options and limits (web.Options, owner.Budgets,
+// oauth.Limits) take their defaults, field by field, as Rate.Or does for a
+// rate. Each struct's test checks that its zero value gets every default,
+// so that a field added cannot be forgotten.
+func Or[T int | int64 | float64 | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
 	}
+	return v
 }

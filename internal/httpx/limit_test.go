@@ -206,21 +206,16 @@ func TestRateOr(t *testing.T) {
 	}
 }
 
-// FillDefaults gives every field of a limits struct left zero or negative
-// (a Rate without burst or refill) its default, and keeps what was set.
-func TestFillDefaults(t *testing.T) {
-	type limits struct {
-		N    int
-		D    time.Duration
-		B    int64
-		F    float64
-		R, S Rate
+// Or gives a field left zero or negative its default, and keeps what was
+// set.
+func TestOr(t *testing.T) {
+	if Or(0, 7) != 7 || Or(-1, 7) != 7 || Or(3, 7) != 3 {
+		t.Error("Or of ints")
 	}
-	def := limits{N: 7, D: time.Minute, B: 64, F: 9, R: Rate{Burst: 5, PerMinute: 10}, S: Rate{Burst: 2, PerMinute: 2}}
-	got := limits{N: 0, D: -time.Second, B: 3, F: 2.5, R: Rate{Burst: 3}, S: Rate{Burst: 1, PerMinute: 0.5}}
-	FillDefaults(&got, def)
-	want := limits{N: 7, D: time.Minute, B: 3, F: 2.5, R: Rate{Burst: 5, PerMinute: 10}, S: Rate{Burst: 1, PerMinute: 0.5}}
-	if got != want {
-		t.Errorf("FillDefaults: %+v, want %+v", got, want)
+	if Or(-time.Second, time.Minute) != time.Minute || Or(time.Second, time.Minute) != time.Second {
+		t.Error("Or of durations")
+	}
+	if Or(int64(0), 64) != 64 || Or(2.5, 9) != 2.5 || Or(0.0, 9) != 9 {
+		t.Error("Or of int64 and float64")
 	}
 }

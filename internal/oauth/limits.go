@@ -74,8 +74,35 @@ var DefaultLimits = Limits{
 	PruneEvery:    5 * time.Minute,
 }
 
+// withDefaults gives each field left zero or negative (a Rate without
+// burst or refill) its default (TestLimitsDefaults checks that none is
+// forgotten), and bounds RefreshGrace.
 func (l Limits) withDefaults() Limits {
-	httpx.FillDefaults(&l, DefaultLimits)
+	d := DefaultLimits
+	l.CodeTTL = httpx.Or(l.CodeTTL, d.CodeTTL)
+	l.AccessTTL = httpx.Or(l.AccessTTL, d.AccessTTL)
+	l.RefreshTTL = httpx.Or(l.RefreshTTL, d.RefreshTTL)
+	l.RefreshGrace = httpx.Or(l.RefreshGrace, d.RefreshGrace)
+	l.PendingTTL = httpx.Or(l.PendingTTL, d.PendingTTL)
+	l.PendingPerSource = httpx.Or(l.PendingPerSource, d.PendingPerSource)
+	l.PendingTotal = httpx.Or(l.PendingTotal, d.PendingTotal)
+	l.MaxUnusedClients = httpx.Or(l.MaxUnusedClients, d.MaxUnusedClients)
+	l.UnusedClientMinAge = httpx.Or(l.UnusedClientMinAge, d.UnusedClientMinAge)
+	l.AuthorizePerSource = l.AuthorizePerSource.Or(d.AuthorizePerSource)
+	l.AuthorizeGlobal = l.AuthorizeGlobal.Or(d.AuthorizeGlobal)
+	l.RegisterPerSource = l.RegisterPerSource.Or(d.RegisterPerSource)
+	l.RegisterGlobal = l.RegisterGlobal.Or(d.RegisterGlobal)
+	l.FetchPerSource = l.FetchPerSource.Or(d.FetchPerSource)
+	l.FetchGlobal = l.FetchGlobal.Or(d.FetchGlobal)
+	l.TokenPerSource = l.TokenPerSource.Or(d.TokenPerSource)
+	l.MaxSources = httpx.Or(l.MaxSources, d.MaxSources)
+	l.FetchTimeout = httpx.Or(l.FetchTimeout, d.FetchTimeout)
+	l.FetchMaxBytes = httpx.Or(l.FetchMaxBytes, d.FetchMaxBytes)
+	l.DocTTL = httpx.Or(l.DocTTL, d.DocTTL)
+	l.DocStale = httpx.Or(l.DocStale, d.DocStale)
+	l.DocCacheSize = httpx.Or(l.DocCacheSize, d.DocCacheSize)
+	l.MaxAssertions = httpx.Or(l.MaxAssertions, d.MaxAssertions)
+	l.PruneEvery = httpx.Or(l.PruneEvery, d.PruneEvery)
 	l.RefreshGrace = min(l.RefreshGrace, time.Minute)
 	return l
 }

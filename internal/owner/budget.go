@@ -55,8 +55,22 @@ var DefaultBudgets = Budgets{
 	TOTPLockAfter:          50,
 }
 
+// withDefaults gives each field left zero or negative its default
+// (TestBudgetsDefaults checks that none is forgotten).
 func (b Budgets) withDefaults() Budgets {
-	httpx.FillDefaults(&b, DefaultBudgets)
+	d := DefaultBudgets
+	b.CodeSourceBurst = httpx.Or(b.CodeSourceBurst, d.CodeSourceBurst)
+	b.CodeSourcePerMinute = httpx.Or(b.CodeSourcePerMinute, d.CodeSourcePerMinute)
+	b.CodeGlobalBurst = httpx.Or(b.CodeGlobalBurst, d.CodeGlobalBurst)
+	b.CodeGlobalPerMinute = httpx.Or(b.CodeGlobalPerMinute, d.CodeGlobalPerMinute)
+	b.PasskeySourceBurst = httpx.Or(b.PasskeySourceBurst, d.PasskeySourceBurst)
+	b.PasskeySourcePerMinute = httpx.Or(b.PasskeySourcePerMinute, d.PasskeySourcePerMinute)
+	b.MaxSources = httpx.Or(b.MaxSources, d.MaxSources)
+	b.DeviceBurst = httpx.Or(b.DeviceBurst, d.DeviceBurst)
+	b.DevicePerMinute = httpx.Or(b.DevicePerMinute, d.DevicePerMinute)
+	b.DeviceLockAfter = httpx.Or(b.DeviceLockAfter, d.DeviceLockAfter)
+	b.MaxDevices = httpx.Or(b.MaxDevices, d.MaxDevices)
+	b.TOTPLockAfter = httpx.Or(b.TOTPLockAfter, d.TOTPLockAfter)
 	return b
 }
 

@@ -91,12 +91,8 @@ func New(opts Options) (*Owner, error) {
 	if o.now == nil {
 		o.now = time.Now
 	}
-	if o.idle <= 0 {
-		o.idle = DefaultSessionIdle
-	}
-	if o.max <= 0 {
-		o.max = DefaultSessionMax
-	}
+	o.idle = httpx.Or(o.idle, DefaultSessionIdle)
+	o.max = httpx.Or(o.max, DefaultSessionMax)
 	rand.Read(o.csrfKey)
 	var err error
 	if o.guard, err = httpx.NewFormGuard(o.origin, errCrossOrigin); err != nil {

@@ -133,10 +133,10 @@ func New(o Options) (*Server, error) {
 	if o.RatePerMinute < 0 || o.RateBurst < 0 || o.MaxBody < 0 {
 		return nil, errors.New("web: limits in Options must not be negative")
 	}
-	setDefault(&o.RatePerMinute, DefaultRatePerMinute)
-	setDefault(&o.RateBurst, DefaultRateBurst)
-	setDefault(&o.MaxBody, DefaultMaxBody)
-	setDefault(&o.BodyReadTimeout, 30*time.Second)
+	o.RatePerMinute = httpx.Or(o.RatePerMinute, DefaultRatePerMinute)
+	o.RateBurst = httpx.Or(o.RateBurst, DefaultRateBurst)
+	o.MaxBody = httpx.Or(o.MaxBody, DefaultMaxBody)
+	o.BodyReadTimeout = httpx.Or(o.BodyReadTimeout, 30*time.Second)
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -183,13 +183,6 @@ func New(o Options) (*Server, error) {
 
 // Handler returns the whole HTTP surface: routes behind the middleware stack.
 func (s *Server) Handler() http.Handler { return s.handler }
-
-func setDefault[T comparable](v *T, def T) {
-	var zero T
-	if *v == zero {
-		*v = def
-	}
-}
 
 func defaultPort(scheme string) string {
 	if scheme == "https" {
