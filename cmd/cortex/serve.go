@@ -240,7 +240,7 @@ func verifier(st *store.Store, as *oauth.Server) web.Verifier {
 // prune drops journal entries, the record of what apps read and owner
 // actions older than their retention, thins the note history to its retention and drops expired
 // OAuth state once an hour.
-func prune(ctx context.Context, st *store.Store, as *oauth.Server, hist *store.History, days int, log *slog.Logger) {
+func prune(ctx context.Context, st *store.Store, as *oauth.Server, hist *store.HistoryDB, days int, log *slog.Logger) {
 	t := time.NewTicker(time.Hour)
 	defer t.Stop()
 	for {

@@ -32,7 +32,7 @@ type Options struct {
 	Store   *store.Store
 	// HistoryDB, when set, gives the status page the history's size;
 	// MinFree is the disk floor it shows.
-	HistoryDB *store.History
+	HistoryDB *store.HistoryDB
 	MinFree   uint64
 	Logger    *slog.Logger
 	Now       func() time.Time

@@ -22,7 +22,7 @@ import (
 
 // benchVault writes n notes and opens the journal, the history (withHistory)
 // and one tools session on them, on real files.
-func benchVault(b *testing.B, n int, withHistory bool) (*mcp.ClientSession, *vault.Vault, *store.History, string) {
+func benchVault(b *testing.B, n int, withHistory bool) (*mcp.ClientSession, *vault.Vault, *store.HistoryDB, string) {
 	b.Helper()
 	ctx := context.Background()
 	dir, state := b.TempDir(), b.TempDir()
@@ -37,7 +37,7 @@ func benchVault(b *testing.B, n int, withHistory bool) (*mcp.ClientSession, *vau
 	}
 	b.Cleanup(func() { st.Close() })
 	opts := vault.Options{Dir: dir, FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }}
-	var h *store.History
+	var h *store.HistoryDB
 	if withHistory {
 		if h, err = store.OpenHistory(ctx, state, store.HistoryOptions{}); err != nil {
 			b.Fatal(err)

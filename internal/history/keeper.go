@@ -20,9 +20,9 @@ import (
 
 // Keeper adapts the store's history database to what the vault calls
 // before every write.
-func Keeper(h *store.History) vault.History { return keeper{h} }
+func Keeper(h *store.HistoryDB) vault.Versions { return keeper{h} }
 
-type keeper struct{ h *store.History }
+type keeper struct{ h *store.HistoryDB }
 
 func (k keeper) Keep(ctx context.Context, vs []vault.Kept) ([]int64, error) {
 	items := make([]store.Keep, len(vs))

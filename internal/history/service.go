@@ -53,7 +53,7 @@ type Journal interface {
 // Options are the service's parts; all but Now are required.
 type Options struct {
 	Vault   *vault.Vault
-	History *store.History
+	History *store.HistoryDB
 	Journal Journal
 	Now     func() time.Time
 }
@@ -62,7 +62,7 @@ type Options struct {
 // changes. It is safe for concurrent use.
 type Service struct {
 	v   *vault.Vault
-	h   *store.History
+	h   *store.HistoryDB
 	j   Journal
 	now func() time.Time
 }
@@ -201,7 +201,7 @@ func (s *Service) Purge(ctx context.Context, path string) (int64, error) {
 
 // PurgeApp forgets what app wrote since a time: the versions the history
 // records as written by it, and other versions that only repeat a text it
-// added then (store.History.PurgeWriter), and says how many versions
+// added then (store.HistoryDB.PurgeWriter), and says how many versions
 // went. The notes are not touched.
 func (s *Service) PurgeApp(ctx context.Context, app string, since time.Time) (int64, error) {
 	if strings.TrimSpace(app) == "" {

@@ -80,8 +80,9 @@ type HistoryOptions struct {
 	migrations fs.FS
 }
 
-// History is the open note history. It is safe for concurrent use.
-type History struct {
+// HistoryDB is the open note history database (history.db). It is safe
+// for concurrent use.
+type HistoryDB struct {
 	db   *sql.DB
 	file string // history.db's path
 	// Statements of every Keep, prepared once.
@@ -127,12 +128,12 @@ type History struct {
 
 // OpenHistory opens (creating if needed) history.db in dir, with the same
 // folder and file modes as the state database (0700, 0600).
-func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*History, error) {
+func OpenHistory(ctx context.Context, dir string, opts HistoryOptions) (*HistoryDB, error) {
 	db, file, err := openFile(dir, HistoryFileName, historyDSN)
 	if err != nil {
 		return nil, fmt.Errorf("open note history: %w", err)
 	}
-	h := &History{
+	h := &HistoryDB{
 		db:        db,
 		file:      file,
 		now:       opts.Now,
@@ -215,7 +216,7 @@ func historyDSN(path string) string {
 
 // Close stops the committer and releases the database. Keep calls made
 // after it fail.
-func (h *History) Close() error {
+func (h *HistoryDB) Close() error {
 	close(h.quit)
 	<-h.stopped
 	for _, s := range []*sql.Stmt{h.blobByHash, h.lastVersion, h.lastWithHash, h.insertBlob, h.insertVersion, h.storedTotal, h.ownerOf} {
@@ -294,7 +295,7 @@ const maxBatch = 64
 // arrive while it commits into its next transaction; and one sync of the
 // WAL after a commit makes every commit before it durable, so concurrent
 // writers share their syncs too (walSync).
-func (h *History) Keep(ctx context.Context, items []Keep) ([]int64, error) {
+func (h *HistoryDB) Keep(ctx context.Context, items []Keep) ([]int64, error) {
 	req, err := prepare(items)
 	if err != nil {
 		return nil, err
@@ -356,7 +357,7 @@ func prepare(items []Keep) (*keepReq, error) {
 
 // commitLoop is the committer: it takes a Keep call, gathers the others
 // waiting, and stores them all in one transaction.
-func (h *History) commitLoop() {
+func (h *HistoryDB) commitLoop() {
 	defer close(h.stopped)
 	for {
 		var batch []*keepReq
@@ -381,7 +382,7 @@ func (h *History) commitLoop() {
 
 // commit stores a batch in one transaction; one refused call (the disk
 // floor) leaves the others stored.
-func (h *History) commit(batch []*keepReq) {
+func (h *HistoryDB) commit(batch []*keepReq) {
 	ctx := context.Background()
 	defer func() {
 		for _, r := range batch {
@@ -449,7 +450,7 @@ func (h *History) commit(batch []*keepReq) {
 // keepEach stores each call of batch in tx under a savepoint of its own,
 // so that a call that fails (its err set, no ids) leaves the others
 // stored. An error means the transaction is in an unknown state.
-func (h *History) keepEach(ctx context.Context, tx *sql.Tx, batch []*keepReq) error {
+func (h *HistoryDB) keepEach(ctx context.Context, tx *sql.Tx, batch []*keepReq) error {
 	for _, r := range batch {
 		r.ids, r.err = nil, nil
 		if _, err := tx.ExecContext(ctx, `SAVEPOINT keep`); err != nil {
@@ -471,7 +472,7 @@ func (h *History) keepEach(ctx context.Context, tx *sql.Tx, batch []*keepReq) er
 }
 
 // keepIn writes one Keep call's rows in tx.
-func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, error) {
+func (h *HistoryDB) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, error) {
 	// Copies: a retry of the batch must not see this one's blob ids.
 	ps := slices.Clone(r.ps)
 	r.room = roomMade{}
@@ -576,7 +577,7 @@ func (h *History) keepIn(ctx context.Context, tx *sql.Tx, r *keepReq) ([]int64, 
 // findBlobs sets the blob id of each item whose bytes are stored (0 for
 // the others, compressing those not compressed yet) and returns the
 // compressed bytes the others need.
-func (h *History) findBlobs(ctx context.Context, tx *sql.Tx, items []Keep, ps []prepared) (need int64, err error) {
+func (h *HistoryDB) findBlobs(ctx context.Context, tx *sql.Tx, items []Keep, ps []prepared) (need int64, err error) {
 	for i := range ps {
 		p := &ps[i]
 		if p.reuse {
@@ -616,7 +617,7 @@ func (h *History) findBlobs(ctx context.Context, tx *sql.Tx, items []Keep, ps []
 
 // checkFloor refuses need more bytes when they would take the disk under
 // the free-space floor.
-func (h *History) checkFloor(need int64) error {
+func (h *HistoryDB) checkFloor(need int64) error {
 	if h.freeSpace == nil {
 		return nil
 	}
@@ -633,7 +634,7 @@ func (h *History) checkFloor(need int64) error {
 
 // versionOf is the note version of a blob: the first six bytes of its
 // SHA-256 in hex, as the vault computes it.
-func (h *History) versionOf(ctx context.Context, tx *sql.Tx, blob int64) (string, error) {
+func (h *HistoryDB) versionOf(ctx context.Context, tx *sql.Tx, blob int64) (string, error) {
 	var hash []byte
 	if err := tx.QueryRowContext(ctx, `SELECT hash FROM blobs WHERE id = ?`, blob).Scan(&hash); err != nil {
 		return "", fmt.Errorf("keep note version: %w", err)
@@ -649,7 +650,7 @@ func dropOrphans(ctx context.Context, tx *sql.Tx) error {
 
 // Drop removes the versions with the given ids (0s are ignored): the rows
 // a Keep added for a change that then failed.
-func (h *History) Drop(ctx context.Context, ids []int64) error {
+func (h *HistoryDB) Drop(ctx context.Context, ids []int64) error {
 	tx, err := h.db.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("drop note versions: %w", err)

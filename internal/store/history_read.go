@@ -21,7 +21,7 @@ func scanVersion(r scanner) (NoteVersion, error) {
 
 // Versions lists the stored versions of the note at path, newest first, at
 // most limit (all when limit <= 0).
-func (h *History) Versions(ctx context.Context, path string, limit int) ([]NoteVersion, error) {
+func (h *HistoryDB) Versions(ctx context.Context, path string, limit int) ([]NoteVersion, error) {
 	if limit <= 0 {
 		limit = -1
 	}
@@ -45,14 +45,14 @@ func (h *History) Versions(ctx context.Context, path string, limit int) ([]NoteV
 }
 
 // Version returns the version with the given id and its content.
-func (h *History) Version(ctx context.Context, id int64) (NoteVersion, []byte, error) {
+func (h *HistoryDB) Version(ctx context.Context, id int64) (NoteVersion, []byte, error) {
 	row := h.db.QueryRowContext(ctx, `SELECT `+versionCols+` FROM versions WHERE id = ?`, id)
 	return h.withContent(ctx, row)
 }
 
 // Find returns the newest stored version of the note at path whose note
 // version is version, with its content.
-func (h *History) Find(ctx context.Context, path, version string) (NoteVersion, []byte, error) {
+func (h *HistoryDB) Find(ctx context.Context, path, version string) (NoteVersion, []byte, error) {
 	row := h.db.QueryRowContext(ctx, `SELECT `+versionCols+` FROM versions WHERE path = ? AND version = ? ORDER BY id DESC LIMIT 1`, path, version)
 	return h.withContent(ctx, row)
 }
@@ -60,12 +60,12 @@ func (h *History) Find(ctx context.Context, path, version string) (NoteVersion, 
 // FindAnywhere returns the newest stored version with this note version,
 // under any path: the content a journal entry names is the same whichever
 // path held it.
-func (h *History) FindAnywhere(ctx context.Context, version string) (NoteVersion, []byte, error) {
+func (h *HistoryDB) FindAnywhere(ctx context.Context, version string) (NoteVersion, []byte, error) {
 	row := h.db.QueryRowContext(ctx, `SELECT `+versionCols+` FROM versions WHERE version = ? ORDER BY id DESC LIMIT 1`, version)
 	return h.withContent(ctx, row)
 }
 
-func (h *History) withContent(ctx context.Context, row *sql.Row) (NoteVersion, []byte, error) {
+func (h *HistoryDB) withContent(ctx context.Context, row *sql.Row) (NoteVersion, []byte, error) {
 	v, err := scanVersion(row)
 	if errors.Is(err, sql.ErrNoRows) {
 		return NoteVersion{}, nil, ErrNoHistory
@@ -92,7 +92,7 @@ func (h *History) withContent(ctx context.Context, row *sql.Row) (NoteVersion, [
 // Purge removes every stored version of the note at path, and the contents
 // no other version shares, and says how many versions went. A path with no
 // versions gives ErrNoHistory.
-func (h *History) Purge(ctx context.Context, path string) (int64, error) {
+func (h *HistoryDB) Purge(ctx context.Context, path string) (int64, error) {
 	return h.purge(ctx, func(tx *sql.Tx) (sql.Result, error) {
 		return tx.ExecContext(ctx, `DELETE FROM versions WHERE path = ?`, path)
 	})
@@ -100,7 +100,7 @@ func (h *History) Purge(ctx context.Context, path string) (int64, error) {
 
 // PurgeVersions removes the versions with the given ids (a note's versions
 // at its earlier paths too), like Purge.
-func (h *History) PurgeVersions(ctx context.Context, ids []int64) (int64, error) {
+func (h *HistoryDB) PurgeVersions(ctx context.Context, ids []int64) (int64, error) {
 	list, err := json.Marshal(ids)
 	if err != nil {
 		return 0, fmt.Errorf("purge note history: %w", err)
@@ -118,7 +118,7 @@ func (h *History) PurgeVersions(ctx context.Context, ids []int64) (int64, error)
 // last version is marked gone when the note had left the path, and
 // unmarked when it had not. Like Purge, it says how many versions went,
 // gives ErrNoHistory when there were none, and leaves the notes alone.
-func (h *History) PurgeWriter(ctx context.Context, writer string, since time.Time) (int64, error) {
+func (h *HistoryDB) PurgeWriter(ctx context.Context, writer string, since time.Time) (int64, error) {
 	return h.purge(ctx, func(tx *sql.Tx) (sql.Result, error) {
 		// The rows to forget, in a temporary table: the delete and the
 		// paths whose last version goes both need them.
@@ -182,7 +182,7 @@ func (h *History) PurgeWriter(ctx context.Context, writer string, since time.Tim
 
 // purge runs del, which deletes versions, then drops the contents no
 // version holds any more and vacuums them away.
-func (h *History) purge(ctx context.Context, del func(*sql.Tx) (sql.Result, error)) (int64, error) {
+func (h *HistoryDB) purge(ctx context.Context, del func(*sql.Tx) (sql.Result, error)) (int64, error) {
 	tx, err := h.db.BeginTx(ctx, nil)
 	if err != nil {
 		return 0, fmt.Errorf("purge note history: %w", err)
@@ -226,7 +226,7 @@ type PruneResult struct {
 // ones thinned to the last of each day (UTC) for HistoryYear; older still
 // dropped. The last version of a note is kept while the note lives; for a
 // deleted or moved note, for HistoryYear after it left.
-func (h *History) Prune(ctx context.Context) (PruneResult, error) {
+func (h *HistoryDB) Prune(ctx context.Context) (PruneResult, error) {
 	tx, err := h.db.BeginTx(ctx, nil)
 	if err != nil {
 		return PruneResult{}, fmt.Errorf("prune note history: %w", err)
@@ -246,7 +246,7 @@ func (h *History) Prune(ctx context.Context) (PruneResult, error) {
 
 // pruneIn applies the retention in tx: Prune, and the first way makeRoom
 // makes room.
-func (h *History) pruneIn(ctx context.Context, tx *sql.Tx) (PruneResult, error) {
+func (h *HistoryDB) pruneIn(ctx context.Context, tx *sql.Tx) (PruneResult, error) {
 	recent := h.now().Add(-time.Duration(h.days) * 24 * time.Hour)
 	year := recent.Add(-HistoryYear)
 	res, err := tx.ExecContext(ctx, `
@@ -306,7 +306,7 @@ type WriterStored struct {
 const maxStatsWriters = 5
 
 // Stats reports the history's size and retention.
-func (h *History) Stats(ctx context.Context) (HistoryStats, error) {
+func (h *HistoryDB) Stats(ctx context.Context) (HistoryStats, error) {
 	s := HistoryStats{Days: h.days, MaxBytes: h.maxBytes}
 	err := h.db.QueryRowContext(ctx, `SELECT (SELECT COUNT(*) FROM versions), COUNT(*), COALESCE(SUM(stored), 0), COALESCE(SUM(size), 0) FROM blobs`).
 		Scan(&s.Versions, &s.Blobs, &s.Stored, &s.Size)

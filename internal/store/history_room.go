@@ -83,7 +83,7 @@ type HistoryRoom struct {
 }
 
 // Room reports the room made under the cap since the history was opened.
-func (h *History) Room() HistoryRoom {
+func (h *HistoryDB) Room() HistoryRoom {
 	h.roomMu.Lock()
 	defer h.roomMu.Unlock()
 	r := h.room
@@ -92,7 +92,7 @@ func (h *History) Room() HistoryRoom {
 }
 
 // reportRoom logs and records what a committed batch dropped.
-func (h *History) reportRoom(m roomMade) {
+func (h *HistoryDB) reportRoom(m roomMade) {
 	if n := m.dropped(); n > 0 {
 		h.log.Info("note history at its size cap: versions dropped to make room",
 			"versions", n, "past_retention", m.versions[roomRetention], "over_share", m.versions[roomShare],
@@ -143,7 +143,7 @@ func (h *History) reportRoom(m roomMade) {
 // above the cap (and says so once): a write is refused for the history
 // only by the disk floor (checkFloor). A deleted note goes with every
 // version it had at its path, so that its path never looks live again.
-func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64, m *roomMade) (dropped int64, err error) {
+func (h *HistoryDB) makeRoom(ctx context.Context, tx *sql.Tx, need int64, m *roomMade) (dropped int64, err error) {
 	n, err := h.storedIn(ctx, tx)
 	if err != nil {
 		return 0, fmt.Errorf("keep note version: %w", err)
@@ -209,7 +209,7 @@ func (h *History) makeRoom(ctx context.Context, tx *sql.Tx, need int64, m *roomM
 }
 
 // storedIn reads the stored total in tx and remembers it.
-func (h *History) storedIn(ctx context.Context, tx *sql.Tx) (int64, error) {
+func (h *HistoryDB) storedIn(ctx context.Context, tx *sql.Tx) (int64, error) {
 	if h.storedKnown {
 		return h.stored, nil
 	}
@@ -317,7 +317,7 @@ const (
 // nextRoom chooses what to drop next, in makeRoom's order after the
 // retention, given each writer's past and the stored total; no victims:
 // only live notes' newest versions are left.
-func (h *History) nextRoom(ctx context.Context, tx *sql.Tx, past map[string]int64, stored int64) (roomStep, error) {
+func (h *HistoryDB) nextRoom(ctx context.Context, tx *sql.Tx, past map[string]int64, stored int64) (roomStep, error) {
 	share, writers := shareOf(h.maxBytes, stored, past)
 	for _, w := range writers {
 		if past[w] <= share {
@@ -366,7 +366,7 @@ func victims(ctx context.Context, tx *sql.Tx, whole bool, query string, args ...
 
 // evict drops one victim and the texts no version holds any more, takes
 // those from their writers' past, and says how many versions went.
-func (h *History) evict(ctx context.Context, tx *sql.Tx, v victim, past map[string]int64) (int64, error) {
+func (h *HistoryDB) evict(ctx context.Context, tx *sql.Tx, v victim, past map[string]int64) (int64, error) {
 	h.storedKnown = false
 	var rows *sql.Rows
 	var err error

@@ -74,7 +74,7 @@ func randomText(n int) []byte {
 
 // versionLabels names every stored version by its id, path:n, n counting
 // from 1 at the path's oldest version.
-func versionLabels(t *testing.T, h *History) map[int64]string {
+func versionLabels(t *testing.T, h *HistoryDB) map[int64]string {
 	t.Helper()
 	rows, err := h.db.Query(`SELECT id, path, ROW_NUMBER() OVER (PARTITION BY path ORDER BY id) FROM versions`)
 	if err != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
-func openHistory(t testing.TB, dir string, c *testkit.Clock, opts HistoryOptions) *History {
+func openHistory(t testing.TB, dir string, c *testkit.Clock, opts HistoryOptions) *HistoryDB {
 	t.Helper()
 	opts.Now = c.Now
 	h, err := OpenHistory(context.Background(), dir, opts)
@@ -25,7 +25,7 @@ func openHistory(t testing.TB, dir string, c *testkit.Clock, opts HistoryOptions
 	return h
 }
 
-func keep(t testing.TB, h *History, items ...Keep) []int64 {
+func keep(t testing.TB, h *HistoryDB, items ...Keep) []int64 {
 	t.Helper()
 	ids, err := h.Keep(context.Background(), items)
 	if err != nil {
@@ -34,7 +34,7 @@ func keep(t testing.TB, h *History, items ...Keep) []int64 {
 	return ids
 }
 
-func versionsOf(t testing.TB, h *History, path string) []NoteVersion {
+func versionsOf(t testing.TB, h *HistoryDB, path string) []NoteVersion {
 	t.Helper()
 	vs, err := h.Versions(context.Background(), path, 0)
 	if err != nil {

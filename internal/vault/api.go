@@ -98,7 +98,7 @@ type Options struct {
 	// Changes made outside cortex reach the index within about a second.
 	Index bool
 	// History keeps every version cortex writes or sees; nil keeps none.
-	History History
+	History Versions
 	// BulkRead, when set, is called as a pass that reads every note once
 	// begins (the index build, the history's copy of the notes as found at
 	// start), and what it returns when the pass ends. Such a pass is most

@@ -7,12 +7,12 @@ import (
 	"time"
 )
 
-// History keeps every version of the notes that cortex writes or sees, in
+// Versions keeps every version of the notes that cortex writes or sees, in
 // the state folder (never in the vault). The vault calls Keep before it
 // replaces, moves or trashes a note, under the note's lock, and replaces the
 // note only once Keep has returned: an acknowledged write always has its
 // predecessor stored. When Keep fails the write is refused.
-type History interface {
+type Versions interface {
 	// Keep durably stores the versions, all or none, and returns the id of
 	// each one added (0 for one skipped as already stored). An *Error it
 	// returns reaches the caller as is; any other error is reported as

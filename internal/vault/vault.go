@@ -52,7 +52,7 @@ type Vault struct {
 
 	synced      func(dir string) // tests: told of every folder synced
 	noRenameat2 bool             // tests: moves take their fallback
-	history     History          // nil without Options.History
+	history     Versions         // nil without Options.History
 	bulk        func() func()    // Options.BulkRead, or nil
 }
 

@@ -50,7 +50,7 @@ func TestToolCallCarriesTokenScope(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := newHarness(t, func(o *Options) { o.Tokens, o.Verify = st, nil })
+	h := newHarness(t, func(o *Options) { o.Verify = StoreVerifier(st) })
 	ts := h.start(t)
 
 	cs := mustConnect(t, ts, scoped)

@@ -30,7 +30,7 @@ type Options struct {
 	Files map[string]string
 	// Keeper is how the vault keeps each version in the history database
 	// (history.Keeper); required.
-	Keeper func(*store.History) vault.History
+	Keeper func(*store.HistoryDB) vault.Versions
 	// PublicURL is given to the tools, for the links they answer with.
 	PublicURL config.PublicURL
 	// HistoryMaxBytes caps the history (0: the default).
@@ -44,7 +44,7 @@ type World struct {
 	State   string // the state folder (cortex.db, history.db)
 	Clock   *testkit.Clock
 	Store   *store.Store
-	History *store.History
+	History *store.HistoryDB
 	Vault   *vault.Vault
 
 	t    testing.TB
