@@ -164,7 +164,7 @@ func TestScopeHidesNotes(t *testing.T) {
 }
 
 func TestScopeRefusesWrites(t *testing.T) {
-	v, dir := newIndexedVault(t, scopedVault, nil)
+	v, dir := newIndexedVault(t, scopedVault, func(o *Options) { o.Denied = []string{"Denied/**"} })
 	c := scopedCtx(t, "Work/**, Shared.md", "Work/Drafts/**", false)
 	plan, err := v.Read(c, "Work/plan.md")
 	if err != nil {
@@ -186,6 +186,7 @@ func TestScopeRefusesWrites(t *testing.T) {
 		{"append to a private note", func() error { _, err := v.Append(c, "Work/Drafts/zebra.md", "x", ""); return err }, CodeNotFound},
 		{"create over a private note", func() error { _, err := v.Create(c, "Work/Drafts/zebra.md", "x"); return err }, CodeOutsideScope},
 		{"create outside", func() error { _, err := v.Create(c, "ZebraFolder/new.md", "x"); return err }, CodeOutsideScope},
+		{"create in a denied folder outside", func() error { _, err := v.Create(c, "Denied/new.md", "x"); return err }, CodeOutsideScope},
 		{"create over a hidden note", func() error { _, err := v.Create(c, "Diary Zebra.md", "x"); return err }, CodeOutsideScope},
 		{"create in read-only folder", func() error { _, err := v.Create(c, "Work/new.md", "x"); return err }, CodeOutsideScope},
 		{"delete a readable note", func() error { _, err := v.Delete(c, "Work/plan.md", plan.Version); return err }, CodeOutsideScope},

@@ -139,10 +139,10 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 	if e := v.checkRemovable(from); e != nil {
 		return MoveResult{}, e
 	}
-	if e := v.checkCreatable(to); e != nil {
+	if e := v.checkCreate(ctx, to); e != nil && checkPath(to) == nil {
 		return MoveResult{}, e
 	}
-	if e := v.checkCreate(ctx, to); e != nil {
+	if e := v.checkCreatable(to); e != nil {
 		return MoveResult{}, e
 	}
 	if from == to {

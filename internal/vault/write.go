@@ -18,10 +18,12 @@ func (v *Vault) Create(ctx context.Context, p, content string) (WriteResult, err
 // createAs is Create with the kind of change the history records; a
 // restore writes a whole earlier version, which no write limit bounds.
 func (v *Vault) createAs(ctx context.Context, kind, p, content string, limitWrite bool) (WriteResult, error) {
-	if e := v.checkCreatable(p); e != nil {
+	// Outside the app's scope nothing more is said about the path (that
+	// it is protected, say).
+	if e := v.checkCreate(ctx, p); e != nil && checkPath(p) == nil {
 		return WriteResult{}, e
 	}
-	if e := v.checkCreate(ctx, p); e != nil {
+	if e := v.checkCreatable(p); e != nil {
 		return WriteResult{}, e
 	}
 	if e := v.checkWriteSize(content); limitWrite && e != nil {
