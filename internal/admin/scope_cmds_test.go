@@ -81,7 +81,7 @@ func TestScopeErrors(t *testing.T) {
 		msg  string
 	}{
 		{[]string{"token", "create", "x", "--read", "Work/[a"}, 1, "cortex admin: --read: bad pattern \"Work/[a\": it has an unclosed [ or a trailing \\\nhint: patterns are relative to the vault"},
-		{[]string{"token", "create", "x", "--write", "../etc"}, 1, "cortex admin: --write: bad pattern \"../etc\": use paths inside the vault"},
+		{[]string{"token", "create", "x", "--write", "../etc"}, 1, "cortex admin: --write: bad pattern \"../etc\": it has a . or .. folder; use paths inside the vault"},
 		{[]string{"token", "scope", "laptop"}, 2, "token scope: nothing to change\nhint: give --read, --write, --whole, --private or --no-private; e.g. cortex admin token scope NAME --read 'Work/**'"},
 		{[]string{"token", "scope", "laptop", "--whole", "--read", "Work"}, 2, "--whole with --read or --write"},
 		{[]string{"token", "scope", "laptop", "--private", "--no-private"}, 2, "--private with --no-private"},
