@@ -45,7 +45,8 @@ type entry struct {
 }
 
 // sinceFormats are the times the activity filter takes.
-var sinceFormats = []string{"2006-01-02T15:04", "2006-01-02", time.RFC3339}
+// (A browser's datetime-local field sends seconds when they are not 0.)
+var sinceFormats = []string{"2006-01-02T15:04", "2006-01-02", "2006-01-02T15:04:05", time.RFC3339}
 
 // activityPage is the journal as a timeline, newest first, filtered by
 // app, note and time, each entry with its diff.

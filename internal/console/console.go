@@ -90,6 +90,9 @@ type Handlers struct {
 	BulkUndo http.Handler // POST /console/undo-app
 
 	Apps         http.Handler // GET /console/apps
+	App          http.Handler // GET /console/app (?id=CLIENT or ?token=NAME)
+	AppScope     http.Handler // POST /console/app/scope
+	AppPurge     http.Handler // POST /console/app/purge
 	RevokeApp    http.Handler // POST /console/apps/revoke
 	CreateToken  http.Handler // POST /console/tokens
 	RevokeToken  http.Handler // POST /console/tokens/revoke
@@ -113,6 +116,9 @@ func (c *Console) Handlers() Handlers {
 		BulkUndo: c.post(c.bulkUndo),
 
 		Apps:         c.page(c.appsPage),
+		App:          c.page(c.appPage),
+		AppScope:     c.post(c.setScope),
+		AppPurge:     c.post(c.purgeApp),
 		RevokeApp:    c.post(c.revokeApp),
 		CreateToken:  c.post(c.createToken),
 		RevokeToken:  c.post(c.revokeToken),

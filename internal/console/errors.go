@@ -45,6 +45,13 @@ func formPage(r *http.Request) string {
 		if p := f.Get("path"); p != "" {
 			return NoteURL(p)
 		}
+	case "/console/app/purge", "/console/app/scope":
+		if id := f.Get("id"); id != "" {
+			return "/console/app?" + url.Values{"id": {id}}.Encode()
+		}
+		if tok := f.Get("token"); tok != "" {
+			return "/console/app?" + url.Values{"token": {tok}}.Encode()
+		}
 	case "/console/undo-app":
 		if app := f.Get("app"); app != "" {
 			return "/console/undo-app?" + url.Values{"app": {app}, "since": {f.Get("since")}}.Encode()

@@ -222,10 +222,13 @@ func TestStatusShowsBackups(t *testing.T) {
 func TestPagesAreSmallAndSignedIn(t *testing.T) {
 	h := newHarness(t, map[string]string{"Plan.md": before})
 	appEdit(h)
+	if _, _, err := h.Store.CreateToken(context.Background(), "claude"); err != nil {
+		t.Fatal(err)
+	}
 	b := h.browser()
 	stranger := h.browser()
 	b.signIn()
-	for _, p := range []string{"/console/activity", "/console/apps", "/console/trash", "/console/status", "/notes/Plan.md", "/console/assets/console.css"} {
+	for _, p := range []string{"/console/activity", "/console/apps", "/console/app?token=claude", "/console/trash", "/console/status", "/notes/Plan.md", "/console/assets/console.css"} {
 		resp, body := b.get(p)
 		if resp.StatusCode != http.StatusOK {
 			t.Errorf("%s: %d", p, resp.StatusCode)
