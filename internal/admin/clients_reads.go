@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -77,4 +78,67 @@ func appOf(ctx context.Context, st *store.Store, id string) (app string, known b
 		}
 	}
 	return id, false, nil
+}
+
+// useShown is how many notes clients show lists of those an app read and
+// of those it changed, the most recent first.
+const useShown = 10
+
+// printUse ends clients show: tw holds the fields so far, to which it adds
+// how many notes the app (as the journal names it) read and changed in
+// the time the journal is kept, then lists the first useShown of each,
+// grouped by note, and how to see the rest.
+func printUse(ctx context.Context, s *session, st *store.Store, tw *tabwriter.Writer, app, id string) error {
+	reads, err := st.ReadsByApp(ctx, app, time.Time{})
+	if err != nil {
+		return fail("check --state (or CORTEX_STATE)", "cannot read what apps read: %v", err)
+	}
+	writes, err := st.WritesByApp(ctx, app, time.Time{})
+	if err != nil {
+		return fail("check --state (or CORTEX_STATE)", "cannot read the journal: %v", err)
+	}
+	fmt.Fprintf(tw, "READ\t%s\nCHANGED\t%s\n", notesCount(len(reads)), notesCount(len(writes)))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if len(reads) > 0 {
+		fmt.Fprintln(tw, "\nNOTE READ\tREADS\tLAST READ\tBY")
+		for _, r := range reads[:min(len(reads), useShown)] {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", r.Path, r.Count, formatTime(r.Last), strings.Join(r.Tools, ","))
+		}
+		if n := len(reads) - useShown; n > 0 {
+			fmt.Fprintf(tw, "and %d more: cortex admin clients reads %s\n", n, shellQuote(id))
+		}
+	}
+	if len(writes) > 0 {
+		fmt.Fprintln(tw, "\nNOTE CHANGED\tCHANGES\tFIRST\tLAST")
+		for _, w := range writes[:min(len(writes), useShown)] {
+			fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", w.Path, w.Count, formatTime(w.First), formatTime(w.Last))
+		}
+		if n := len(writes) - useShown; n > 0 {
+			fmt.Fprintf(tw, "and %d more: cortex admin changes --app %s\n", n, shellQuote(app))
+		}
+	}
+	return tw.Flush()
+}
+
+// notesCount is "no notes", "1 note" or "N notes".
+func notesCount(n int) string {
+	switch n {
+	case 0:
+		return "no notes"
+	case 1:
+		return "1 note"
+	}
+	return strconv.Itoa(n) + " notes"
+}
+
+// shellQuote quotes v for a POSIX shell when it holds anything but
+// letters, digits and ._-:/ (an app's journal name has spaces and
+// parentheses).
+func shellQuote(v string) string {
+	if v != "" && strings.Trim(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-:/") == "" {
+		return v
+	}
+	return "'" + strings.ReplaceAll(v, "'", `'\''`) + "'"
 }

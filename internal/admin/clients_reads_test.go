@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -68,5 +69,80 @@ func TestClientsReads(t *testing.T) {
 					tt.args, r.code, r.stdout, r.stderr, tt.code, tt.stdout, tt.stderr)
 			}
 		})
+	}
+}
+
+// clients show ends with what the app read and changed, grouped by note,
+// the ten most recent of each and how to list the rest.
+func TestClientsShowReadsAndChanges(t *testing.T) {
+	env := testEnv(t)
+	createToken(t, env, "laptop")
+	r := run(t, env, "clients", "add", "--name", "Meta AI", "--redirect-uri", "https://agent.meta.ai/cb")
+	id := strings.TrimSpace(r.stdout)
+	if r.code != 0 {
+		t.Fatalf("add: %d %s", r.code, r.stderr)
+	}
+	st := openStore(t, env.StateDir)
+	ctx := context.Background()
+	at := func(d time.Duration) time.Time { return fixedNow.Add(-d) }
+	reads := []store.Read{
+		{App: "laptop", Path: "Plan.md", Tool: "fetch", Time: at(3 * time.Hour), Count: 2},
+		{App: "laptop", Path: "Plan.md", Tool: "search", Time: at(10 * time.Minute)},
+		{App: "Meta AI (" + id + ")", Path: "Recipes.md", Tool: "fetch", Time: at(time.Minute)},
+	}
+	for i := range 12 {
+		reads = append(reads, store.Read{App: "laptop", Path: fmt.Sprintf("Old/%02d.md", i), Tool: "list", Time: at(time.Duration(20+i) * time.Hour)})
+	}
+	if err := st.RecordReads(ctx, reads); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []store.JournalEntry{
+		{App: "laptop", Tool: "edit_note", Path: "Plan.md", Time: at(2 * time.Hour), Result: store.ResultOK},
+		{App: "laptop", Tool: "append", Path: "Plan.md", Time: at(time.Hour), Result: store.ResultOK},
+		{App: "laptop", Tool: "edit_note", Path: "Diary.md", Time: at(90 * time.Minute), Result: store.ResultOK},
+		{App: "laptop", Tool: "edit_note", Path: "Refused.md", Time: at(time.Minute), Result: "note_changed"},
+	} {
+		if err := st.RecordWrite(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+
+	r = run(t, env, "clients", "show", "laptop")
+	want := "ID         laptop\n" +
+		"NAME       laptop\n" +
+		"KIND       bearer token\n" +
+		"CREATED    2025-03-14 09:26 UTC\n" +
+		"SCOPE      the whole vault\n" +
+		"LAST USED  never\n" +
+		"LAST FROM  -\n" +
+		"READ       13 notes\n" +
+		"CHANGED    2 notes\n" +
+		"\n" +
+		"NOTE READ  READS  LAST READ             BY\n" +
+		"Plan.md    3      2025-03-14 09:16 UTC  fetch,search\n" +
+		"Old/00.md  1      2025-03-13 13:26 UTC  list\n"
+	for i := 1; i < 9; i++ {
+		want += fmt.Sprintf("Old/%02d.md  1      2025-03-13 %02d:26 UTC  list\n", i, 13-i)
+	}
+	want += "and 3 more: cortex admin clients reads laptop\n" +
+		"\n" +
+		"NOTE CHANGED  CHANGES  FIRST                 LAST\n" +
+		"Plan.md       2        2025-03-14 07:26 UTC  2025-03-14 08:26 UTC\n" +
+		"Diary.md      1        2025-03-14 07:56 UTC  2025-03-14 07:56 UTC\n"
+	if r.code != 0 || r.stdout != want {
+		t.Errorf("clients show laptop: %d %q\n%s\nwant:\n%s", r.code, r.stderr, r.stdout, want)
+	}
+	r = run(t, env, "clients", "show", id)
+	if r.code != 0 || !strings.Contains(r.stdout, "READ         1 note\nCHANGED      no notes\n\nNOTE READ   READS") || !strings.Contains(r.stdout, "Recipes.md  1") {
+		t.Errorf("clients show %s: %d %q\n%s", id, r.code, r.stderr, r.stdout)
+	}
+}
+
+func TestShellQuote(t *testing.T) {
+	for in, want := range map[string]string{"laptop": "laptop", "Meta AI (cx_1)": "'Meta AI (cx_1)'", "it's": `'it'\''s'`, "": "''"} {
+		if got := shellQuote(in); got != want {
+			t.Errorf("shellQuote(%q) = %s, want %s", in, got, want)
+		}
 	}
 }

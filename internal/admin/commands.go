@@ -123,7 +123,7 @@ func commands() []command {
 		{name: "clients scope", args: []string{"ID"}, flags: scopeChangeFlags(), run: clientsScope,
 			summary: "change the part of the vault an OAuth app (or bearer token) may use, from its next request"},
 		{name: "clients show", args: []string{"ID"}, run: clientsShow,
-			summary: "show an OAuth app (or bearer token): its scope, last use and address"},
+			summary: "show an OAuth app (or bearer token): its scope, last use and address, the notes it read and changed"},
 	}, append(historyCommands(), backupCommands()...)...)
 }
 

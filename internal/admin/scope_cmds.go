@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"unicode/utf8"
 
+	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
@@ -251,7 +252,8 @@ func findClient(ctx context.Context, st *store.Store, id string) (store.OAuthCli
 }
 
 // clientsShow prints one app (or bearer token) as the owner's console
-// shows it: what it is, its scope, and its last use.
+// shows it: what it is, its scope, its last use, and the notes it read
+// and changed.
 func clientsShow(ctx context.Context, s *session, args []string) error {
 	id := args[0]
 	st, err := s.openStore(ctx)
@@ -267,7 +269,7 @@ func clientsShow(ctx context.Context, s *session, args []string) error {
 		for _, u := range c.RedirectURIs {
 			fmt.Fprintf(tw, "REDIRECT\t%s\n", u)
 		}
-		return tw.Flush()
+		return printUse(ctx, s, st, tw, oauth.AppName(c.Name, c.ID), id)
 	}
 	if !errors.Is(err, store.ErrClientNotFound) {
 		return err
@@ -280,7 +282,7 @@ func clientsShow(ctx context.Context, s *session, args []string) error {
 		if t.Name == id {
 			fmt.Fprintf(tw, "ID\t%s\nNAME\t%s\nKIND\tbearer token\nCREATED\t%s\nSCOPE\t%s\nLAST USED\t%s\nLAST FROM\t%s\n",
 				t.Name, t.Name, formatTime(t.Created), describeStored(t.VaultScope), lastUse(t.LastUsed), lastFrom(t.LastAddr))
-			return tw.Flush()
+			return printUse(ctx, s, st, tw, t.Name, id)
 		}
 	}
 	return fail("run `cortex admin clients list` to see the IDs", "no OAuth app or live token with ID %s", strconv.Quote(id))

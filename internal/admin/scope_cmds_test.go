@@ -137,7 +137,9 @@ func TestClientsScopeAndShow(t *testing.T) {
 		"LAST USED    2025-03-14 09:26 UTC\n" +
 		"LAST FROM    198.51.100.4\n" +
 		"LIVE GRANTS  1\n" +
-		"REDIRECT     https://agent.example/cb\n"
+		"REDIRECT     https://agent.example/cb\n" +
+		"READ         no notes\n" +
+		"CHANGED      no notes\n"
 	if r.code != 0 || r.stdout != want {
 		t.Errorf("clients show: %d %q\n%s\nwant:\n%s", r.code, r.stderr, r.stdout, want)
 	}
