@@ -83,7 +83,7 @@ func TestAppPageScopeChange(t *testing.T) {
 	// A pattern cortex cannot read is refused on the page, with what the
 	// owner typed kept (escaped); nothing changes.
 	resp, body = b.post("/console/app/scope", url.Values{"token": {"laptop"}, "read": {"Work/**, a//b<script>"}, "write": {"Work"}})
-	want(t, resp, body, http.StatusBadRequest, `id="scope-error"`, "Read patterns: bad pattern", "empty folder name",
+	want(t, resp, body, http.StatusBadRequest, `id="scope-error" data-code="bad_pattern"`, "Read patterns: bad pattern", "empty folder name",
 		`value="Work/**, a//b&lt;script&gt;"`, `name="write" id="scope-write" value="Work"`)
 	if strings.Contains(body, "<script>") {
 		t.Error("the typed pattern is not escaped")
