@@ -74,6 +74,7 @@ bench:
 	CORTEX_BENCH=1 $(GO) test -run '^TestBench$$' -v -count=1 -timeout 120m ./internal/bench
 	CORTEX_BENCH=1 $(GO) test -run '^TestBenchBackup$$' -v -count=1 -timeout 60m ./internal/bench
 	CORTEX_BENCH=1 $(GO) test -run '^TestBenchHistory$$' -v -count=1 -timeout 60m ./internal/bench
+	CORTEX_BENCH=1 $(GO) test -run '^TestBenchScope$$' -v -count=1 -timeout 60m ./internal/bench
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./internal/vault/...
 	$(GO) test -run '^$$' -bench EditNote -count 5 ./internal/history/
 	$(GO) test -run '^$$' -bench HistorySize -benchtime 1x -timeout 30m ./internal/history/
