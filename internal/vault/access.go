@@ -12,7 +12,6 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 	"github.com/cortex-mcp/cortex/internal/vault/scope"
-	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 // CodeOutsideScope: the app may not change this note; its scope is named,
@@ -241,11 +240,6 @@ const privateHead = 4096
 // cannot be checked is not shown.
 func (v *Vault) notePrivate(p string, fi fs.FileInfo) bool {
 	return v.privateAt(p, fi.Size(), fi.ModTime().UnixNano())
-}
-
-// visibleDoc reports whether the call may see an indexed note.
-func (v *Vault) visibleDoc(a access, d search.Doc, nonePrivate bool) bool {
-	return v.pathVisible(a, d.Path) && (a.s.Private || nonePrivate || !v.privateAt(d.Path, d.Size, d.Mod))
 }
 
 // privateAt is notePrivate for a note of the given size and modification

@@ -134,7 +134,7 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 		cands := x.Candidates(pq)
 		if none := v.privs.nonePrivate(); !a.all() && !(none && a.s.Whole() && v.private.Empty()) {
 			// Notes the call may not see are neither shown nor counted.
-			cands = slices.DeleteFunc(cands, func(s search.Scored) bool { return !v.visibleDoc(a, x.DocOf(s), none) })
+			cands = v.visibleDocs(a, x, cands, none)
 		}
 		ranked := x.Top(cands, k)
 		from := min(done, len(ranked))

@@ -47,6 +47,7 @@ type Vault struct {
 	conflicts conflictCache
 	meta      metaCache
 	privs     privMarks // which notes are private by their frontmatter
+	paths     pathMemo  // which indexed notes each scope sees by path
 	instrMemo fileMemo  // the instructions file, read again only when it changes
 	ix        *indexer  // nil without Options.Index
 
