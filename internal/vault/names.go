@@ -49,7 +49,17 @@ func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 	}
 	pathErr := checkPath(name)
 	isDir := false
-	if pathErr == nil && v.indexed(name) && v.stillOnDisk(ctx, name) {
+	if pathErr == nil && v.isProtected(name) {
+		// Protected whether or not something is there: reading or
+		// changing it answers so, and tells nothing of what lies there.
+		return Named{Path: name}, nil
+	}
+	// A path the call may not see is looked up as a name, as if nothing
+	// were there: a write to it must not answer outside_scope where a
+	// missing note answers not_found.
+	a := accessOf(ctx)
+	seen := func(p string) bool { return a.all() || v.visibleNote(a, p) }
+	if pathErr == nil && v.indexed(name) && v.stillOnDisk(ctx, name) && seen(name) {
 		// A note the index holds at this path is answered without the
 		// Lstat through the root below: what it would answer for it, a
 		// folder of that name included (it has a note's extension).
@@ -60,13 +70,13 @@ func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 		fi, err := v.root.Lstat(name)
 		switch {
 		case err == nil:
-			if isDir = fi.IsDir(); !isDir || hasNoteExt(name) {
+			if isDir = fi.IsDir(); (!isDir || hasNoteExt(name)) && (isDir || seen(name)) {
 				return Named{Path: name}, nil
 			}
 		case !errors.Is(err, fs.ErrNotExist):
 			return Named{Path: name}, nil
 		case hasNoteExt(name):
-			if p := v.existingSpelling(name); p != name {
+			if p := v.existingSpelling(name); p != name && seen(p) {
 				return Named{Path: p}, nil
 			}
 		}

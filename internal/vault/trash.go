@@ -40,9 +40,6 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 	}
 	defer unlock()
 	p, cur := n.path, n.version
-	if e := v.checkContent(ctx, p, nil, string(n.data), n.fi); e != nil {
-		return WriteResult{}, e
-	}
 	ids, e := v.keep(ctx, Kept{Path: p, Content: n.data, Kind: KindDelete, Gone: true})
 	if e != nil {
 		return WriteResult{}, e

@@ -213,9 +213,6 @@ func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersi
 	}
 	defer unlock()
 	p, data, cur := n.path, n.data, n.version
-	if e := v.checkContent(ctx, p, nil, string(data), n.fi); e != nil {
-		return WriteResult{}, e
-	}
 	next, e := change(string(data))
 	if e != nil {
 		return WriteResult{}, e
@@ -250,8 +247,11 @@ type lockedNote struct {
 
 // lockNote takes the lock of the note p and reads the note under it, in
 // the spelling it has on disk (another normal form of p has the same
-// lock). With a version, the note must still be at it: note_changed
-// otherwise. On success the caller releases the lock with unlock.
+// lock). A note the call may not see (private by its frontmatter) is not
+// found, before its version is compared: note_changed would tell that it
+// is there, and its version. With a version, the note must still be at
+// it: note_changed otherwise. On success the caller releases the lock
+// with unlock.
 func (v *Vault) lockNote(ctx context.Context, p, version string) (lockedNote, func(), *Error) {
 	unlock, e := v.locks.lock(ctx, p)
 	if e != nil {
@@ -259,6 +259,10 @@ func (v *Vault) lockNote(ctx context.Context, p, version string) (lockedNote, fu
 	}
 	p, data, fi, _, e := v.readNamed(p)
 	if e != nil {
+		unlock()
+		return lockedNote{}, nil, e
+	}
+	if e := v.checkContent(ctx, p, nil, string(data), fi); e != nil {
 		unlock()
 		return lockedNote{}, nil, e
 	}
