@@ -54,8 +54,10 @@ func TestScopedTokenLeaksNothing(t *testing.T) {
 	r := &leakRun{t: t, ctx: ctx, cs: cs, used: map[string]bool{}}
 	r.reads()
 	w.report(t, "reads")
-
 	before := vaultSnapshot(t, in.Vault)
+	r.oracle()
+	w.report(t, "hidden and missing")
+
 	r.refusedWrites()
 	if diff := snapshotDiff(before, vaultSnapshot(t, in.Vault)); len(diff) > 0 {
 		t.Errorf("refused writes changed the vault: %v", diff)
@@ -450,5 +452,81 @@ func (r *leakRun) fuzz(rng *rand.Rand, n int) {
 			continue
 		}
 		r.call(name, args)
+	}
+}
+
+// twinWords are the hidden names without a canary; twin spells each, and
+// each canary, one letter off: a name nothing in the vault has.
+var twinWords = []string{"Diary", "Secret", "Inbox", "Journal", "Ledger", "Deep", "Denied", "sealed-notes", "chart", "Daily"}
+
+func twin(s string) (string, string, string, bool) {
+	words := slices.Clone(twinWords)
+	for _, l := range canaryLabels {
+		words = append(words, canary(l))
+	}
+	for _, w := range words {
+		if i := strings.Index(s, w); i >= 0 {
+			last := w[len(w)-1]
+			tw := w[:len(w)-1] + string("xy"[min(1, int(last-'x')&1)])
+			if last == 'x' || last == 'y' {
+				tw = w[:len(w)-1] + "w"
+			}
+			return s[:i] + tw + s[i+len(w):], w, tw, true
+		}
+	}
+	return s, "", "", false
+}
+
+// oracle checks that a hidden note answers exactly as a missing one: each
+// call with a hidden name and the same call with its twin (a name no note
+// has) get the same answer, the twin's spelled back.
+func (r *leakRun) oracle() {
+	t, c := r.t, canary
+	ids := append(hiddenIDs(), hiddenFiles()...)
+	ids = append(ids, hiddenFolder(), hiddenFolder()+"/"+c("subfolder"), "Attachments", ".trash/"+hiddenFolder(), "Daily")
+	calls := []struct {
+		name string
+		args func(id string) map[string]any
+	}{
+		{"fetch", func(id string) map[string]any { return map[string]any{"id": id} }},
+		{"fetch", func(id string) map[string]any { return map[string]any{"id": id, "section": "Part " + c("section")} }},
+		{"links", func(id string) map[string]any { return map[string]any{"id": id} }},
+		{"list", func(id string) map[string]any { return map[string]any{"folder": id} }},
+		{"search", func(id string) map[string]any { return map[string]any{"query": "", "folder": id} }},
+		{"append", func(id string) map[string]any { return map[string]any{"id": id, "text": "x"} }},
+		{"edit_note", func(id string) map[string]any {
+			return map[string]any{"id": id, "version": "v1", "old_text": "gardens", "new_text": "x"}
+		}},
+		{"delete_note", func(id string) map[string]any { return map[string]any{"id": id, "version": "v1"} }},
+		{"move_note", func(id string) map[string]any {
+			return map[string]any{"id": id, "version": "v1", "to": "Work/Drafts/Moved.md"}
+		}},
+		{"create_note", func(id string) map[string]any { return map[string]any{"path": id, "content": "x"} }},
+		{"move_note", func(id string) map[string]any {
+			return map[string]any{"id": "Work/Drafts/Mine.md", "version": "v1", "to": id}
+		}},
+	}
+	for _, id := range ids {
+		tw, word, twWord, ok := twin(id)
+		if !ok {
+			continue
+		}
+		for _, k := range calls {
+			// A new note where a hidden one lies is refused (outside_scope),
+			// where nothing lies it is made: the one thing docs/scopes.md
+			// says an app can tell, and only inside its write scope.
+			if (k.name == "create_note" || k.name == "move_note" && k.args(id)["to"] == id) && strings.HasPrefix(id, leakWrite) {
+				continue
+			}
+			got, want := r.call(k.name, k.args(id)), r.call(k.name, k.args(tw))
+			gb, _ := json.Marshal(got.data)
+			wb, _ := json.Marshal(want.data)
+			back := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, tw, id), twWord, word) }
+			if got.code() != want.code() || got.text != back(want.text) || string(gb) != back(string(wb)) {
+				b, _ := json.Marshal(k.args(id))
+				t.Errorf("%s %s answers unlike a missing note:\n  hidden: %s %s\n  missing: %s %s", k.name, b,
+					clip(got.text, 300), clip(string(gb), 300), clip(back(want.text), 300), clip(back(string(wb)), 300))
+			}
+		}
 	}
 }

@@ -105,6 +105,25 @@ func (v *Vault) folderVisible(a access, dir string) bool {
 	return a.s.MayHold(r)
 }
 
+// lstatSeenDir is lstatDir for the call: a path through a note the call
+// may not see answers not found, as a path through nothing does, rather
+// than that a file is in the way.
+func (v *Vault) lstatSeenDir(a access, dir string) (fs.FileInfo, *Error) {
+	fi, e := v.lstatDir(dir)
+	if e == nil || e.Message != msgFileInPath || a.all() {
+		return fi, e
+	}
+	for p := dir; p != "." && p != ""; p = path.Dir(p) {
+		if f, err := v.root.Lstat(p); err == nil && !f.IsDir() {
+			if !v.visibleNote(a, p) {
+				return nil, errHidden()
+			}
+			break
+		}
+	}
+	return fi, e
+}
+
 // writable reports whether the call may change the note p.
 func (v *Vault) writable(a access, p string) bool {
 	return !a.scoped || v.pathVisible(a, p) && a.s.CanWrite(ruled(p))

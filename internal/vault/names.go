@@ -101,7 +101,7 @@ func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 		}
 	}
 	switch {
-	case len(paths) == 0 && isDir:
+	case len(paths) == 0 && isDir && (a.all() || v.folderVisible(a, name)):
 		return Named{Path: name}, nil // reading it says it is a folder
 	case len(paths) == 0 && pathErr != nil:
 		return Named{}, pathErr

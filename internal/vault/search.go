@@ -122,7 +122,7 @@ func (v *Vault) checkQuery(a access, q Query) (asked, *Error) {
 		folder = pq.Folder
 	}
 	if folder != "" {
-		if _, e := v.lstatDir(folder); e != nil {
+		if _, e := v.lstatSeenDir(a, folder); e != nil {
 			return asked{}, e
 		}
 	}

@@ -152,14 +152,15 @@ func (v *Vault) List(ctx context.Context, folder string, recursive bool) ([]Entr
 	if e != nil {
 		return nil, e
 	}
-	if !v.folderVisible(accessOf(ctx), folder) {
+	a := accessOf(ctx)
+	if !v.folderVisible(a, folder) {
 		return nil, errHidden()
 	}
 	if folder != "" {
 		if v.isProtected(folder) {
 			return nil, newErr(CodeProtectedPath, "", nil)
 		}
-		if _, e := v.lstatDir(folder); e != nil {
+		if _, e := v.lstatSeenDir(a, folder); e != nil {
 			return nil, e
 		}
 	}
