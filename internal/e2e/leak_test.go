@@ -98,6 +98,19 @@ func TestScopedTokenLeaksNothing(t *testing.T) {
 	}
 	w.report(t, "scope change")
 
+	// A daily note the scope reaches is made without the template, which
+	// lies in a hidden folder.
+	if _, errOut, err := in.admin("token", "scope", "scoped", "--read", leakRead+",Daily/", "--write", leakWrite+",Daily/"); err != nil {
+		t.Fatalf("token scope: %v\n%s", err, errOut)
+	}
+	w.forget(canary("daily"), "daily/2", `"path":"daily"`)
+	r.want("", "append", map[string]any{"id": "2030-01-01", "text": "from the app"})
+	r.want("", "fetch", map[string]any{"id": "2030-01-01"})
+	if raw := readVaultFile(t, in, "Daily/2030-01-01.md"); strings.Contains(raw, canary("template")) {
+		t.Errorf("the daily note was made from a template the app cannot see:\n%s", raw)
+	}
+	w.report(t, "daily note")
+
 	// Instructions in a folder the app cannot see are not sent, neither in
 	// initialize nor in server/discover.
 	if err := in.stop(); err != nil {
@@ -178,6 +191,13 @@ func (r *leakRun) reads() {
 	// What the scope shows is there.
 	for _, id := range []string{"Work/Plan.md", "Plan", "Commons", "[[Public#Top]]", "Notes/Reading.md", "Work/ok.png", "ok.png", "Linked"} {
 		r.want("", "fetch", map[string]any{"id": id})
+	}
+	// A name or alias a hidden note shares is the visible note's alone.
+	for id, want := range map[string]string{"Twin": "Notes/Twin.md", "[[Twin]]": "Notes/Twin.md", "Commons": "Work/Public.md",
+		"[[Commons]]": "Work/Public.md", "ok.png": "Work/ok.png"} {
+		if got := str(r.want("", "fetch", map[string]any{"id": id}).data, "id"); got != want {
+			t.Errorf("fetch %s = %s; want %s", id, got, want)
+		}
 	}
 	// What it does not is missing, word for word as a missing note is.
 	for _, id := range append(hiddenIDs(), append(hiddenFiles(), leakDeny()+"Nope.md", "Work/Nope.md")...) {

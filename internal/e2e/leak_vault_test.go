@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -43,7 +44,7 @@ var canaryLabels = []string{
 	"folder", "name", "title", "alias", "tag", "fmkey", "fmval", "heading", "body", "body2", "section", "block",
 	"ledger", "image", "privtitle", "privalias", "privtag", "privbody", "privkey", "sealedname", "sealedbody",
 	"deny", "denybody", "daily", "rootname", "rootbody", "inbox", "attach", "trashname", "trashbody",
-	"secretbody", "subfolder", "subbody", "instr", "notesprivbody",
+	"secretbody", "subfolder", "subbody", "instr", "notesprivbody", "twin", "template",
 }
 
 // Paths of hidden notes that carry no canary of their own (a daily note is
@@ -81,10 +82,16 @@ func writeLeakVault(t *testing.T, root string) []string {
 		"Notes/Reading.md":      "---\ntags: [reading]\ntype: book\n---\n# Reading\n\nA book about gardens.\n",
 		"Later/Soon.md":         "# Soon\n\nshown once the scope reaches it\n",
 		// Hidden by the scope: a top folder named by a canary.
-		h + "/" + c("name") + ".md": "---\ntitle: " + c("title") + "\naliases: [" + c("alias") + "]\ntags: [" + c("tag") +
+		h + "/" + c("name") + ".md": "---\ntitle: " + c("title") + "\naliases: [" + c("alias") + ", Commons]\ntags: [" + c("tag") +
 			"]\n" + c("fmkey") + ": " + c("fmval") + "\ntype: book\nstatus: open\n---\n# " + c("heading") + "\n\n" +
 			c("body") + " gardens " + c("body2") + " see [[Public]] and [[Linked]] and [[Plan]].\n\n## Part " + c("section") +
 			"\n\ntext ^" + c("block") + "\n",
+		// Names a hidden note shares with a visible one.
+		h + "/Twin.md":                               "# Twin\n\n" + c("twin") + " gardens\n",
+		"Notes/Twin.md":                              "# Twin\n\nthe one the app sees\n",
+		h + "/ok.png":                                "\x89PNG\r\n\x1a\n" + c("twin"),
+		h + "/Template.md":                           "# {{title}}\n\n" + c("template") + "\n",
+		".obsidian/daily-notes.json":                 `{"folder": "Daily", "template": "` + h + `/Template"}`,
 		h + "/Ledger.md":                             "# Ledger\n\n" + c("ledger") + " gardens, links [[Public]] and [[Work/Drafts/Linked]].\n",
 		h + "/chart.png":                             "\x89PNG\r\n\x1a\n" + c("image"),
 		h + "/" + c("image") + ".png":                "\x89PNG\r\n\x1a\n",
@@ -253,6 +260,13 @@ func clip(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// forget stops watching for words the app may now see.
+func (w *leakWatch) forget(words ...string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.words = slices.DeleteFunc(w.words, func(s string) bool { return slices.Contains(words, s) })
 }
 
 // report fails the test with every leak seen, and resets.
