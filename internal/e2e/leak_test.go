@@ -317,6 +317,9 @@ func (r *leakRun) refusedWrites() {
 		"Later/New.md", "New.md", c("rootname") + ".md", "Inbox.md", "Work/sealed-new.md", "Work/Drafts/sealed-new.md"} {
 		r.want("outside_scope", "create_note", map[string]any{"path": p, "content": "# New\n"})
 	}
+	// Under a hidden note in the write scope: refused as beside one, not
+	// "a file is in the way".
+	r.want("outside_scope", "create_note", map[string]any{"path": "Work/Drafts/Secret.md/Child.md", "content": "# New\n"})
 	for _, p := range []string{leakDeny() + "New.md", leakDeny() + "Denied.md", ".trash/New.md"} {
 		r.want("protected_path", "create_note", map[string]any{"path": p, "content": "# New\n"})
 	}
@@ -352,7 +355,7 @@ func (r *leakRun) refusedWrites() {
 	v := str(meta, "version")
 	r.want("protected_path", "move_note", map[string]any{"id": "Work/Drafts/Mine.md", "version": v, "to": leakDeny() + "Mine.md"})
 	for _, to := range []string{h + "/Mine.md", h + "/" + c("name") + ".md", "Work/Mine.md", "Work/Drafts/Secret.md", "Work/Diary.md",
-		"Daily/Mine.md", "Notes/Mine.md", "Work/Drafts/sealed-mine.md", "Mine.md"} {
+		"Daily/Mine.md", "Work/Drafts/Secret.md/Mine.md", "Notes/Mine.md", "Work/Drafts/sealed-mine.md", "Mine.md"} {
 		r.want("outside_scope", "move_note", map[string]any{"id": "Work/Drafts/Mine.md", "version": v, "to": to})
 	}
 }

@@ -366,16 +366,29 @@ func (v *Vault) checkContent(ctx context.Context, p string, fm map[string]any, c
 	return nil
 }
 
-// hideExisting turns note_exists for a new path into outside_scope when the
-// note already there is one the call may not see (private by its
-// frontmatter): the answer must not tell that a hidden note is there.
+// hideExisting turns note_exists for a new path, or "a file is in the
+// way" for a path below a note, into outside_scope when that note is one
+// the call may not see (private by its frontmatter): the answer must not
+// tell that a hidden note is there.
 func (v *Vault) hideExisting(ctx context.Context, p string, e *Error) *Error {
 	a := accessOf(ctx)
-	if e.Code != CodeNoteExists || a.all() || a.s.Private {
+	if a.all() || a.s.Private {
 		return e
 	}
-	if fi, err := v.root.Lstat(p); err == nil && fi.Mode().IsRegular() && v.notePrivate(p, fi) {
-		return errOutside(a)
+	switch {
+	case e.Code == CodeNoteExists:
+		if fi, err := v.root.Lstat(p); err == nil && fi.Mode().IsRegular() && v.notePrivate(p, fi) {
+			return errOutside(a)
+		}
+	case e.Message == msgFileInNewPath:
+		for q := path.Dir(p); q != "." && q != ""; q = path.Dir(q) {
+			if fi, err := v.root.Lstat(q); err == nil && !fi.IsDir() {
+				if !v.visibleNote(a, q) {
+					return errOutside(a)
+				}
+				break
+			}
+		}
 	}
 	return e
 }
