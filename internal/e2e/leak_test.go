@@ -472,9 +472,30 @@ func (r *leakRun) fuzz(rng *rand.Rand, n int) {
 		}
 		if name == "search" || name == "list" {
 			r.pages(name, args)
-			continue
 		}
+		r.sameAsMissing(name, args)
+	}
+}
+
+// sameAsMissing calls name with args and with args whose first hidden
+// word is spelled one letter off (a name nothing has), and wants the same
+// answer.
+func (r *leakRun) sameAsMissing(name string, args map[string]any) {
+	b, _ := json.Marshal(args)
+	_, word, twWord, ok := twin(string(b))
+	if !ok {
 		r.call(name, args)
+		return
+	}
+	var twArgs map[string]any
+	_ = json.Unmarshal([]byte(strings.ReplaceAll(string(b), word, twWord)), &twArgs)
+	got, want := r.call(name, args), r.call(name, twArgs)
+	gb, _ := json.Marshal(got.data)
+	wb, _ := json.Marshal(want.data)
+	back := func(s string) string { return strings.ReplaceAll(s, twWord, word) }
+	if got.code() != want.code() || got.text != back(want.text) || string(gb) != back(string(wb)) {
+		r.t.Errorf("%s %s answers unlike a missing note:\n  hidden: %s %s\n  missing: %s %s", name, b,
+			clip(got.text, 300), clip(string(gb), 300), clip(back(want.text), 300), clip(back(string(wb)), 300))
 	}
 }
 
