@@ -3,6 +3,7 @@ package vault
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -317,5 +318,55 @@ func TestScopeNoteTurnsPrivate(t *testing.T) {
 	}
 	if got := hitPaths(mustSearchIn(t, v, context.Background(), "quokka")); len(got) != 2 {
 		t.Errorf("the owner sees both: %v", got)
+	}
+}
+
+// TestScopeHiddenAnswersAsMissing: a note or folder the call may not see
+// gets, word for word, the answer of one that is not there (issue 19's
+// leak test found each of these through the binary).
+func TestScopeHiddenAnswersAsMissing(t *testing.T) {
+	v, dir := newIndexedVault(t, scopedVault, nil)
+	c := scopedCtx(t, "Work/**, Shared.md", "Work/Drafts/**", false)
+	errOf := func(_ any, err error) string {
+		var e *Error
+		if !errors.As(err, &e) {
+			return fmt.Sprintf("no error: %v", err)
+		}
+		return e.Code + ": " + e.Message
+	}
+	before := snapshot(t, dir)
+	tests := []struct {
+		name           string
+		hidden, absent func() string
+	}{
+		// A private note: its version is not compared before it is found.
+		{"edit a private note", func() string { return errOf(v.Edit(c, "Work/Drafts/zebra.md", "v", "a", "b", false)) },
+			func() string { return errOf(v.Edit(c, "Work/Drafts/zebrx.md", "v", "a", "b", false)) }},
+		{"delete a private note", func() string { return errOf(v.Delete(c, "Work/Drafts/zebra.md", "v")) },
+			func() string { return errOf(v.Delete(c, "Work/Drafts/zebrx.md", "v")) }},
+		// A private note in a folder the call may read but not change.
+		{"look up a private note's path", func() string { return errOf(v.Lookup(c, "Work/secret-zebra.md")) },
+			func() string { return errOf(v.Lookup(c, "Work/secret-zebrx.md")) }},
+		// A folder outside the scope.
+		{"look up a hidden folder", func() string { return errOf(v.Lookup(c, "ZebraFolder")) },
+			func() string { return errOf(v.Lookup(c, "ZebraFoldex")) }},
+		// A private note taken for a folder.
+		{"list a private note", func() string { return errOf(v.List(c, "Work/secret-zebra.md", false)) },
+			func() string { return errOf(v.List(c, "Work/secret-zebrx.md", false)) }},
+		{"search in a private note", func() string { return errOf(v.SearchPage(c, Query{Folder: "Work/secret-zebra.md"})) },
+			func() string { return errOf(v.SearchPage(c, Query{Folder: "Work/secret-zebrx.md"})) }},
+	}
+	for _, tt := range tests {
+		hidden, absent := tt.hidden(), strings.ReplaceAll(tt.absent(), "zebrx", "zebra")
+		if hidden != strings.ReplaceAll(absent, "ZebraFoldex", "ZebraFolder") {
+			t.Errorf("%s: %q; a missing one answers %q", tt.name, hidden, absent)
+		}
+	}
+	// A new note below a private note is refused as one over it is.
+	if _, err := v.Create(c, "Work/Drafts/zebra.md/new.md", "x"); code(t, err) != CodeOutsideScope {
+		t.Errorf("create below a private note: %v; want %s", err, CodeOutsideScope)
+	}
+	if after := snapshot(t, dir); after != before {
+		t.Errorf("a refused write changed the vault")
 	}
 }
