@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
@@ -232,6 +233,21 @@ type privMarks struct {
 	// were dropped to bound memory, after which no count is trusted.
 	private int
 	lost    bool
+	// set holds the paths whose latest mark says private, replaced whole
+	// when one changes (rarely), so that a search reads it without a lock.
+	set atomic.Pointer[map[string]struct{}]
+}
+
+// privateSet returns the paths marked private now; ok is false once marks
+// were dropped, when it may miss some.
+func (m *privMarks) privateSet() (set map[string]struct{}, ok bool) {
+	m.mu.Lock()
+	lost := m.lost
+	m.mu.Unlock()
+	if p := m.set.Load(); p != nil {
+		set = *p
+	}
+	return set, !lost
 }
 
 // nonePrivate reports that no note the index holds is private by its
@@ -299,6 +315,20 @@ func (v *Vault) markPrivate(p string, size, mod int64, priv bool) {
 		m.private++
 	}
 	m.m[p] = privMark{size: size, mod: mod, private: priv}
+	if was := had && old.private; was != priv {
+		next := map[string]struct{}{}
+		if cur := m.set.Load(); cur != nil {
+			for q := range *cur {
+				next[q] = struct{}{}
+			}
+		}
+		if priv {
+			next[p] = struct{}{}
+		} else {
+			delete(next, p)
+		}
+		m.set.Store(&next)
+	}
 }
 
 // readPrivate reads the head of the note p to decide whether it is private.

@@ -48,6 +48,15 @@ func (v *Vault) visibleDocs(a access, x *search.Index, cands []search.Scored, no
 	if a.s.Private || nonePrivate {
 		return cands
 	}
+	// Every note the index holds was marked from the text it was indexed
+	// from, so the set of notes marked private decides as the index does
+	// (a hit made private since is dropped when it is read to be shown).
+	if set, ok := v.privs.privateSet(); ok {
+		return slices.DeleteFunc(cands, func(s search.Scored) bool {
+			_, priv := set[x.DocOf(s).Path]
+			return priv
+		})
+	}
 	return slices.DeleteFunc(cands, func(s search.Scored) bool {
 		d := x.DocOf(s)
 		return v.privateAt(d.Path, d.Size, d.Mod)

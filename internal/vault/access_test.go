@@ -319,6 +319,17 @@ func TestScopeNoteTurnsPrivate(t *testing.T) {
 	if got := hitPaths(mustSearchIn(t, v, context.Background(), "quokka")); len(got) != 2 {
 		t.Errorf("the owner sees both: %v", got)
 	}
+	// And back: a note no longer private is found again.
+	n, err = v.Read(context.Background(), "a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.UpdateFrontmatter(context.Background(), "a.md", n.Version, nil, []string{"private"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitPaths(mustSearchIn(t, v, app, "quokka")); len(got) != 1 || got[0] != "a.md" {
+		t.Errorf("after a.md is private no more: %v", got)
+	}
 }
 
 // TestScopeHiddenAnswersAsMissing: a note or folder the call may not see
