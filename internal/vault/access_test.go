@@ -381,3 +381,22 @@ func TestScopeHiddenAnswersAsMissing(t *testing.T) {
 		t.Errorf("a refused write changed the vault")
 	}
 }
+
+// TestScopeDailyTemplatePrivate: a daily-note template private to the app
+// is not copied into the note it creates (the app could not see it, and
+// the new note would inherit private: true and vanish from its view).
+func TestScopeDailyTemplatePrivate(t *testing.T) {
+	v, _ := newTestVault(t, map[string]string{
+		".obsidian/daily-notes.json": `{"folder":"Daily","template":"Templates/Day"}`,
+		"Templates/Day.md":           "---\nprivate: true\n---\n# {{title}}\nsecret plan\n",
+	}, nil)
+	day := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	d, err := v.Daily(scopedCtx(t, "", "", false), day)
+	if err != nil || d.Template != "" {
+		t.Errorf("an app without private notes: template %q, %v", d.Template, err)
+	}
+	d, err = v.Daily(scopedCtx(t, "", "", true), day)
+	if err != nil || !strings.Contains(d.Template, "secret plan") {
+		t.Errorf("an app with private notes: template %q, %v", d.Template, err)
+	}
+}

@@ -95,9 +95,11 @@ func (v *Vault) Daily(ctx context.Context, day time.Time) (DailyNote, error) {
 		}
 		t = strings.TrimPrefix(t, "/")
 		if checkPath(t) == nil && !v.isProtected(t) && v.pathVisible(accessOf(ctx), t) {
-			if data, _, _, e := v.readNote(t); e == nil {
+			// A template private to the app is not used: the app could not
+			// see it, nor the daily note that copied its private: true.
+			if data, fi, _, e := v.readNote(t); e == nil && v.checkContent(ctx, t, nil, string(data), fi) == nil {
 				out.Template = fillTemplate(string(data), day, v.now(), strings.TrimSuffix(path.Base(p), ".md"))
-			} else {
+			} else if e != nil {
 				v.log.Warn("vault: daily-note template not read", "err", e)
 			}
 		}
