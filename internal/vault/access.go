@@ -75,6 +75,30 @@ func ruled(p string) string {
 	return p
 }
 
+// twin is the other path a file at p is judged by besides ruled(p), "" for
+// none: the note a Syncthing conflict copy copies, and the name a note had
+// before the trash gave it a " (2)" suffix. A pattern naming one note
+// ("!Work/Secret.md", --private Diary.md) covers both, so that neither a
+// second delete nor a sync conflict shows the note under another name.
+func twin(p string) string {
+	r := ruled(p)
+	dir, name := path.Split(r)
+	orig := name
+	if i := strings.Index(orig, ".sync-conflict-"); i > 0 && isConflictCopy(orig) {
+		orig = orig[:i] + path.Ext(orig)
+	}
+	if r != p {
+		orig = trashSuffix.ReplaceAllString(orig, "$1$2")
+	}
+	if orig == name {
+		return ""
+	}
+	return dir + orig
+}
+
+// trashSuffix is the " (n)" that Delete puts before the extension.
+var trashSuffix = regexp.MustCompile(`^(.+) \([0-9]+\)(\.[^.]*)?$`)
+
 // pathVisible reports whether the note, attachment or folder p may exist
 // for the call as far as its path tells: inside the scope's read patterns
 // and, unless the scope includes private notes, outside --private. A note
@@ -86,6 +110,9 @@ func (v *Vault) pathVisible(a access, p string) bool {
 	r := ruled(p)
 	if r == trashDir {
 		return true
+	}
+	if t := twin(p); t != "" && !(a.s.CanRead(t) && (a.s.Private || !v.private.Match(t))) {
+		return false
 	}
 	return a.s.CanRead(r) && (a.s.Private || !v.private.Match(r))
 }
@@ -127,6 +154,9 @@ func (v *Vault) lstatSeenDir(a access, dir string) (fs.FileInfo, *Error) {
 
 // writable reports whether the call may change the note p.
 func (v *Vault) writable(a access, p string) bool {
+	if t := twin(p); a.scoped && t != "" && !a.s.CanWrite(t) {
+		return false
+	}
 	return !a.scoped || v.pathVisible(a, p) && a.s.CanWrite(ruled(p))
 }
 

@@ -129,7 +129,18 @@ func (v *Vault) isProtected(p string) bool {
 			return true
 		}
 	}
-	return v.deny.MatchKey(strings.Split(key, "/"))
+	if v.deny.MatchKey(strings.Split(key, "/")) {
+		return true
+	}
+	// A denied note deleted by hand, or copied by a sync conflict, is
+	// denied under its new name too.
+	if t := twin(key); t != "" && v.deny.MatchKey(strings.Split(t, "/")) {
+		return true
+	}
+	if r := ruled(key); r != key {
+		return v.deny.MatchKey(strings.Split(r, "/"))
+	}
+	return false
 }
 
 // isInstructions reports whether p is the instructions file.

@@ -1,0 +1,83 @@
+package vault
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestScopeTrashKeepsRules: a note in the trash is judged by where it was,
+// the " (2)" suffix of a second delete and the deny rules included.
+func TestScopeTrashKeepsRules(t *testing.T) {
+	files := map[string]string{
+		"Work/plan.md":                 "# Plan\n",
+		".trash/Work/Secret (2).md":    "zebra second delete\n",
+		".trash/Work/Secret.md":        "zebra first delete\n",
+		".trash/Diary (3).md":          "zebra private by pattern\n",
+		".trash/Denied/zebra-deny.md":  "zebra denied, deleted by hand\n",
+		".trash/Work/Notes (draft).md": "open, not a suffix\n",
+	}
+	mod := func(o *Options) { o.Denied = []string{"Denied/**"}; o.Private = []string{"Diary.md"} }
+	v, _ := newTestVault(t, files, mod)
+	c := scopedCtx(t, "Work/**, !Work/Secret.md, Diary.md", "", false)
+	for _, p := range []string{".trash/Work/Secret.md", ".trash/Work/Secret (2).md", ".trash/Diary (3).md"} {
+		n, err := v.Read(c, p)
+		if code(t, err) != CodeNotFound {
+			t.Errorf("Read(%s) = %v, want not_found", p, err)
+		}
+		noCanary(t, "Read "+p, n, nil)
+	}
+	if _, err := v.Read(c, ".trash/Work/Notes (draft).md"); err != nil {
+		t.Errorf("a visible trashed note: %v", err)
+	}
+	// --private Diary.md covers its trashed copies for every app without
+	// private notes, the whole-vault scope included.
+	whole := scopedCtx(t, "", "", false)
+	if _, err := v.Read(whole, ".trash/Diary (3).md"); code(t, err) != CodeNotFound {
+		t.Errorf("Read of a private note's second trashed copy = %v, want not_found", err)
+	}
+	// Denied is denied for everyone, in the trash too.
+	all := scopedCtx(t, "", "", true)
+	if n, err := v.Read(all, ".trash/Denied/zebra-deny.md"); err == nil {
+		t.Errorf("a denied note in the trash was read: %q", n.Content)
+	}
+	entries, err := v.List(c, ".trash", true)
+	noCanary(t, "List .trash", entries, err)
+	entries, err = v.List(whole, ".trash", true)
+	noCanary(t, "List .trash, whole scope", trashOnly(entries, "Work/Secret"), err)
+	page, err := v.SearchPage(c, Query{Text: "zebra"})
+	noCanary(t, "Search", page, err)
+	page, err = v.SearchPage(all, Query{Text: "zebra denied"})
+	noCanary(t, "Search, all notes", page, err)
+	w := scopedCtx(t, "Work/**, !Work/Secret.md", "Work/**", false)
+	if _, err := v.Move(w, "Work/plan.md", ".trash/Work/Secret (3).md", "x", false); code(t, err) != CodeOutsideScope {
+		t.Errorf("a move to a hidden note's trash name = %v, want %s", err, CodeOutsideScope)
+	}
+}
+
+// trashOnly drops the entries whose path holds skip (notes the scope may
+// see).
+func trashOnly(entries []Entry, skip string) []Entry {
+	var out []Entry
+	for _, e := range entries {
+		if !strings.Contains(e.Path, skip) {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestScopeConflictCopyHidden: a conflict copy of a note the scope leaves
+// out is left out too.
+func TestScopeConflictCopyHidden(t *testing.T) {
+	files := map[string]string{
+		"Work/plan.md": "# Plan\n",
+		"Work/Secret.sync-conflict-20260101-120000-ABCDEFG.md": "zebra conflict\n",
+	}
+	v, _ := newTestVault(t, files, nil)
+	c := scopedCtx(t, "Work/**, !Work/Secret.md", "", false)
+	n, err := v.Read(c, "Work/Secret.sync-conflict-20260101-120000-ABCDEFG.md")
+	if code(t, err) != CodeNotFound {
+		t.Errorf("Read of a hidden note's conflict copy = %v, want not_found", err)
+	}
+	noCanary(t, "Read", n, nil)
+}
