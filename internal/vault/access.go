@@ -152,6 +152,24 @@ func (v *Vault) lstatSeenDir(a access, dir string) (fs.FileInfo, *Error) {
 	return fi, e
 }
 
+// hideInPath turns "a file is in the way" for the path p into not found
+// when that file is a note the call may not see: reading below a private
+// note must answer as reading below nothing does.
+func (v *Vault) hideInPath(a access, p string, e *Error) *Error {
+	if e == nil || e.Message != msgFileInPath || a.all() {
+		return e
+	}
+	for q := path.Dir(p); q != "." && q != ""; q = path.Dir(q) {
+		if f, err := v.root.Lstat(q); err == nil && !f.IsDir() {
+			if !v.visibleNote(a, q) {
+				return errHidden()
+			}
+			break
+		}
+	}
+	return e
+}
+
 // writable reports whether the call may change the note p.
 func (v *Vault) writable(a access, p string) bool {
 	if t := twin(p); a.scoped && t != "" && !a.s.CanWrite(t) {

@@ -107,7 +107,7 @@ func (v *Vault) ReadAttachment(ctx context.Context, p string, read bool, limit i
 	}
 	r, _, release, e := v.openDir(path.Dir(p))
 	if e != nil {
-		return nil, e
+		return nil, v.hideInPath(accessOf(ctx), p, e)
 	}
 	defer release()
 	name := path.Base(p)

@@ -74,7 +74,11 @@ func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 				return Named{Path: name}, nil
 			}
 		case !errors.Is(err, fs.ErrNotExist):
-			return Named{Path: name}, nil
+			// A path below a note the call may not see is looked up as
+			// a name, as one below nothing is.
+			if fe := fsErr("lstat", err); v.hideInPath(a, name, fe) == fe {
+				return Named{Path: name}, nil
+			}
 		case hasNoteExt(name):
 			if p := v.existingSpelling(name); p != name && seen(p) {
 				return Named{Path: p}, nil

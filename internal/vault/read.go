@@ -39,7 +39,7 @@ func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 	}
 	p, data, fi, parent, e := v.readNamed(p)
 	if e != nil {
-		return nil, v.orReplaced(e)
+		return nil, v.orReplaced(v.hideInPath(accessOf(ctx), p, e))
 	}
 	n := v.newNote(p, data, fi)
 	if e := v.checkContent(ctx, n.Path, n.Frontmatter, n.Content, fi); e != nil {
@@ -152,7 +152,7 @@ func (v *Vault) readToScan(ctx context.Context, p string) (string, []byte, *Erro
 	}
 	p, data, fi, _, e := v.readNamed(p)
 	if e != nil {
-		return "", nil, e
+		return "", nil, v.hideInPath(accessOf(ctx), p, e)
 	}
 	if e := v.checkContent(ctx, p, nil, string(data), fi); e != nil {
 		return "", nil, e

@@ -228,7 +228,7 @@ func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveR
 	defer unlock()
 	data, fi, _, e := v.readNote(from)
 	if e != nil {
-		return MoveResult{}, e
+		return MoveResult{}, v.hideInPath(accessOf(ctx), from, e)
 	}
 	if e := v.checkContent(ctx, from, nil, string(data), fi); e != nil {
 		return MoveResult{}, e

@@ -260,7 +260,7 @@ func (v *Vault) lockNote(ctx context.Context, p, version string) (lockedNote, fu
 	p, data, fi, _, e := v.readNamed(p)
 	if e != nil {
 		unlock()
-		return lockedNote{}, nil, e
+		return lockedNote{}, nil, v.hideInPath(accessOf(ctx), p, e)
 	}
 	if e := v.checkContent(ctx, p, nil, string(data), fi); e != nil {
 		unlock()
