@@ -3,6 +3,7 @@ package vault
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestScopeTrashKeepsRules: a note in the trash is judged by where it was,
@@ -80,4 +81,29 @@ func TestScopeConflictCopyHidden(t *testing.T) {
 		t.Errorf("Read of a hidden note's conflict copy = %v, want not_found", err)
 	}
 	noCanary(t, "Read", n, nil)
+}
+
+// TestScopeDailyPrivateAnswersAsMissing: a daily note private to the app
+// is reported as not there yet, as a missing one is, not as existing (the
+// fetch that followed answered not_found where a missing day's answer
+// says that there is no daily note yet).
+func TestScopeDailyPrivateAnswersAsMissing(t *testing.T) {
+	v, _ := newTestVault(t, map[string]string{
+		"Daily/2026-12-02.md": "---\nprivate: true\n---\nzebra day\n",
+	}, nil)
+	day := time.Date(2026, 12, 2, 0, 0, 0, 0, time.UTC)
+	hidden, err := v.Daily(scopedCtx(t, "", "", false), day)
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing, err := v.Daily(scopedCtx(t, "", "", false), day.AddDate(0, 0, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hidden.Exists != missing.Exists || hidden.Template != missing.Template {
+		t.Errorf("a private daily note: %+v; a missing one: %+v", hidden, missing)
+	}
+	if d, err := v.Daily(scopedCtx(t, "", "", true), day); err != nil || !d.Exists {
+		t.Errorf("an app with private notes: %+v, %v", d, err)
+	}
 }

@@ -85,7 +85,10 @@ func (v *Vault) Daily(ctx context.Context, day time.Time) (DailyNote, error) {
 			"); fetch or append to notes inside it, or ask the owner to widen the app's scope in the console.", nil)
 	}
 	out := DailyNote{Path: p, Day: day}
-	if _, err := v.root.Lstat(p); err == nil {
+	// A daily note the app may not see (private by its frontmatter) is
+	// not there yet for it, as a missing one is; creating it then answers
+	// as creating over any hidden note does.
+	if fi, err := v.root.Lstat(p); err == nil && (!fi.Mode().IsRegular() || v.visibleNote(accessOf(ctx), p)) {
 		out.Exists = true
 		return out, nil
 	}
