@@ -55,7 +55,7 @@ func (v *Vault) visibleNote(a access, p string) bool {
 	if !v.pathVisible(a, p) {
 		return false
 	}
-	if a.s.Private || !isNoteName(path.Base(p)) {
+	if name := path.Base(p); a.s.Private || !isNoteName(name) && !isConflictCopy(name) {
 		return true
 	}
 	fi, err := v.root.Lstat(p)

@@ -107,3 +107,23 @@ func TestScopeDailyPrivateAnswersAsMissing(t *testing.T) {
 		t.Errorf("an app with private notes: %+v, %v", d, err)
 	}
 }
+
+// TestScopeConflictsListPrivateCopy: a note's conflict copies are listed
+// only when the app may see them, frontmatter included.
+func TestScopeConflictsListPrivateCopy(t *testing.T) {
+	v, _ := newTestVault(t, map[string]string{
+		"Work/plan.md": "# Plan\n",
+		"Work/plan.sync-conflict-20260101-120000-ABCDEFG.md": "---\nprivate: true\n---\nzebra\n",
+	}, nil)
+	n, err := v.Read(scopedCtx(t, "Work/", "", false), "Work/plan.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(n.Conflicts) != 0 {
+		t.Errorf("a private conflict copy is listed: %v", n.Conflicts)
+	}
+	n, err = v.Read(scopedCtx(t, "Work/", "", true), "Work/plan.md")
+	if err != nil || len(n.Conflicts) != 1 {
+		t.Errorf("an app with private notes: %v, %v", n, err)
+	}
+}

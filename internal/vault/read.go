@@ -47,7 +47,7 @@ func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 	}
 	n.Conflicts = v.conflictsOf(p, parent)
 	if a := accessOf(ctx); a.scoped && !a.all() {
-		n.Conflicts = slices.DeleteFunc(n.Conflicts, func(c string) bool { return !v.pathVisible(a, c) })
+		n.Conflicts = slices.DeleteFunc(n.Conflicts, func(c string) bool { return !v.visibleNote(a, c) })
 	}
 	return n, nil
 }
