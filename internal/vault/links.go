@@ -34,7 +34,10 @@ func (v *Vault) Links(ctx context.Context, p string) (*Links, error) {
 			r := markdown.NewResolver(append(v.visibleNotes(a, x.KeyPaths(markdown.LinkKeys(p, l))), p))
 			out.addOutgoing(p, l, r.Resolve(p, l))
 		}
-		out.Backlinks = backlinks(x, p)
+		// Resolved among the notes the call may see, as its outgoing links
+		// are: a hidden note that would win the resolution must not drop
+		// the backlink.
+		out.Backlinks = backlinks(x, p, func(ps []string) []string { return v.visibleNotes(a, ps) })
 		v.ix.mu.RUnlock()
 		if !a.all() {
 			out.Backlinks = slices.DeleteFunc(out.Backlinks, func(l Link) bool { return !v.visibleNote(a, l.Source) })
@@ -80,8 +83,9 @@ func sortLinks(ls []Link) {
 	})
 }
 
-// backlinks lists the links of indexed notes that resolve to p.
-func backlinks(x *search.Index, p string) []Link {
+// backlinks lists the links of indexed notes that resolve to p among the
+// notes seen keeps (nil: all of them).
+func backlinks(x *search.Index, p string, seen func([]string) []string) []Link {
 	out := []Link{}
 	key := markdown.NoteKey(p)
 	x.LinksByKey(key, func(source string, l markdown.Link) {
@@ -89,7 +93,11 @@ func backlinks(x *search.Index, p string) []Link {
 		if !slices.Contains(keys, key) {
 			return
 		}
-		r := markdown.NewResolver(append(x.KeyPaths(keys), p))
+		paths := x.KeyPaths(keys)
+		if seen != nil {
+			paths = seen(paths)
+		}
+		r := markdown.NewResolver(append(paths, p))
 		if r.Resolve(source, l) == p {
 			out = append(out, Link{Source: source, Target: p, Raw: l.Target, Line: l.Line})
 		}
@@ -108,7 +116,7 @@ func (v *Vault) notesLinkingTo(ctx context.Context, target string) ([]string, []
 			paths = append(paths, d.Path)
 		}
 		var out []string
-		for _, l := range backlinks(x, target) {
+		for _, l := range backlinks(x, target, nil) {
 			if len(out) == 0 || out[len(out)-1] != l.Source {
 				out = append(out, l.Source)
 			}
