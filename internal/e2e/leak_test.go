@@ -319,8 +319,10 @@ func (r *leakRun) refusedWrites() {
 	// Under a hidden note in the write scope: refused as beside one, not
 	// "a file is in the way".
 	r.want("outside_scope", "create_note", map[string]any{"path": "Work/Drafts/Secret.md/Child.md", "content": "# New\n"})
+	// A denied folder or the trash outside the write scope: the scope
+	// answers first, whether a note is there or not.
 	for _, p := range []string{leakDeny() + "New.md", leakDeny() + "Denied.md", ".trash/New.md"} {
-		r.want("protected_path", "create_note", map[string]any{"path": p, "content": "# New\n"})
+		r.want("outside_scope", "create_note", map[string]any{"path": p, "content": "# New\n"})
 	}
 	// A hidden note is not found, as a missing one is, even at a path the
 	// scope shows (a private note); a denied path is refused whether a note
@@ -352,7 +354,7 @@ func (r *leakRun) refusedWrites() {
 	mine := r.want("", "fetch", map[string]any{"id": "Work/Drafts/Mine.md"})
 	meta, _ := mine.data["metadata"].(map[string]any)
 	v := str(meta, "version")
-	r.want("protected_path", "move_note", map[string]any{"id": "Work/Drafts/Mine.md", "version": v, "to": leakDeny() + "Mine.md"})
+	r.want("outside_scope", "move_note", map[string]any{"id": "Work/Drafts/Mine.md", "version": v, "to": leakDeny() + "Mine.md"})
 	for _, to := range []string{h + "/Mine.md", h + "/" + c("name") + ".md", "Work/Mine.md", "Work/Drafts/Secret.md", "Work/Diary.md",
 		"Daily/Mine.md", "Work/Drafts/Secret.md/Mine.md", "Notes/Mine.md", "Work/Drafts/sealed-mine.md", "Mine.md"} {
 		r.want("outside_scope", "move_note", map[string]any{"id": "Work/Drafts/Mine.md", "version": v, "to": to})
