@@ -126,6 +126,7 @@ type scopeForm struct {
 	Read, Write string
 	Private     bool
 	Error       string
+	Code        string // the error's stable code
 }
 
 type appData struct {
@@ -217,13 +218,20 @@ func (c *Console) setScope(w http.ResponseWriter, r *http.Request, s owner.Sessi
 	f := scopeForm{Read: strings.TrimSpace(r.PostFormValue("read")), Write: strings.TrimSpace(r.PostFormValue("write")),
 		Private: r.PostFormValue("private") == "1"}
 	sc, problem := parseScope(f)
+	status := http.StatusBadRequest
+	f.Code = "bad_pattern"
+	// What an app may see is the owner's most guarded choice: like a new
+	// token, it needs a recent sign-in (the typed patterns are kept).
+	if problem == "" && !c.recent(s) {
+		problem, f.Code, status = "Changing what an app may see needs a sign-in within the last 5 minutes: sign in again, then save.", "sign_in_again", http.StatusForbidden
+	}
 	if problem != "" {
 		f.Error = problem
 		d, err := c.appData(w, r, s, wh, f)
 		if err != nil {
 			return err
 		}
-		c.pages.Render(w, http.StatusBadRequest, "app.html", d)
+		c.pages.Render(w, status, "app.html", d)
 		return nil
 	}
 	action := "changed the scope of app"

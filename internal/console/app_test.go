@@ -97,6 +97,17 @@ func TestAppPageScopeChange(t *testing.T) {
 	resp, body = b.post("/console/app/scope", url.Values{"token": {"laptop"}, "write": {"**x"}})
 	want(t, resp, body, http.StatusBadRequest, "Write patterns: bad pattern")
 
+	// Without a recent sign-in nothing changes; what was typed stays, and
+	// the page says to sign in again.
+	h.Clock.Advance(RecentSignIn)
+	resp, body = b.post("/console/app/scope", url.Values{"token": {"laptop"}, "read": {""}, "private": {"1"}})
+	want(t, resp, body, http.StatusForbidden, `id="scope-error" data-code="sign_in_again"`, `id="scope-needs-sign-in"`, `id="scope-private" checked`)
+	if tok, _ := h.Store.VerifyToken(ctx, secret); !strings.Contains(tok.VaultScope, "Drafts") {
+		t.Fatalf("a change without a recent sign-in changed the scope to %q", tok.VaultScope)
+	}
+	b.signIn()
+	b.get("/console/app?id=cx_app")
+
 	// An app's live grants all take the new scope; empty fields are the
 	// whole vault again.
 	resp, body = b.post("/console/app/scope", url.Values{"id": {"cx_app"}, "read": {"Inbox"}})
