@@ -111,10 +111,11 @@ func (v *Vault) pathVisible(a access, p string) bool {
 	if r == trashDir {
 		return true
 	}
-	if t := twin(p); t != "" && !(a.s.CanRead(t) && (a.s.Private || !v.private.Match(t))) {
+	seen := func(q string) bool { return a.s.CanRead(q) && (a.s.Private || !v.private.Match(q)) }
+	if t := twin(p); t != "" && !seen(t) {
 		return false
 	}
-	return a.s.CanRead(r) && (a.s.Private || !v.private.Match(r))
+	return seen(r)
 }
 
 // folderVisible reports whether the folder dir may hold something the
@@ -138,28 +139,26 @@ func (v *Vault) folderVisible(a access, dir string) bool {
 // than that a file is in the way.
 func (v *Vault) lstatSeenDir(a access, dir string) (fs.FileInfo, *Error) {
 	fi, e := v.lstatDir(dir)
-	if e == nil || e.Message != msgFileInPath || a.all() {
-		return fi, e
+	if e != nil {
+		return nil, v.hideFileInPath(a, dir, e)
 	}
-	for p := dir; p != "." && p != ""; p = path.Dir(p) {
-		if f, err := v.root.Lstat(p); err == nil && !f.IsDir() {
-			if !v.visibleNote(a, p) {
-				return nil, errHidden()
-			}
-			break
-		}
-	}
-	return fi, e
+	return fi, nil
 }
 
 // hideInPath turns "a file is in the way" for the path p into not found
 // when that file is a note the call may not see: reading below a private
 // note must answer as reading below nothing does.
 func (v *Vault) hideInPath(a access, p string, e *Error) *Error {
+	return v.hideFileInPath(a, path.Dir(p), e)
+}
+
+// hideFileInPath is hideInPath for the folder dir and what lies below it:
+// the file in the way is dir or one of the folders above it.
+func (v *Vault) hideFileInPath(a access, dir string, e *Error) *Error {
 	if e == nil || e.Message != msgFileInPath || a.all() {
 		return e
 	}
-	for q := path.Dir(p); q != "." && q != ""; q = path.Dir(q) {
+	for q := dir; q != "." && q != ""; q = path.Dir(q) {
 		if f, err := v.root.Lstat(q); err == nil && !f.IsDir() {
 			if !v.visibleNote(a, q) {
 				return errHidden()
@@ -189,9 +188,11 @@ func errOutside(a access) *Error {
 		"; choose a path inside it, or ask the owner to widen the app's scope in the console.", nil)
 }
 
-// checkSee refuses, as not found, a note path the call may not see.
+// checkSee refuses, as not found, a note path the call may not see. Like
+// checkChange and checkCreate it passes over a path that is not valid, so
+// that the caller's own checks say what is wrong with it.
 func (v *Vault) checkSee(ctx context.Context, p string) *Error {
-	if !v.pathVisible(accessOf(ctx), p) {
+	if checkPath(p) == nil && !v.pathVisible(accessOf(ctx), p) {
 		return errHidden()
 	}
 	return nil
@@ -203,6 +204,7 @@ func (v *Vault) checkSee(ctx context.Context, p string) *Error {
 func (v *Vault) checkChange(ctx context.Context, p string) *Error {
 	a := accessOf(ctx)
 	switch {
+	case checkPath(p) != nil:
 	case !v.pathVisible(a, p):
 		return errHidden()
 	case !v.writable(a, p):
@@ -215,7 +217,7 @@ func (v *Vault) checkChange(ctx context.Context, p string) *Error {
 // before anything about the path is looked at, so that the answer says
 // nothing about what lies there.
 func (v *Vault) checkCreate(ctx context.Context, p string) *Error {
-	if a := accessOf(ctx); !v.writable(a, p) {
+	if a := accessOf(ctx); checkPath(p) == nil && !v.writable(a, p) {
 		return errOutside(a)
 	}
 	return nil

@@ -96,7 +96,7 @@ func (v *Vault) ReadAttachment(ctx context.Context, p string, read bool, limit i
 	if e := v.checkHome(); e != nil {
 		return nil, e
 	}
-	if e := v.checkSee(ctx, p); e != nil && checkPath(p) == nil {
+	if e := v.checkSee(ctx, p); e != nil {
 		return nil, e
 	}
 	if e := v.checkAttachment(p); e != nil {

@@ -23,7 +23,7 @@ func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 	}
 	// What the app may not see is not found, before anything else about
 	// the path (a folder, a protected name) is said.
-	if e := v.checkSee(ctx, p); e != nil && checkPath(p) == nil {
+	if e := v.checkSee(ctx, p); e != nil {
 		return nil, e
 	}
 	if e := v.checkReadable(p); e != nil {
@@ -144,7 +144,7 @@ func (v *Vault) readToScan(ctx context.Context, p string) (string, []byte, *Erro
 	if e := v.checkHome(); e != nil {
 		return "", nil, e
 	}
-	if e := v.checkSee(ctx, p); e != nil && checkPath(p) == nil {
+	if e := v.checkSee(ctx, p); e != nil {
 		return "", nil, e
 	}
 	if e := v.checkReadable(p); e != nil {

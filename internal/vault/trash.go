@@ -19,7 +19,7 @@ const maxTrashSuffix = 1000
 // " (3)", ... before .md when that name is taken. No byte is removed.
 // WriteResult.Path is where the note went.
 func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, error) {
-	if e := v.checkChange(ctx, p); e != nil && checkPath(p) == nil {
+	if e := v.checkChange(ctx, p); e != nil {
 		return WriteResult{}, e
 	}
 	if e := v.checkRemovable(p); e != nil {
@@ -130,13 +130,13 @@ func (v *Vault) relink(from, to string, fi fs.FileInfo) *Error {
 // failed) are reported in Linking; a link by name that still finds the
 // note in its new folder is not.
 func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks bool) (MoveResult, error) {
-	if e := v.checkChange(ctx, from); e != nil && checkPath(from) == nil {
+	if e := v.checkChange(ctx, from); e != nil {
 		return MoveResult{}, e
 	}
 	if e := v.checkRemovable(from); e != nil {
 		return MoveResult{}, e
 	}
-	if e := v.checkCreate(ctx, to); e != nil && checkPath(to) == nil {
+	if e := v.checkCreate(ctx, to); e != nil {
 		return MoveResult{}, e
 	}
 	if e := v.checkCreatable(to); e != nil {

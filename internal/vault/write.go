@@ -20,7 +20,7 @@ func (v *Vault) Create(ctx context.Context, p, content string) (WriteResult, err
 func (v *Vault) createAs(ctx context.Context, kind, p, content string, limitWrite bool) (WriteResult, error) {
 	// Outside the app's scope nothing more is said about the path (that
 	// it is protected, say).
-	if e := v.checkCreate(ctx, p); e != nil && checkPath(p) == nil {
+	if e := v.checkCreate(ctx, p); e != nil {
 		return WriteResult{}, e
 	}
 	if e := v.checkCreatable(p); e != nil {
@@ -189,7 +189,7 @@ func (v *Vault) modify(ctx context.Context, p, version string, needVersion bool,
 
 // modifyAs is modify with the kind of change the history records.
 func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersion bool, texts []string, change func(cur string) (string, *Error)) (WriteResult, error) {
-	if e := v.checkChange(ctx, p); e != nil && checkPath(p) == nil {
+	if e := v.checkChange(ctx, p); e != nil {
 		return WriteResult{}, e
 	}
 	if e := v.checkWritable(p); e != nil {
