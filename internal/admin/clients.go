@@ -11,6 +11,7 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 // The clients commands: apps connected by OAuth, next to the bearer tokens
@@ -71,7 +72,7 @@ func clientsList(ctx context.Context, s *session, _ []string) error {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\n", c.ID, c.Name, kindLabel(c.Kind), formatTime(c.Created), lastUse(c.LastUsed), lastFrom(c.LastAddr), describeClient(c), c.LiveGrants)
 	}
 	for _, t := range toks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Name, "bearer token", formatTime(t.Created), lastUse(t.LastUsed), lastFrom(t.LastAddr), describeStored(t.VaultScope), "-")
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.Name, t.Name, "bearer token", formatTime(t.Created), lastUse(t.LastUsed), lastFrom(t.LastAddr), scope.DescribeStored(t.VaultScope), "-")
 	}
 	return tw.Flush()
 }

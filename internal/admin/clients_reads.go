@@ -68,14 +68,11 @@ func appOf(ctx context.Context, st *store.Store, id string) (app string, known b
 	case !errors.Is(err, store.ErrClientNotFound):
 		return "", false, err
 	}
-	toks, err := st.ListTokens(ctx)
-	if err != nil {
+	switch _, err := st.LiveToken(ctx, id); {
+	case err == nil:
+		return id, true, nil
+	case !errors.Is(err, store.ErrTokenNotFound):
 		return "", false, err
-	}
-	for _, t := range toks {
-		if t.Name == id {
-			return id, true, nil
-		}
 	}
 	return id, false, nil
 }

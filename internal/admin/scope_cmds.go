@@ -121,16 +121,6 @@ func (s *session) scopeChange() (func(cur scope.Scope) scope.Scope, error) {
 	}, nil
 }
 
-// describeStored describes a stored scope for the owner; one that cannot
-// be read is refused by the server, and says so.
-func describeStored(v string) string {
-	sc, err := scope.Decode(v)
-	if err != nil {
-		return "unreadable, so refused: set it again"
-	}
-	return sc.Describe()
-}
-
 // describeClient describes the scopes of an app's live grants.
 func describeClient(c store.OAuthClientInfo) string {
 	if len(c.VaultScopes) == 0 {
@@ -138,7 +128,7 @@ func describeClient(c store.OAuthClientInfo) string {
 	}
 	out := make([]string, len(c.VaultScopes))
 	for i, v := range c.VaultScopes {
-		out[i] = describeStored(v)
+		out[i] = scope.DescribeStored(v)
 	}
 	return strings.Join(out, " | ")
 }
@@ -167,18 +157,9 @@ func tokenScope(ctx context.Context, s *session, args []string) error {
 
 // setTokenScope changes the scope of the live token called name.
 func setTokenScope(ctx context.Context, s *session, st *store.Store, name string, change func(scope.Scope) scope.Scope) error {
-	toks, err := st.ListTokens(ctx)
+	cur, err := st.LiveToken(ctx, name)
 	if err != nil {
 		return err
-	}
-	var cur *store.Token
-	for i := range toks {
-		if toks[i].Name == name {
-			cur = &toks[i]
-		}
-	}
-	if cur == nil {
-		return store.ErrTokenNotFound
 	}
 	// An unreadable stored scope is replaced by what the flags say, from
 	// nothing (no pattern, no private notes).
@@ -274,16 +255,14 @@ func clientsShow(ctx context.Context, s *session, args []string) error {
 	if !errors.Is(err, store.ErrClientNotFound) {
 		return err
 	}
-	toks, err := st.ListTokens(ctx)
-	if err != nil {
-		return err
+	t, err := st.LiveToken(ctx, id)
+	if err == nil {
+		fmt.Fprintf(tw, "ID\t%s\nNAME\t%s\nKIND\tbearer token\nCREATED\t%s\nSCOPE\t%s\nLAST USED\t%s\nLAST FROM\t%s\n",
+			t.Name, t.Name, formatTime(t.Created), scope.DescribeStored(t.VaultScope), lastUse(t.LastUsed), lastFrom(t.LastAddr))
+		return printUse(ctx, s, st, tw, t.Name, id)
 	}
-	for _, t := range toks {
-		if t.Name == id {
-			fmt.Fprintf(tw, "ID\t%s\nNAME\t%s\nKIND\tbearer token\nCREATED\t%s\nSCOPE\t%s\nLAST USED\t%s\nLAST FROM\t%s\n",
-				t.Name, t.Name, formatTime(t.Created), describeStored(t.VaultScope), lastUse(t.LastUsed), lastFrom(t.LastAddr))
-			return printUse(ctx, s, st, tw, t.Name, id)
-		}
+	if !errors.Is(err, store.ErrTokenNotFound) {
+		return err
 	}
 	return fail("run `cortex admin clients list` to see the IDs", "no OAuth app or live token with ID %s", strconv.Quote(id))
 }

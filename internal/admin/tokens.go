@@ -9,6 +9,7 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 const nameHint = "use 1 to 64 letters, digits, '.', '_' or '-', e.g. laptop or ci-runner"
@@ -63,7 +64,7 @@ func tokenList(ctx context.Context, s *session, _ []string) error {
 	tw := tabwriter.NewWriter(s.Stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "NAME\tCREATED\tLAST USED\tLAST FROM\tSCOPE")
 	for _, t := range toks {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, formatTime(t.Created), lastUse(t.LastUsed), lastFrom(t.LastAddr), describeStored(t.VaultScope))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, formatTime(t.Created), lastUse(t.LastUsed), lastFrom(t.LastAddr), scope.DescribeStored(t.VaultScope))
 	}
 	return tw.Flush()
 }

@@ -85,7 +85,7 @@ func (c *Console) lookup(ctx context.Context, v url.Values) (who, error) {
 				w.Name = cl.ID
 			}
 			for _, v := range cl.VaultScopes {
-				w.Scopes = append(w.Scopes, describeStored(v))
+				w.Scopes = append(w.Scopes, scope.DescribeStored(v))
 			}
 			if len(cl.VaultScopes) == 1 {
 				w.stored, _ = scope.Decode(cl.VaultScopes[0])
@@ -93,32 +93,21 @@ func (c *Console) lookup(ctx context.Context, v url.Values) (who, error) {
 			return w, nil
 		}
 	case tok != "" && id == "":
-		toks, err := c.o.Store.ListTokens(ctx)
+		t, err := c.o.Store.LiveToken(ctx, tok)
+		if errors.Is(err, store.ErrTokenNotFound) {
+			break
+		}
 		if err != nil {
 			return who{}, err
 		}
-		for _, t := range toks {
-			if t.Name == tok {
-				w := who{Token: true, ID: t.Name, Name: t.Name, App: t.Name, Kind: "bearer token", Created: t.Created,
-					LastUsed: t.LastUsed, LastAddr: t.LastAddr, Scopes: []string{describeStored(t.VaultScope)}}
-				w.stored, _ = scope.Decode(t.VaultScope)
-				return w, nil
-			}
-		}
+		w := who{Token: true, ID: t.Name, Name: t.Name, App: t.Name, Kind: "bearer token", Created: t.Created,
+			LastUsed: t.LastUsed, LastAddr: t.LastAddr, Scopes: []string{scope.DescribeStored(t.VaultScope)}}
+		w.stored, _ = scope.Decode(t.VaultScope)
+		return w, nil
 	default:
 		return who{}, owner.BadForm(errors.New("name one app (id) or one token (token)"))
 	}
 	return who{}, errUnknownApp
-}
-
-// describeStored describes a stored scope; one that cannot be read is
-// refused by the server, and says so.
-func describeStored(v string) string {
-	sc, err := scope.Decode(v)
-	if err != nil {
-		return "unreadable, so refused: set it again"
-	}
-	return sc.Describe()
 }
 
 // scopeForm is the scope form as the owner filled it in.

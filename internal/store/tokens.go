@@ -204,6 +204,19 @@ func (s *Store) ListTokens(ctx context.Context) ([]Token, error) {
 	return out, nil
 }
 
+// LiveToken returns the live token called name, or ErrTokenNotFound.
+func (s *Store) LiveToken(ctx context.Context, name string) (Token, error) {
+	t, err := scanToken(s.db.QueryRowContext(ctx,
+		`SELECT `+tokenCols+` FROM tokens WHERE name = ? AND revoked IS NULL`, name))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Token{}, fmt.Errorf("token %q: %w", name, ErrTokenNotFound)
+	}
+	if err != nil {
+		return Token{}, fmt.Errorf("token %q: %w", name, err)
+	}
+	return t, nil
+}
+
 // RevokeToken revokes the live token called name; its secret stops working
 // at once. The row is kept (marked revoked) and the name may be reused.
 func (s *Store) RevokeToken(ctx context.Context, name string) error {

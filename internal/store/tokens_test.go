@@ -324,6 +324,25 @@ func TestRevokeToken(t *testing.T) {
 	}
 }
 
+func TestLiveToken(t *testing.T) {
+	s := openStore(t, t.TempDir(), testkit.NewClock(time.Time{}))
+	ctx := context.Background()
+	if _, _, err := s.CreateScopedToken(ctx, "phone", `{"read":["Work"]}`); err != nil {
+		t.Fatal(err)
+	}
+	if tok, err := s.LiveToken(ctx, "phone"); err != nil || tok.Name != "phone" || tok.VaultScope != `{"read":["Work"]}` {
+		t.Errorf("LiveToken(phone) = %+v, %v", tok, err)
+	}
+	if err := s.RevokeToken(ctx, "phone"); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"phone", "nobody"} {
+		if _, err := s.LiveToken(ctx, name); !errors.Is(err, ErrTokenNotFound) {
+			t.Errorf("LiveToken(%q) = %v, want ErrTokenNotFound", name, err)
+		}
+	}
+}
+
 func FuzzVerifyToken(f *testing.F) {
 	s := openStore(f, f.TempDir(), testkit.NewClock(time.Time{}))
 	ctx := context.Background()

@@ -83,6 +83,16 @@ func (s Scope) Describe() string {
 	return b.String()
 }
 
+// DescribeStored is Describe for a scope as Encode stored it; one that
+// cannot be read is refused by the server, and says so.
+func DescribeStored(v string) string {
+	sc, err := Decode(v)
+	if err != nil {
+		return "unreadable, so refused: set it again"
+	}
+	return sc.Describe()
+}
+
 // Parse builds a scope from comma-separated read and write pattern lists.
 func Parse(read, write string, private bool) (Scope, error) {
 	r, err := ParseRules(read)
