@@ -158,9 +158,9 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 		return err
 	}
 
+	past := history.New(history.Options{Vault: v, History: hist, Journal: st})
 	con, err := console.New(console.Options{Owner: own, Vault: v, Store: st, Logger: log, Version: version,
-		HistoryDB: hist, MinFree: cfg.MinFreeBytes,
-		History: history.New(history.Options{Vault: v, History: hist, Journal: st})})
+		HistoryDB: hist, MinFree: cfg.MinFreeBytes, History: past})
 	if err != nil {
 		return err
 	}
@@ -173,7 +173,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	go func() { reads.Run(readsCtx); close(readsDone) }()
 	defer func() { stopReads(); <-readsDone }()
 
-	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), Reads: reads, PublicURL: cfg.PublicURL, Logger: log, Version: version}
+	deps := tools.Deps{Vault: v, Journal: tools.CacheJournal(st), Reads: reads, History: past, PublicURL: cfg.PublicURL, Logger: log, Version: version}
 	servers := tools.NewServers(deps)
 	srv, err := web.New(web.Options{
 		PublicURL: cfg.PublicURL,

@@ -23,6 +23,7 @@ type fetchIn struct {
 	Section  string `json:"section,omitempty" jsonschema:"return only the section under this heading, e.g. Plan or ## Plan"`
 	Offset   int    `json:"offset,omitempty" jsonschema:"character to start at; pass metadata.next_offset to read the next page"`
 	MaxChars int    `json:"max_chars,omitempty" jsonschema:"most characters to return: default 20000, at most 100000"`
+	Version  string `json:"version,omitempty" jsonschema:"read this earlier version instead (see recent with id)"`
 }
 
 type fetchMeta struct {
@@ -38,6 +39,7 @@ type fetchMeta struct {
 	NextOffset       *int           `json:"next_offset,omitempty" jsonschema:"present when more text follows; pass it as offset"`
 	Truncated        bool           `json:"truncated" jsonschema:"true when text is not the whole rest of the note"`
 	MediaType        string         `json:"media_type,omitempty" jsonschema:"for an attachment: its type; size is then in bytes"`
+	CurrentVersion   string         `json:"current_version,omitempty" jsonschema:"when an earlier version was asked for: the note's version now; edits need this one"`
 }
 
 type fetchOut struct {
@@ -110,11 +112,29 @@ func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error
 		return fetchOut{}, err
 	}
 	if ext := path.Ext(named.Path); ext != "" && !strings.EqualFold(ext, ".md") {
+		if in.Version != "" {
+			return fetchOut{}, invalidArgument("earlier versions are kept for notes only; leave version out to read this file")
+		}
 		return s.fetchAttachment(ctx, named.Path)
 	}
 	n, err := s.vault.Read(ctx, named.Path)
 	if err != nil {
 		return fetchOut{}, err
+	}
+	current, lastWriter := n.Version, ""
+	if in.Version != "" && in.Version != n.Version {
+		old, nv, err := s.earlier(ctx, n, in.Version)
+		if err != nil {
+			return fetchOut{}, err
+		}
+		old.Conflicts, n, lastWriter = n.Conflicts, old, nv.Writer
+		if lastWriter == "" {
+			lastWriter = externalWriter
+		}
+	} else if in.Version != "" {
+		if err := checkVersionRef(in.Version); err != nil {
+			return fetchOut{}, err
+		}
 	}
 	text := n.Content
 	if in.Section == "" {
@@ -147,7 +167,7 @@ func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error
 			Modified:         timestamp(n.Modified),
 			Tags:             tags,
 			Frontmatter:      n.Frontmatter,
-			LastWriter:       s.lastWriters(ctx, map[string]string{n.Path: n.Version})[n.Path],
+			LastWriter:       lastWriter,
 			Conflict:         n.Conflicts,
 			FrontmatterError: n.FrontmatterError,
 			Size:             size,
@@ -157,6 +177,11 @@ func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error
 	}
 	if next > 0 {
 		out.Metadata.NextOffset = &next
+	}
+	if n.Version != current {
+		out.Metadata.CurrentVersion = current
+	} else {
+		out.Metadata.LastWriter = s.lastWriters(ctx, map[string]string{n.Path: n.Version})[n.Path]
 	}
 	return out, nil
 }

@@ -78,11 +78,19 @@ type env struct {
 	readLog *memReads
 	cs      *mcp.ClientSession
 	log     *testkit.Buffer
+	srv     *mcp.Server
 }
 
 const testURL = "http://127.0.0.1:8080"
 
 func newEnv(t testing.TB, opts ...func(*vault.Options)) *env {
+	t.Helper()
+	return newEnvDeps(t, nil, opts...)
+}
+
+// newEnvDeps is newEnv with deps changing the tools' dependencies after
+// the vault is open.
+func newEnvDeps(t testing.TB, deps func(*Deps), opts ...func(*vault.Options)) *env {
 	t.Helper()
 	dir := t.TempDir()
 	o := vault.Options{
@@ -105,7 +113,7 @@ func newEnv(t testing.TB, opts ...func(*vault.Options)) *env {
 	logger := slog.New(slog.NewTextHandler(e.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	e.readLog = &memReads{}
 	e.reads = NewReadRecorder(e.readLog, ReadRecorderOptions{Logger: logger, Now: now})
-	srv := NewServer(Deps{
+	d := Deps{
 		Vault:     v,
 		Journal:   e.j,
 		PublicURL: config.MustParsePublicURL(testURL + "/"),
@@ -114,8 +122,12 @@ func newEnv(t testing.TB, opts ...func(*vault.Options)) *env {
 		Version:   "test",
 		App:       "tester",
 		Reads:     e.reads,
-	}, "Keep notes short.")
-	e.cs = connect(t, srv)
+	}
+	if deps != nil {
+		deps(&d)
+	}
+	e.srv = NewServer(d, "Keep notes short.")
+	e.cs = connect(t, e.srv)
 	return e
 }
 
@@ -123,8 +135,14 @@ func newEnv(t testing.TB, opts ...func(*vault.Options)) *env {
 // transport.
 func connect(t testing.TB, srv *mcp.Server) *mcp.ClientSession {
 	t.Helper()
+	return connectCtx(t, context.Background(), srv)
+}
+
+// connectCtx is connect with the server's side of the session run in
+// ctx, which may carry a scope as the HTTP edge puts one.
+func connectCtx(t testing.TB, ctx context.Context, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
 	st, ct := mcp.NewInMemoryTransports()
-	ctx := context.Background()
 	ss, err := srv.Connect(ctx, st, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -102,8 +102,9 @@ type linksOut struct {
 }
 
 type recentIn struct {
-	Days  int `json:"days,omitempty" jsonschema:"how many days back to look: default 7, at most 365"`
-	Limit int `json:"limit,omitempty" jsonschema:"most notes to return: default 20, at most 200"`
+	ID    string `json:"id,omitempty" jsonschema:"a note: list its stored versions instead"`
+	Days  int    `json:"days,omitempty" jsonschema:"how many days back to look: default 7, at most 365"`
+	Limit int    `json:"limit,omitempty" jsonschema:"most notes to return: default 20, at most 200"`
 }
 
 type recentNote struct {
@@ -115,7 +116,8 @@ type recentNote struct {
 }
 
 type recentOut struct {
-	Notes []recentNote `json:"notes"`
+	Notes    []recentNote  `json:"notes"`
+	Versions []noteVersion `json:"versions,omitempty" jsonschema:"with id: the note's stored versions, newest first"`
 }
 
 func (s *server) addReadTools(srv *mcp.Server) {
@@ -148,7 +150,7 @@ func (s *server) addReadTools(srv *mcp.Server) {
 	addTool(s, srv, &mcp.Tool{
 		Name: "recent",
 		Description: "List notes changed in the last days, newest first, with the app that changed each " +
-			`("external" for changes made outside cortex, e.g. by the owner in an editor).`,
+			`("external" for changes made outside cortex, e.g. by the owner in an editor). With id: that note's stored versions.`,
 		Annotations: readOnly("Recent changes"),
 	}, s.recent)
 }
@@ -284,6 +286,21 @@ func (s *server) recent(ctx context.Context, _ call, in recentIn) (recentOut, er
 	limit, err := clampLimit("limit", in.Limit, defaultRecentLimit, maxRecentLimit)
 	if err != nil {
 		return recentOut{}, err
+	}
+	if in.ID != "" {
+		named, err := s.target(ctx, in.ID)
+		if err != nil {
+			return recentOut{}, err
+		}
+		n, err := s.vault.Read(ctx, named.Path)
+		if err != nil {
+			return recentOut{}, err
+		}
+		vs, err := s.versionsOf(ctx, n, limit)
+		if err != nil {
+			return recentOut{}, err
+		}
+		return recentOut{Notes: []recentNote{}, Versions: vs}, nil
 	}
 	changed, err := s.vault.Changed(ctx, s.now().Add(-time.Duration(days)*24*time.Hour))
 	if err != nil {

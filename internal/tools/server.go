@@ -56,6 +56,9 @@ type Deps struct {
 	// Reads records the notes the read tools show each app; nil records
 	// nothing.
 	Reads *ReadRecorder
+	// History lets fetch read earlier versions and recent list them; nil
+	// answers that no history is kept.
+	History History
 }
 
 // externalWriter is the changed_by / last_writer value for changes that
@@ -67,6 +70,7 @@ type server struct {
 	vault   *vault.Vault
 	journal Journal
 	reads   *ReadRecorder
+	history History
 	baseURL string
 	log     *slog.Logger
 	now     func() time.Time
@@ -82,6 +86,7 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 		vault:   d.Vault,
 		journal: d.Journal,
 		reads:   d.Reads,
+		history: d.History,
 		baseURL: d.PublicURL.String(),
 		log:     d.Logger,
 		now:     d.Now,
