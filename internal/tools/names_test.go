@@ -168,16 +168,29 @@ func TestSearchSyntaxThroughTheTool(t *testing.T) {
 	}
 }
 
-// TestAppendToBlockRefused: append names where text goes by a heading or
-// the end of the note; a block reference (Note#^id) is neither, and text
-// appended through one must not land at the end of the note instead.
-func TestAppendToBlockRefused(t *testing.T) {
+// TestAppendAfterBlock: a block reference (Note#^id) names where text
+// goes, right after that block, as at = ^id does; never the end of the
+// note instead. A missing block is refused and nothing is written.
+func TestAppendAfterBlock(t *testing.T) {
 	e := newEnv(t)
-	const body = "# Homelab\n\nA note on power draw. ^power\n\n## Disks\n- two\n"
+	const body = "# Homelab\n\nA note on power draw. ^power\n\n## Disks\n- two ^two\n- three\n"
 	e.write("Homelab.md", body)
-	e.fail("append", map[string]any{"id": "Homelab#^power", "text": "- UPS"}, "invalid_argument")
-	if got := e.read("Homelab.md"); got != body {
-		t.Errorf("append to a block wrote the note:\n%s", got)
+	e.ok("append", map[string]any{"id": "Homelab#^power", "text": "- UPS"}, nil)
+	const want = "# Homelab\n\nA note on power draw. ^power\n\n- UPS\n\n## Disks\n- two ^two\n- three\n"
+	if got := e.read("Homelab.md"); got != want {
+		t.Errorf("append after ^power wrote\n%q\nwant\n%q", got, want)
+	}
+	e.ok("append", map[string]any{"id": "Homelab", "at": "^two", "text": "- two and a half"}, nil)
+	e.ok("append", map[string]any{"id": "Homelab", "at": "start", "section": "Disks", "text": "- one"}, nil)
+	const want2 = "# Homelab\n\nA note on power draw. ^power\n\n- UPS\n\n## Disks\n- one\n- two ^two\n- two and a half\n- three\n"
+	if got := e.read("Homelab.md"); got != want2 {
+		t.Errorf("got\n%q\nwant\n%q", got, want2)
+	}
+	e.fail("append", map[string]any{"id": "Homelab#^nope", "text": "x"}, "section_not_found")
+	e.fail("append", map[string]any{"id": "Homelab", "at": "middle", "text": "x"}, "invalid_argument")
+	e.fail("append", map[string]any{"id": "Homelab", "at": "^two", "section": "Disks", "text": "x"}, "invalid_argument")
+	if got := e.read("Homelab.md"); got != want2 {
+		t.Errorf("a refused append wrote the note:\n%s", got)
 	}
 }
 

@@ -22,6 +22,7 @@ type appendIn struct {
 	ID      string `json:"id" jsonschema:"the note's path or name"`
 	Text    string `json:"text" jsonschema:"Markdown to add"`
 	Section string `json:"section,omitempty" jsonschema:"add at the end of the section under this heading instead of the end of the note"`
+	At      string `json:"at,omitempty" jsonschema:"end (default); start (after the frontmatter, or the heading of section); or ^blockid to add after that block"`
 }
 
 // guarded names the note a change is made to and the version it is made
@@ -112,7 +113,7 @@ func (s *server) addWriteTools(srv *mcp.Server) {
 	}, s.createNote)
 	addTool(s, srv, &mcp.Tool{
 		Name: "append",
-		Description: "Add text to the end of a note, or of one section. Needs no version; nothing written is changed. " +
+		Description: "Add text to the end of a note or of one section, or (at) at the start or after a block. Needs no version; nothing written is changed. " +
 			"id may be a day (today, yesterday, 2026-12-01): a missing daily note is created from its template.",
 		Annotations: writes("Append to note", false, false),
 	}, s.appendNote)
@@ -245,7 +246,11 @@ func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut,
 		if d, isDay, derr := s.daily(ctx, in.ID); derr != nil {
 			err = derr
 		} else if isDay && !d.Exists {
-			return s.createDaily(ctx, c, d, in.Text, in.Section)
+			at, perr := place(in.At, in.Section)
+			if perr != nil {
+				return s.written(ctx, c, d.Path, "", vault.WriteResult{}, perr)
+			}
+			return s.createDaily(ctx, c, d, in.Text, at)
 		} else if isDay {
 			in.ID = d.Path
 		}
@@ -259,14 +264,17 @@ func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut,
 		if in.Section == "" {
 			in.Section = named.Heading
 		}
-		// A block (Note#^id) is no place to add to: taking it as the note
-		// would put the text at the end of the note instead.
-		if in.Section == "" && named.Block != "" {
-			err = invalidArgument("append adds to a section or to the end of a note, not to a block (#^id); leave the block out of id, or name a heading as section")
+		// A block (Note#^id) is where to add, after it, as at = ^id says.
+		if named.Block != "" && in.At == "" {
+			in.At = "^" + named.Block
 		}
 	}
+	var at vault.Place
 	if err == nil {
-		r, err = s.vault.Append(ctx, in.ID, in.Text, in.Section)
+		at, err = place(in.At, in.Section)
+	}
+	if err == nil {
+		r, err = s.vault.AppendAt(ctx, in.ID, in.Text, at)
 	}
 	return s.written(ctx, c, in.ID, "", r, err)
 }
@@ -274,9 +282,11 @@ func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut,
 // createDaily creates a day's daily note from its template with text
 // added (under section, which the template must then hold), or appends to
 // it if it appeared meanwhile.
-func (s *server) createDaily(ctx context.Context, c call, d vault.DailyNote, text, section string) (writeOut, error) {
+func (s *server) createDaily(ctx context.Context, c call, d vault.DailyNote, text string, at vault.Place) (writeOut, error) {
 	content := d.Template
-	if section == "" {
+	section := at.Section
+	atEnd := !at.Start && at.Block == ""
+	if section == "" && atEnd {
 		if content != "" && !strings.HasSuffix(content, "\n") {
 			content += "\n"
 		}
@@ -296,13 +306,28 @@ func (s *server) createDaily(ctx context.Context, c call, d vault.DailyNote, tex
 	var ve *vault.Error
 	switch {
 	case errors.As(err, &ve) && ve.Code == vault.CodeNoteExists:
-	case err != nil || section == "":
+	case err != nil || section == "" && atEnd:
 		return s.written(ctx, c, d.Path, "", r, err)
 	default:
 		s.record(ctx, c, r.Path, "", r.Version, nil)
 	}
-	r, err = s.vault.Append(ctx, d.Path, text, section)
+	r, err = s.vault.AppendAt(ctx, d.Path, text, at)
 	return s.written(ctx, c, d.Path, "", r, err)
+}
+
+// place reads append's at: end, start, or ^blockid.
+func place(at, section string) (vault.Place, error) {
+	p := vault.Place{Section: section}
+	switch a := strings.TrimSpace(at); {
+	case a == "" || strings.EqualFold(a, "end"):
+	case strings.EqualFold(a, "start"):
+		p.Start = true
+	case strings.HasPrefix(a, "^") && len(a) > 1:
+		p.Block = a[1:]
+	default:
+		return p, invalidArgument("at must be end, start, or ^ and a block id (like ^ab12); leave it out to add at the end")
+	}
+	return p, nil
 }
 
 func (s *server) editNote(ctx context.Context, c call, in editIn) (writeOut, error) {

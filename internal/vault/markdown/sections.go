@@ -222,6 +222,10 @@ func FindBlock(content, id string) (start, end int, ok bool) {
 	return start, end, ok
 }
 
+// IsListItem reports a line that starts a list item (-, *, + or a number
+// and a dot or parenthesis, then a space), indented or not.
+func IsListItem(line string) bool { return isListItem(line) }
+
 // isListItem reports a line that starts a list item.
 func isListItem(line string) bool {
 	t := strings.TrimLeft(line, " \t")
