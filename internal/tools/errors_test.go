@@ -97,7 +97,7 @@ func TestSchemaValidationIsAToolError(t *testing.T) {
 	e := newEnv(t)
 	for _, args := range []map[string]any{
 		{"id": 5},
-		{},
+		{"ids": "a.md"},
 		{"id": "a.md", "bogus": true},
 		{"id": "a.md", "offset": 1.5},
 	} {

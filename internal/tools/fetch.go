@@ -19,7 +19,8 @@ const (
 )
 
 type fetchIn struct {
-	ID       string `json:"id" jsonschema:"the note's path or name"`
+	ID       string   `json:"id,omitempty" jsonschema:"the note's path or name"`
+	IDs      []string `json:"ids,omitempty" jsonschema:"instead of id: up to 20 notes to read at once"`
 	Section  string `json:"section,omitempty" jsonschema:"return only the section under this heading, e.g. Plan or ## Plan"`
 	Offset   int    `json:"offset,omitempty" jsonschema:"character to start at; pass metadata.next_offset to read the next page"`
 	MaxChars int    `json:"max_chars,omitempty" jsonschema:"most characters to return: default 20000, at most 100000"`
@@ -48,6 +49,8 @@ type fetchOut struct {
 	Text     string    `json:"text"`
 	URL      string    `json:"url"`
 	Metadata fetchMeta `json:"metadata"`
+	// Notes answers a call with ids, one per id in its order.
+	Notes []fetchedNote `json:"notes,omitempty" jsonschema:"with ids: each note, or why it could not be read"`
 
 	media []mcp.Content // an attachment as image content or a link
 }
@@ -93,7 +96,10 @@ func (s *server) fetchAttachment(ctx context.Context, p string) (fetchOut, error
 	return out, nil
 }
 
-func (s *server) fetch(ctx context.Context, _ call, in fetchIn) (fetchOut, error) {
+func (s *server) fetch(ctx context.Context, c call, in fetchIn) (fetchOut, error) {
+	if len(in.IDs) > 0 || in.ID == "" {
+		return s.fetchMany(ctx, c, in)
+	}
 	if in.Offset < 0 {
 		return fetchOut{}, invalidArgument("offset must not be negative; leave it out to start at the beginning")
 	}

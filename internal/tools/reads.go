@@ -207,7 +207,18 @@ type shower interface {
 	shown() []string
 }
 
-func (o fetchOut) shown() []string { return []string{o.ID} }
+func (o fetchOut) shown() []string {
+	if o.Notes == nil {
+		return []string{o.ID}
+	}
+	var out []string
+	for _, n := range o.Notes {
+		if n.Error == nil {
+			out = append(out, n.ID)
+		}
+	}
+	return out
+}
 
 func (o searchOut) shown() []string {
 	out := make([]string, 0, len(o.Results))

@@ -113,38 +113,37 @@ func (s *server) addWriteTools(srv *mcp.Server) {
 	}, s.createNote)
 	addTool(s, srv, &mcp.Tool{
 		Name: "append",
-		Description: "Add text to the end of a note or of one section, or (at) at the start or after a block. Needs no version; nothing written is changed. " +
+		Description: "Add text at the end of a note or section, or (at) at the start or after a block. Needs no version; nothing written is changed. " +
 			"id may be a day (today, yesterday, 2026-12-01): a missing daily note is created from its template.",
 		Annotations: writes("Append to note", false, false),
 	}, s.appendNote)
 	addTool(s, srv, &mcp.Tool{
 		Name: "edit_note",
 		Description: "Replace exact text in a note. old_text must occur exactly once unless replace_all is set. " +
-			"Needs the version from your latest fetch; fails with note_changed if the note changed since.",
+			"Fails with note_changed if the note changed since your fetch.",
 		Annotations: writes("Edit note", true, true),
 	}, s.editNote)
 	addTool(s, srv, &mcp.Tool{
 		Name: "replace_section",
 		Description: "Replace the text under a heading, up to the next heading of the same or higher level (its " +
-			"subsections too, only with include_subsections: true); the heading line stays. Needs the version from your latest fetch.",
+			"subsections too, only with include_subsections: true); the heading line stays.",
 		Annotations: writes("Replace section", true, true),
 	}, s.replaceSection)
 	addTool(s, srv, &mcp.Tool{
 		Name: "update_frontmatter",
-		Description: "Set or remove keys of a note's YAML frontmatter without touching its body. " +
-			"Needs the version from your latest fetch.",
+		Description: "Set or remove keys of a note's YAML frontmatter without touching its body.",
 		Annotations: writes("Update frontmatter", true, true),
 	}, s.updateFrontmatter)
 	addTool(s, srv, &mcp.Tool{
 		Name: "move_note",
 		Description: "Move or rename a note, or restore one from .trash/. still_linking lists notes whose links no longer " +
-			"find it; update_links: true rewrites them. Needs the version from your latest fetch.",
+			"find it; update_links: true rewrites them.",
 		Annotations: writes("Move note", true, true),
 	}, s.moveNote)
 	addTool(s, srv, &mcp.Tool{
 		Name: "delete_note",
 		Description: "Delete a note by moving it to the vault's trash; it can be restored from trashed_to, " +
-			"nothing is erased. Needs the version from your latest fetch.",
+			"nothing is erased.",
 		Annotations: writes("Delete note", true, true),
 	}, s.deleteNote)
 }
