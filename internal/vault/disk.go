@@ -229,8 +229,23 @@ func (v *Vault) openDir(dir string) (*os.Root, fs.FileInfo, func(), *Error) {
 }
 
 // readNote reads the note at p (already validated) in one pass. It returns
-// the bytes, the info of the open file and the info of its folder.
+// the bytes, the info of the open file and the info of its folder. Where
+// the kernel has openat2 the folder and the note are each found with one
+// lookup; what that does not find as a plain note is read by the walk.
 func (v *Vault) readNote(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Error) {
+	if parent, ok := v.folderBeneath(path.Dir(p)); ok {
+		if data, fi, ok := v.readBeneath(p); ok {
+			return data, fi, parent, nil
+		}
+	}
+	return v.readNoteWalking(p)
+}
+
+// readNoteWalking is readNote the portable way: each folder of the path
+// is looked at and opened in turn, refusing links, so that each refusal
+// names what is wrong. It is the only way where the kernel lacks openat2,
+// and elsewhere the way every read that is not plainly a note is answered.
+func (v *Vault) readNoteWalking(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Error) {
 	r, parent, release, e := v.openDir(path.Dir(p))
 	if e != nil {
 		return nil, nil, nil, e

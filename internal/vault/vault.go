@@ -25,6 +25,7 @@ const (
 // Vault is an open vault directory. It is safe for concurrent use.
 type Vault struct {
 	root      *os.Root
+	beneath   *os.File // the root folder for one-call lookups (openat2), or nil
 	dir       string
 	home      fs.FileInfo // the opened folder, by device and inode
 	homeLost  atomic.Bool // the path names another folder now (logged)
@@ -53,6 +54,7 @@ type Vault struct {
 
 	synced      func(dir string) // tests: told of every folder synced
 	noRenameat2 bool             // tests: moves take their fallback
+	noOpenat2   bool             // tests: reads walk the path
 	history     Versions         // nil without Options.History
 	bulk        func() func()    // Options.BulkRead, or nil
 }
@@ -129,6 +131,7 @@ func Open(opts Options) (*Vault, error) {
 		root.Close()
 		return nil, newErr(CodeInvalidArgument, "The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open root: %w", err))
 	}
+	v.beneath = openBeneath(root)
 	// A move that a crash cut in two is finished before anything reads.
 	v.repairMoves(context.Background())
 	if opts.Index {
@@ -144,6 +147,9 @@ func Open(opts Options) (*Vault, error) {
 // Close stops the index and releases the vault directory.
 func (v *Vault) Close() error {
 	v.stopIndex()
+	if v.beneath != nil {
+		v.beneath.Close()
+	}
 	if err := v.root.Close(); err != nil {
 		return fsErr("close", err)
 	}
