@@ -100,7 +100,7 @@ func (v *Vault) Daily(ctx context.Context, day time.Time) (DailyNote, error) {
 		if checkPath(t) == nil && !v.isProtected(t) && v.pathVisible(accessOf(ctx), t) {
 			// A template private to the app is not used: the app could not
 			// see it, nor the daily note that copied its private: true.
-			if data, fi, _, e := v.readNote(t); e == nil && v.checkContent(ctx, t, nil, string(data), fi) == nil {
+			if data, fi, e := v.readNoteFile(t); e == nil && v.checkContent(ctx, t, nil, string(data), fi) == nil {
 				out.Template = fillTemplate(string(data), day, v.now(), strings.TrimSuffix(path.Base(p), ".md"))
 			} else if e != nil {
 				v.log.Warn("vault: daily-note template not read", "err", e)
@@ -166,7 +166,7 @@ func (v *Vault) dailySettings() dailyConfig {
 // readSettings decodes an Obsidian settings file into out; false when it
 // is missing, too large or not valid JSON (which is logged).
 func (v *Vault) readSettings(p string, out any) bool {
-	data, _, _, e := v.readNote(p)
+	data, _, e := v.readNoteFile(p)
 	if e != nil || len(data) > maxSettingsSize {
 		return false
 	}

@@ -241,6 +241,16 @@ func (v *Vault) readNote(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Error) {
 	return v.readNoteWalking(p)
 }
 
+// readNoteFile is readNote for callers that do not need the folder's
+// info, which costs a lookup of its own.
+func (v *Vault) readNoteFile(p string) ([]byte, fs.FileInfo, *Error) {
+	if data, fi, ok := v.readBeneath(p); ok {
+		return data, fi, nil
+	}
+	data, fi, _, e := v.readNoteWalking(p)
+	return data, fi, e
+}
+
 // readNoteWalking is readNote the portable way: each folder of the path
 // is looked at and opened in turn, refusing links, so that each refusal
 // names what is wrong. It is the only way where the kernel lacks openat2,
@@ -432,7 +442,7 @@ func (v *Vault) linkNoReplace(oldname, newname string) *Error {
 
 // changedErr reports that the note at p changed, with its current version.
 func (v *Vault) changedErr(p string) *Error {
-	data, _, _, e := v.readNote(p)
+	data, _, e := v.readNoteFile(p)
 	if e != nil {
 		return errVersion("")
 	}

@@ -243,7 +243,7 @@ func (ix *indexer) keepFound() {
 		}
 		vs := make([]Kept, 0, len(batch))
 		for _, p := range batch {
-			if data, _, _, e := v.readNote(p); e == nil {
+			if data, _, e := v.readNoteFile(p); e == nil {
 				vs = append(vs, Kept{Path: p, Content: data, Writer: WriterExternal, Kind: KindExternal, Observed: true})
 			}
 		}

@@ -54,6 +54,21 @@ func BenchmarkReadNoteDeep(b *testing.B) {
 	}
 }
 
+// BenchmarkReadNoteFileDeep is BenchmarkReadNoteDeep without the info of
+// the note's folder, as search and writes read notes.
+func BenchmarkReadNoteFileDeep(b *testing.B) {
+	v, paths := deepNotes(b, 2000)
+	b.ReportAllocs()
+	defer reportCPU(b)()
+	i := 0
+	for b.Loop() {
+		if _, _, e := v.readNoteFile(paths[i%len(paths)]); e != nil {
+			b.Fatal(e)
+		}
+		i++
+	}
+}
+
 // BenchmarkReadDeep is BenchmarkReadNoteDeep through Read, the fetch of a
 // note by its path, with the parsed Markdown of no note remembered (as in a
 // vault larger than that cache) and each folder's conflict copies listed

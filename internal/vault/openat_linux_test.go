@@ -49,8 +49,9 @@ func hostileVault(t *testing.T) (*Vault, string) {
 const msgNoteLink = "This note is a symbolic link, which cortex never follows; use the path of the note it points to, or ask the owner to replace the link with the note itself."
 
 // TestReadBeneathBothPaths reads every hostile path with openat2 and with
-// the walk, and requires the same answer, word for word, from both: the
-// one-call lookup changes what a read costs, never what it says.
+// the walk, with and without the folder's info, and requires the same
+// answer, word for word, from all: the one-call lookup changes what a read
+// costs, never what it says.
 func TestReadBeneathBothPaths(t *testing.T) {
 	v, _ := hostileVault(t)
 	if v.beneath == nil {
@@ -90,6 +91,9 @@ func TestReadBeneathBothPaths(t *testing.T) {
 					t.Errorf("walk %v: infos %v, %v", walk, fi, parent)
 				default:
 					got[i] = string(data)
+				}
+				if data, _, e := v.readNoteFile(tt.path); e != nil && e.Code+": "+e.Message != got[i] || e == nil && string(data) != got[i] {
+					t.Errorf("walk %v: readNoteFile = %q, %v; readNote %q", walk, data, e, got[i])
 				}
 			}
 			v.noOpenat2 = false

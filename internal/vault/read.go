@@ -197,7 +197,7 @@ func (v *Vault) instructionsText() (string, *Error) {
 	if text, ok := v.instrMemo.get(v, v.instr); ok {
 		return text, nil
 	}
-	data, fi, _, e := v.readNote(v.instr)
+	data, fi, e := v.readNoteFile(v.instr)
 	if e != nil {
 		if e.Code == CodeNotFound {
 			v.instrMemo.put(nil, "")

@@ -208,7 +208,7 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 // from to to) has a link that resolved to from before and does not
 // resolve to to now. A link by name alone ([[Plan]]) usually still does.
 func (v *Vault) linksBroken(src, was, from, to string, before, after *markdown.Resolver) bool {
-	data, _, _, e := v.readNote(src)
+	data, _, e := v.readNoteFile(src)
 	if e != nil {
 		return false // gone meanwhile: it links to nothing
 	}
@@ -226,7 +226,7 @@ func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveR
 		return MoveResult{}, e
 	}
 	defer unlock()
-	data, fi, _, e := v.readNote(from)
+	data, fi, e := v.readNoteFile(from)
 	if e != nil {
 		return MoveResult{}, v.hideInPath(accessOf(ctx), from, e)
 	}
