@@ -150,7 +150,7 @@ func (ix *indexer) refreshLocked(p string) {
 	if ix.fresh(p, fi) {
 		return
 	}
-	data, st, _, e := v.readNote(p)
+	data, st, e := v.readNoteFile(p)
 	if e != nil {
 		ix.update(p, func(x *search.Index) { x.Remove(p) })
 		return

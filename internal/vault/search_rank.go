@@ -51,7 +51,7 @@ func (v *Vault) scanSearch(ctx context.Context, pq search.Query, folder string, 
 		}
 		c := notes[i]
 		spent += c.size + noteReadCost
-		data, fi, _, e := v.readNote(c.path)
+		data, fi, e := v.readNoteFile(c.path)
 		if e != nil {
 			continue // gone or changed into something else meanwhile
 		}
@@ -194,7 +194,7 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 
 // confirm reads a candidate and matches it as it is on disk now.
 func (v *Vault) confirm(a access, pq search.Query, c candidate) (Hit, bool) {
-	data, fi, _, e := v.readNote(c.path)
+	data, fi, e := v.readNoteFile(c.path)
 	if e != nil {
 		v.ix.queue(c.path)
 		return Hit{}, false
