@@ -1,6 +1,7 @@
 package web
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -49,10 +50,25 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	if err := s.checkScope(r, id); err != nil {
 		return err
 	}
+	if name := repeatedHeader(r.Header); name == protocolVersionHeader {
+		// Taken together, as HTTP folds repeated lines, the values name no
+		// version at all.
+		v := strings.Join(r.Header.Values(name), ", ")
+		refuseRPC(w, r, codeUnsupportedVersion, "the MCP-Protocol-Version header comes more than once ("+v+"); send it once, with one of the versions listed",
+			mcp.UnsupportedProtocolVersionData{Supported: s.versions, Requested: v})
+		return nil
+	} else if name != "" {
+		refuseRPC(w, r, codeHeaderMismatch, "the "+name+" header comes more than once; send it once, with the value the body holds", nil)
+		return nil
+	}
 	v := r.Header.Get(protocolVersionHeader)
 	if v != "" && !slices.Contains(s.versions, v) {
 		refuseRPC(w, r, codeUnsupportedVersion, "protocol version "+v+" is not supported; use one of those listed",
 			mcp.UnsupportedProtocolVersionData{Supported: s.versions, Requested: v})
+		return nil
+	}
+	if v >= firstBatchlessVersion && isBatch(r) {
+		refuseRPC(w, r, codeInvalidRequest, "a JSON-RPC batch (an array) is not part of MCP "+v+"; send each request in a POST of its own", nil)
 		return nil
 	}
 	if v >= firstStatelessVersion {
@@ -72,14 +88,21 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 
 const (
 	protocolVersionHeader = "Mcp-Protocol-Version"
+	methodHeader          = "Mcp-Method"
 	nameHeader            = "Mcp-Name"
+	// firstBatchlessVersion is the first MCP version without JSON-RPC
+	// batches; a request without a version header is taken as 2025-03-26,
+	// which has them.
+	firstBatchlessVersion = "2025-06-18"
 	// firstStatelessVersion is the first MCP version whose requests carry
 	// Mcp-Method and Mcp-Name, checked against the body.
 	firstStatelessVersion = "2026-07-28"
 )
 
-// JSON-RPC codes of MCP 2026-07-28 (basic/index, "Error Codes").
+// JSON-RPC codes: JSON-RPC's own, then MCP 2026-07-28's (basic/index,
+// "Error Codes").
 const (
+	codeInvalidRequest     = -32600
 	codeHeaderMismatch     = -32020
 	codeUnsupportedVersion = -32022
 )
@@ -106,6 +129,40 @@ func plainName(h http.Header) error {
 		}
 	}
 	return nil
+}
+
+// repeatedHeader names the first header mirrored from the body that comes
+// on more than one line, or returns "". Go reads the first line and a proxy
+// may read the last, so one request could look like two different calls.
+func repeatedHeader(h http.Header) string {
+	for _, name := range []string{protocolVersionHeader, methodHeader, nameHeader} {
+		if len(h.Values(name)) > 1 {
+			return name
+		}
+	}
+	return ""
+}
+
+// isBatch reports whether the body is a JSON array, and leaves the body
+// whole for the SDK, which would refuse a batch in plain text.
+func isBatch(r *http.Request) bool {
+	br := bufio.NewReader(r.Body)
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{br, r.Body}
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			return false
+		}
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		}
+		br.UnreadByte()
+		return c == '['
+	}
 }
 
 // refuseRPC answers an MCP request with 400 and a JSON-RPC error that the

@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"slices"
 	"strings"
@@ -130,5 +131,68 @@ func TestVersion20260728Rules(t *testing.T) {
 				t.Errorf("the error does not carry the request's id: %s", w.Body)
 			}
 		})
+	}
+}
+
+// A header mirrored from the body that comes twice is refused over real
+// HTTP, whatever its values: the server reads the first line, a proxy may
+// read the last. The version header is refused as a version not served,
+// the others as a header mismatch. A batch, which MCP dropped in
+// 2025-06-18, gets a JSON-RPC error too, not a line of plain text.
+func TestRepeatedHeadersAndBatches(t *testing.T) {
+	h := newHarness(t, nil)
+	ts := h.start(t)
+	call := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"whoami","arguments":{},` + meta2026 + `}}`
+	post := func(version, body string, edit func(http.Header)) (int, string, int, json.RawMessage) {
+		t.Helper()
+		r, err := http.NewRequestWithContext(t.Context(), http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Header = mcpRequest(http.MethodPost, secretA, version, body).Header
+		if edit != nil {
+			edit(r.Header)
+		}
+		resp, err := ts.Client().Do(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		if resp.Header.Get("Content-Type") != "application/json" {
+			t.Fatalf("%d %s: %s; want a JSON-RPC error", resp.StatusCode, resp.Header.Get("Content-Type"), b)
+		}
+		_, code, data := rpcResult(t, b)
+		return resp.StatusCode, string(b), code, data
+	}
+	for _, tc := range []struct {
+		name, header, again string
+		code                int
+	}{
+		{"Mcp-Method twice", "Mcp-Method", "tools/list", -32020},
+		{"Mcp-Method twice, the same", "Mcp-Method", "tools/call", -32020},
+		{"Mcp-Name twice", "Mcp-Name", "block", -32020},
+		{"MCP-Protocol-Version twice", "MCP-Protocol-Version", "2025-11-25", -32022},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			st, body, code, data := post("2026-07-28", call, func(h http.Header) { h.Add(tc.header, tc.again) })
+			if st != http.StatusBadRequest || code != tc.code || !strings.Contains(body, `"id":3`) || !strings.Contains(body, "once") {
+				t.Errorf("%d %s; want 400 code %d with the request's id and what to do", st, body, tc.code)
+			}
+			var d mcp.UnsupportedProtocolVersionData
+			if json.Unmarshal(data, &d); tc.code == -32022 && (d.Requested != "2026-07-28, 2025-11-25" || len(d.Supported) == 0) {
+				t.Errorf("data %s; want the versions sent and those served", data)
+			}
+		})
+	}
+	if st, body, code, _ := post("2026-07-28", call, nil); st != http.StatusOK || code != 0 {
+		t.Fatalf("the same call with each header once: %d %s", st, body)
+	}
+	batch := `[{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}},{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}]`
+	for _, v := range []string{"2025-06-18", "2025-11-25", "2026-07-28"} {
+		st, body, code, _ := post(v, " \n"+batch, func(h http.Header) { h.Set("Mcp-Method", "tools/list") })
+		if st != http.StatusBadRequest || code != -32600 || strings.Contains(body, `"id"`) || !strings.Contains(body, "POST of its own") {
+			t.Errorf("%s batch: %d %s; want 400 code -32600 without an id, saying what to do", v, st, body)
+		}
 	}
 }
