@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -166,6 +167,19 @@ func TestRawRequestsOf20260728(t *testing.T) {
 	// A client may send the name Base64-encoded; it is compared decoded.
 	if st, m := post("2026-07-28", "tools/call", "=?base64?bGlzdA==?=", call, nil); st != 200 || m["result"] == nil {
 		t.Errorf("Mcp-Name in Base64: %d %v; want 200 and a result", st, m)
+	}
+	// The server names itself in each result, its icon left to discovery.
+	if st, m := post("2026-07-28", "tools/call", "list", call, nil); st != 200 || !strings.Contains(fmt.Sprint(m["result"]), "serverInfo") ||
+		strings.Contains(fmt.Sprint(m["result"]), "data:image") {
+		t.Errorf("tools/call: %d %v; want serverInfo without the icon", st, m)
+	}
+	// A header a proxy routes on, sent twice, and a batch are refused as
+	// JSON-RPC errors.
+	if st, m := post("2026-07-28", "tools/call", "list", call, func(r *http.Request) { r.Header.Add("Mcp-Method", "tools/list") }); st != 400 || errCode(m) != -32020 {
+		t.Errorf("Mcp-Method twice: %d %v; want 400 -32020", st, m)
+	}
+	if st, m := post("2025-11-25", "", "", `[{"jsonrpc":"2.0","id":1,"method":"tools/list"}]`, nil); st != 400 || errCode(m) != -32600 {
+		t.Errorf("a batch at 2025-11-25: %d %v; want 400 -32600", st, m)
 	}
 	st, m = post("2027-01-01", "tools/call", "list", strings.Replace(call, "2026-07-28", "2027-01-01", 1), nil)
 	e, _ := m["error"].(map[string]any)

@@ -106,14 +106,15 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 	if version == "" {
 		version = "dev"
 	}
-	srv := mcp.NewServer(&mcp.Implementation{
+	impl := &mcp.Implementation{
 		Name:        "cortex",
 		Title:       "cortex notes",
 		Description: "The owner's folder of Markdown notes: search, read and carefully edit them.",
 		Version:     version,
 		WebsiteURL:  "https://github.com/cortex-mcp/cortex",
 		Icons:       []mcp.Icon{noteIcon},
-	}, &mcp.ServerOptions{
+	}
+	srv := mcp.NewServer(impl, &mcp.ServerOptions{
 		Instructions: instructions,
 		// Tools, and prompts because the SDK answers prompts/list (with
 		// none) whatever is declared, and MCP 2026-07-28 wants what is
@@ -123,7 +124,7 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 		SchemaCache:  schemaCache,
 		SetCacheable: cacheScope,
 	})
-	srv.AddReceivingMiddleware(s.schemaErrors)
+	srv.AddReceivingMiddleware(s.schemaErrors, serverInfoOnce(impl))
 	s.addReadTools(srv)
 	s.addWriteTools(srv)
 	return srv
