@@ -41,7 +41,7 @@ func TestVaultErrorsReachTheModel(t *testing.T) {
 		{"not_found", "delete_note", map[string]any{"id": "missing.md", "version": "abc"}},
 		{"note_exists", "create_note", map[string]any{"path": "a.md", "content": "x"}},
 		{"note_exists", "move_note", map[string]any{"id": "a.md", "to": "bad.md", "version": v}},
-		{"note_changed", "edit_note", map[string]any{"id": "a.md", "version": "old", "old_text": "one", "new_text": "1"}},
+		{"note_changed", "edit_note", map[string]any{"id": "a.md", "version": "0123456789ab", "old_text": "one", "new_text": "1"}},
 		{"version_required", "replace_section", map[string]any{"id": "a.md", "version": "", "heading": "A", "content": "x"}},
 		{"write_too_large", "append", map[string]any{"id": "a.md", "text": strings.Repeat("x", 1001)}},
 		{"note_too_large", "fetch", map[string]any{"id": "big.md"}},

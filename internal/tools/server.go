@@ -412,12 +412,21 @@ func noDaily(d vault.DailyNote) error {
 		"there is no daily note for %s yet (it would be %s); append to it to create it", d.Day.Format("2006-01-02"), d.Path)}
 }
 
-// target finds the note an id names: its path, its URL as search returns
-// it, or its name as a wiki link writes it ("Plan", "Plan#Budget", an
-// alias).
+// target finds the note an id names: a day's daily note (today,
+// 2026-12-01), its path, its URL as search returns it, or its name as a
+// wiki link writes it ("Plan", "Plan#Budget", an alias). A day is the
+// daily note for every tool, as for fetch and append, even when a note
+// elsewhere has the day's name or a name like "today".
 func (s *server) target(ctx context.Context, id string) (vault.Named, error) {
 	if strings.TrimSpace(id) == "" {
 		return vault.Named{}, invalidArgument("id is empty; pass the note's path or name")
+	}
+	if d, isDay, err := s.daily(ctx, id); err != nil {
+		return vault.Named{}, err
+	} else if isDay && !d.Exists {
+		return vault.Named{}, noDaily(d)
+	} else if isDay {
+		return vault.Named{Path: d.Path}, nil
 	}
 	return s.vault.Lookup(ctx, s.noteID(id))
 }

@@ -157,12 +157,12 @@ func TestRefusedWritesAreJournaled(t *testing.T) {
 	e.ok("create_note", map[string]any{"path": "a.md", "content": "one two two\n"}, nil)
 	v := e.version("a.md")
 	n := len(e.j.all())
-	e.fail("edit_note", map[string]any{"id": "a.md", "version": "stale", "old_text": "one", "new_text": "1"}, "note_changed")
+	e.fail("edit_note", map[string]any{"id": "a.md", "version": "0123456789ab", "old_text": "one", "new_text": "1"}, "note_changed")
 	e.fail("create_note", map[string]any{"path": "a.md", "content": "again"}, "note_exists")
 	e.fail("edit_note", map[string]any{"id": "a.md", "version": v, "old_text": "", "new_text": "1"}, "invalid_argument")
 	got := e.j.all()[n:]
 	want := []struct{ tool, old, result string }{
-		{"edit_note", "stale", "note_changed"},
+		{"edit_note", "0123456789ab", "note_changed"},
 		{"create_note", "", "note_exists"},
 		{"edit_note", v, "invalid_argument"},
 	}

@@ -56,6 +56,32 @@ func errVersion(current string) *Error {
 	return e
 }
 
+// versionMismatch reports a version that is not the note's current one.
+// One that is no version at all (a guess, a date, a version id of the
+// history) is an invalid argument: reading the note again, which
+// note_changed asks for, would not mend the next call.
+func versionMismatch(given, current string) *Error {
+	if !isVersion(given) {
+		return newErr(CodeInvalidArgument, fmt.Sprintf("The version %q is not a note version (12 hex digits); fetch the note and pass its metadata.version as version.",
+			clipRunes(given, 40)), nil)
+	}
+	return errVersion(current)
+}
+
+// isVersion reports whether s has the form of a version as versionOf
+// makes it: 12 lowercase hex digits.
+func isVersion(s string) bool {
+	if len(s) != 12 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 // fsErr maps an error from the file system to an *Error. op names the
 // operation for the logged cause; it never reaches the caller's message.
 func fsErr(op string, err error) *Error {

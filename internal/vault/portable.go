@@ -8,7 +8,7 @@ import (
 )
 
 // Notes travel: Obsidian on Windows, a phone or Syncthing must be able to
-// hold every name that cortex creates. Names that exist already are never
+// hold every name that cortex creates, and Obsidian to link to it. Names that exist already are never
 // refused; only the parts of a path that a create or a move would bring
 // into being are held to these rules.
 
@@ -19,8 +19,16 @@ const unportableChars = `<>:"|?*`
 // reservedNames are Windows device names, reserved with any extension.
 var reservedNames = map[string]bool{"CON": true, "PRN": true, "AUX": true, "NUL": true}
 
+// unlinkableChars cannot appear in a name that Obsidian links to: a link
+// reads # as a heading, ^ as a block, | as the start of its text and [ ]
+// as its brackets, so [[Plan #2]] would point at a heading of "Plan ".
+const unlinkableChars = `#^[]|`
+
 // unportable says which rule name breaks, or "" when it breaks none.
 func unportable(name string) string {
+	if i := strings.IndexAny(name, unlinkableChars); i >= 0 {
+		return fmt.Sprintf("The name %q holds %q, and Obsidian cannot link to a name with any of # ^ [ ] | (a link reads them as heading, block or alias marks); choose a name without them.", name, name[i:i+1])
+	}
 	if i := strings.IndexAny(name, unportableChars); i >= 0 {
 		return fmt.Sprintf("The name %q holds %q, and names with any of < > : \" | ? * cannot be stored on Windows or Android; choose a name without them.", name, name[i:i+1])
 	}

@@ -12,11 +12,17 @@ func TestCreateRefusesUnportableNames(t *testing.T) {
 		"Old: notes/x.md":  "made elsewhere",
 		"Legacy/CON.md":    "made elsewhere",
 		"Trailing./old.md": "made elsewhere",
+		"C#/Plan #2.md":    "made elsewhere",
 	}
 	tests := []struct{ path, code, rule string }{
 		{"a:b?.md", CodeInvalidPath, `":"`},
 		{"q?.md", CodeInvalidPath, "< > :"},
-		{"pipe|x.md", CodeInvalidPath, "Windows or Android"},
+		{"pipe|x.md", CodeInvalidPath, "Obsidian cannot link"},
+		{"Plan #2.md", CodeInvalidPath, `"#"`},
+		{"Plan #2 [draft].md", CodeInvalidPath, "Obsidian cannot link"},
+		{"see ^here.md", CodeInvalidPath, `"^"`},
+		{"draft].md", CodeInvalidPath, `"]"`},
+		{"F#/x.md", CodeInvalidPath, "heading, block or alias"},
 		{`say "hi".md`, CodeInvalidPath, "Windows or Android"},
 		{"new<folder>/x.md", CodeInvalidPath, "Windows or Android"},
 		{"star*.md", CodeInvalidPath, "Windows or Android"},
@@ -38,7 +44,7 @@ func TestCreateRefusesUnportableNames(t *testing.T) {
 		{"Console.md", "", ""},
 		{"COM.md", "", ""},
 		{"Company/COMX.md", "", ""},
-		{"Plan #2 [draft].md", "", ""},
+		{"C#/y.md", "", ""},
 	}
 	for _, tt := range tests {
 		v, dir := newTestVault(t, files, nil)
@@ -55,7 +61,7 @@ func TestCreateRefusesUnportableNames(t *testing.T) {
 	}
 	// Notes that already have such names stay readable and editable.
 	v, _ := newTestVault(t, files, nil)
-	for _, p := range []string{"Old: notes/x.md", "Legacy/CON.md", "Trailing./old.md"} {
+	for _, p := range []string{"Old: notes/x.md", "Legacy/CON.md", "Trailing./old.md", "C#/Plan #2.md"} {
 		n, err := v.Read(ctx, p)
 		if err != nil || n.Content != "made elsewhere" {
 			t.Errorf("Read(%q) = %v", p, err)
@@ -72,7 +78,7 @@ func TestCreateRefusesUnportableNames(t *testing.T) {
 func TestMoveRefusesUnportableNames(t *testing.T) {
 	v, dir := newTestVault(t, map[string]string{"a.md": "a", "Inbox.md": "i", "Notes/b.md": "b"}, nil)
 	for to, code := range map[string]string{
-		"a?.md": CodeInvalidPath, "PRN.md": CodeInvalidPath, "INBOX.md": CodeNoteExists, "notes/a.md": CodeInvalidPath, "x./a.md": CodeInvalidPath,
+		"a?.md": CodeInvalidPath, "PRN.md": CodeInvalidPath, "a#1.md": CodeInvalidPath, "[a].md": CodeInvalidPath, "Notes/a|b.md": CodeInvalidPath, "INBOX.md": CodeNoteExists, "notes/a.md": CodeInvalidPath, "x./a.md": CodeInvalidPath,
 	} {
 		_, err := v.Move(ctx, "a.md", to, ver("a"), false)
 		wantCode(t, err, code)

@@ -139,6 +139,13 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 	if e := v.checkCreate(ctx, to); e != nil {
 		return MoveResult{}, e
 	}
+	// checkCreatable would say that notes in .trash/ cannot be changed,
+	// which does not tell a caller that meant to throw the note away how.
+	if inTrash(to) && inTrash(from) {
+		return MoveResult{}, newErr(CodeProtectedPath, "A note in .trash/ is only moved out of it, to restore it; give a path outside .trash/.", nil)
+	} else if inTrash(to) {
+		return MoveResult{}, newErr(CodeProtectedPath, "Notes go to .trash/ by delete_note, which keeps them for the owner to restore; call delete_note on this note instead of moving it.", nil)
+	}
 	if e := v.checkCreatable(to); e != nil {
 		return MoveResult{}, e
 	}
@@ -235,7 +242,7 @@ func (v *Vault) moveLocked(ctx context.Context, from, to, version string) (MoveR
 	}
 	cur := versionOf(data)
 	if version != cur {
-		return MoveResult{}, errVersion(cur)
+		return MoveResult{}, versionMismatch(version, cur)
 	}
 	// On a file system that ignores case or normalisation, to may name from
 	// itself; relink then renames it to the new spelling.

@@ -269,7 +269,7 @@ func (v *Vault) lockNote(ctx context.Context, p, version string) (lockedNote, fu
 	n := lockedNote{path: p, data: data, fi: fi, version: versionOf(data)}
 	if version != "" && version != n.version {
 		unlock()
-		return lockedNote{}, nil, errVersion(n.version)
+		return lockedNote{}, nil, versionMismatch(version, n.version)
 	}
 	return n, unlock, nil
 }
