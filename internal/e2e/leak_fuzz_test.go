@@ -100,7 +100,7 @@ func (r *leakRun) sameAsMissing(name string, args map[string]any) {
 	}
 	var twArgs map[string]any
 	_ = json.Unmarshal([]byte(strings.ReplaceAll(string(b), word, twWord)), &twArgs)
-	got, want := r.call(name, args), r.call(name, twArgs)
+	got, want := r.call(name, args).withoutCloseNames(), r.call(name, twArgs).withoutCloseNames()
 	gb, _ := json.Marshal(got.data)
 	wb, _ := json.Marshal(want.data)
 	back := func(s string) string { return strings.ReplaceAll(s, twWord, word) }
@@ -108,6 +108,25 @@ func (r *leakRun) sameAsMissing(name string, args map[string]any) {
 		r.t.Errorf("%s %s answers unlike a missing note:\n  hidden: %s %s\n  missing: %s %s", name, b,
 			clip(got.text, 300), clip(string(gb), 300), clip(back(want.text), 300), clip(back(string(wb)), 300))
 	}
+}
+
+// withoutCloseNames keeps of a not_found answer what does not depend on
+// the name asked for: the close names it offers (and the sentence that
+// points to them) are those of visible notes close to that name, so a
+// hidden name and its twin, one letter apart, may be offered different
+// ones. That none names a hidden note is the watch's to check, as for
+// every answer.
+func (o outcome) withoutCloseNames() outcome {
+	if o.code() != "not_found" {
+		return o
+	}
+	o.text, _, _ = strings.Cut(o.text, ";")
+	if e, ok := o.data["error"].(map[string]any); ok {
+		msg, _ := e["message"].(string)
+		msg, _, _ = strings.Cut(msg, ";")
+		o.data = map[string]any{"error": map[string]any{"code": e["code"], "message": msg}}
+	}
+	return o
 }
 
 // twinWords are the hidden names without a canary; twin spells each, and
@@ -173,7 +192,7 @@ func (r *leakRun) oracle() {
 			if (k.name == "create_note" || k.name == "move_note" && k.args(id)["to"] == id) && strings.HasPrefix(id, leakWrite) {
 				continue
 			}
-			got, want := r.call(k.name, k.args(id)), r.call(k.name, k.args(tw))
+			got, want := r.call(k.name, k.args(id)).withoutCloseNames(), r.call(k.name, k.args(tw)).withoutCloseNames()
 			gb, _ := json.Marshal(got.data)
 			wb, _ := json.Marshal(want.data)
 			back := func(s string) string { return strings.ReplaceAll(strings.ReplaceAll(s, tw, id), twWord, word) }

@@ -177,6 +177,24 @@ func TestObsidianVaultAsAModelUsesIt(t *testing.T) {
 		t.Error("a note was stored under U+FFFD")
 	}
 
+	// Names Obsidian cannot link are refused, saying why. A near miss
+	// offers the close names, a missing block the note's blocks, and a
+	// search for a link the tool that follows links.
+	if r := call(t, ctx, cs, "create_note", map[string]any{"path": "Plan #2.md", "content": "x"}); !r.isError ||
+		!strings.HasPrefix(r.text, "invalid_path: ") || !strings.Contains(r.text, "Obsidian cannot link") {
+		t.Errorf("create Plan #2.md: %s", r.text)
+	}
+	if r := call(t, ctx, cs, "fetch", map[string]any{"id": "Garden Redesgn"}); !r.isError || !strings.HasPrefix(r.text, "not_found: ") ||
+		!strings.Contains(r.text, `"Projects/Garden Redesign.md"`) {
+		t.Errorf("fetch of a near miss: %s", r.text)
+	}
+	if r := call(t, ctx, cs, "fetch", map[string]any{"id": "Homelab#^powr"}); !r.isError || !strings.Contains(r.text, `["^power"]`) {
+		t.Errorf("fetch of a missing block: %s", r.text)
+	}
+	if r := call(t, ctx, cs, "search", map[string]any{"query": "[[Homelab]]"}); !r.isError || !strings.Contains(r.text, `call links with id "Homelab"`) {
+		t.Errorf("search for a link: %s", r.text)
+	}
+
 	// A move to the same name elsewhere: links by name still find the note.
 	f = must(t, call(t, ctx, cs, "fetch", map[string]any{"id": "Homelab"}), "fetch")
 	version := str(f["metadata"].(map[string]any), "version")

@@ -160,6 +160,9 @@ func (s *server) search(ctx context.Context, _ call, in searchIn) (searchOut, er
 	if q == "" && in.Folder == "" && in.Tag == "" {
 		return searchOut{}, invalidArgument("query is empty; pass what to search for, or a folder or tag to list")
 	}
+	if name, ok := linkQuery(q); ok {
+		return searchOut{}, invalidArgument(fmt.Sprintf("search finds words, not links; for the notes that link to [[%s]] and those it links to, call links with id %q", name, name))
+	}
 	limit, err := clampLimit("limit", in.Limit, defaultSearchLimit, maxSearchLimit)
 	if err != nil {
 		return searchOut{}, err
@@ -189,6 +192,21 @@ func (s *server) search(ctx context.Context, _ call, in searchIn) (searchOut, er
 		})
 	}
 	return out, nil
+}
+
+// linkQuery finds a wiki link ([[Name]], [[Name#Part|text]]) in a search
+// query and returns the name it links to. Obsidian's search has no such
+// operator, and the words of the name alone would find notes that mention
+// it, not the ones that link to it.
+func linkQuery(q string) (string, bool) {
+	_, rest, ok := strings.Cut(q, "[[")
+	if !ok {
+		return "", false
+	}
+	inner, _, ok := strings.Cut(rest, "]]")
+	name, _, _ := strings.Cut(inner, "|")
+	name = strings.TrimSpace(name)
+	return name, ok && name != ""
 }
 
 // clampLimit applies a default to 0, caps at most, and refuses negatives.

@@ -1,6 +1,10 @@
 package vault
 
-import "testing"
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
 
 // BenchmarkLookupIndexedPath is the lookup every fetch by path makes: with
 // the index built, a note's exact path is answered from the index.
@@ -10,6 +14,23 @@ func BenchmarkLookupIndexedPath(b *testing.B) {
 	for b.Loop() {
 		if n, err := v.Lookup(ctx, "Projects/Deep/Folder/Plan.md"); err != nil || n.Path != "Projects/Deep/Folder/Plan.md" {
 			b.Fatal(n, err)
+		}
+	}
+}
+
+// BenchmarkLookupMiss is a name that names none of 5,000 notes: the miss
+// compares it with every title and file name to offer the close ones.
+func BenchmarkLookupMiss(b *testing.B) {
+	files := map[string]string{}
+	for i := range 5000 {
+		name := fmt.Sprintf("Area %d/Meeting notes on topic %d", i%50, i)
+		files[name+".md"] = "# " + name[strings.IndexByte(name, '/')+1:] + " and more words\n"
+	}
+	v, _ := newIndexedVault(b, files, nil)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := v.Lookup(ctx, "Meeting notes on topic 12x"); code(b, err) != CodeNotFound {
+			b.Fatal(err)
 		}
 	}
 }

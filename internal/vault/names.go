@@ -112,7 +112,11 @@ func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 	}
 	switch len(paths) {
 	case 0:
-		return Named{}, newErr(CodeNotFound, fmt.Sprintf("No note has the path, name or alias %q; use search or list to find it.", clipRunes(target, 100)), nil)
+		e := newErr(CodeNotFound, fmt.Sprintf("No note has the path, name or alias %q; use search or list to find it.", clipRunes(target, 100)), nil)
+		if e.Candidates = v.closeNames(ctx, target); len(e.Candidates) > 0 {
+			e.Message = fmt.Sprintf("No note has the path, name or alias %q; pass one of the close names in candidates, or use search to find it.", clipRunes(target, 100))
+		}
+		return Named{}, e
 	case 1:
 		if id, ok := strings.CutPrefix(heading, "^"); ok {
 			return Named{Path: paths[0], Block: id}, nil

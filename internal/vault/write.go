@@ -328,7 +328,16 @@ func Section(content, heading string) (string, error) {
 func Block(content, id string) (string, error) {
 	start, end, ok := markdown.FindBlock(content, id)
 	if !ok {
-		return "", newErr(CodeSectionNotFound, fmt.Sprintf("The note has no block ^%s; leave the block out to read the whole note.", clipRunes(id, 100)), nil)
+		e := newErr(CodeSectionNotFound, fmt.Sprintf("The note has no block ^%s, nor any other; leave the block out to read the whole note.", clipRunes(id, 100)), nil)
+		ids, more := markdown.BlockIDs(content, markdown.MaxCandidates)
+		if len(ids) > 0 {
+			e.Message = fmt.Sprintf("The note has no block ^%s; pass one of its blocks, listed in candidates, or leave the block out to read the whole note.", clipRunes(id, 100))
+			for _, b := range ids {
+				e.Candidates = append(e.Candidates, "^"+b)
+			}
+			e.More = more
+		}
+		return "", e
 	}
 	return content[start:end], nil
 }
