@@ -112,7 +112,7 @@ type recentNote struct {
 	Title     string `json:"title,omitempty"`
 	Modified  string `json:"modified" jsonschema:"RFC 3339"`
 	ChangedBy string `json:"changed_by" jsonschema:"the app that made the latest change through cortex, or external"`
-	Change    string `json:"change,omitempty" jsonschema:"what that change was: create, edit, append, move or restore; absent for an outside change"`
+	Change    string `json:"change,omitempty" jsonschema:"what that change was: create, edit, append, move, relink (a move rewrote its links) or restore; absent for an outside change"`
 }
 
 type recentOut struct {

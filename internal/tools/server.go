@@ -460,6 +460,17 @@ var changeKinds = map[string]string{
 	"update_frontmatter": "edit", "move_note": "move", "delete_note": "delete", "restore": "restore", "undo": "restore",
 }
 
+// changeKind is the kind of change a journal entry made. A move journals
+// the moved note under its old and new paths, with the same text, and each
+// note whose links it rewrote with its text changed: that is a relink, not
+// a move of that note.
+func changeKind(e store.JournalEntry) string {
+	if e.Tool == "move_note" && e.OldVersion != "" && e.NewVersion != "" && e.OldVersion != e.NewVersion {
+		return "relink"
+	}
+	return changeKinds[e.Tool]
+}
+
 // lastChanges is lastWriters with the kind of each change ("" for an
 // outside one).
 func (s *server) lastChanges(ctx context.Context, versions map[string]string) map[string]lastChange {
@@ -481,7 +492,7 @@ func (s *server) lastChanges(ctx context.Context, versions map[string]string) ma
 	}
 	for p, v := range versions {
 		if e, ok := last[p]; ok && v != "" && e.NewVersion == v {
-			out[p] = lastChange{writer: e.App, kind: changeKinds[e.Tool]}
+			out[p] = lastChange{writer: e.App, kind: changeKind(e)}
 		}
 	}
 	return out
