@@ -1,9 +1,30 @@
 package main
 
 import (
+	"io/fs"
+	"log/slog"
+	"math"
 	"runtime/debug"
 	"sync"
+
+	"github.com/cortex-mcp/cortex/internal/config"
 )
+
+// setMemoryLimit sets the soft memory limit the setting asks for
+// (config.ChooseMemoryLimit, reading the machine under sys) and logs the
+// limit in force, once, at start: what an operator checks first when
+// cortex uses more or less memory than they expected.
+func setMemoryLimit(setting int64, getenv func(string) string, sys fs.FS, log *slog.Logger) {
+	choice := config.ChooseMemoryLimit(setting, getenv("GOMEMLIMIT"), sys)
+	if choice.Bytes > 0 {
+		debug.SetMemoryLimit(choice.Bytes)
+	}
+	limit := "none"
+	if n := debug.SetMemoryLimit(-1); n != math.MaxInt64 {
+		limit = config.FormatSize(n)
+	}
+	log.Info("memory limit", "limit", limit, "from", choice.From)
+}
 
 // bulkReadGCPercent is the collector's target while the vault reads every
 // note once (the index build, the history's copy of the notes as found).

@@ -1,8 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"log/slog"
+	"math"
 	"runtime/debug"
+	"strings"
 	"testing"
+	"testing/fstest"
+
+	"github.com/cortex-mcp/cortex/internal/config"
 )
 
 // lowerGC lowers the collector's target for a while and puts back what
@@ -50,5 +57,37 @@ func TestBulkReadOverlappingPasses(t *testing.T) {
 	second()
 	if got := debug.SetGCPercent(100); got != 100 {
 		t.Errorf("GOGC %d after both passes, want 100", got)
+	}
+}
+
+// The limit chosen is the runtime's, and the start-up log says what it is
+// and where it came from; off leaves the runtime's own.
+func TestSetMemoryLimit(t *testing.T) {
+	orig := debug.SetMemoryLimit(-1)
+	defer debug.SetMemoryLimit(orig)
+	noenv := func(string) string { return "" }
+	sys := fstest.MapFS{"sys/fs/cgroup/memory.max": {Data: []byte("268435456\n")}}
+	tests := []struct {
+		name    string
+		setting int64
+		want    int64
+		log     string
+	}{
+		{"flag", 96 << 20, 96 << 20, `limit=96MiB from=--memory-limit`},
+		{"auto in a container", config.MemoryLimitAuto, 192 << 20, `limit=192MiB from="3/4 of the cgroup's 256MiB, at most 256MiB"`},
+		{"off", 0, math.MaxInt64, `limit=none from="--memory-limit off: Go's default"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			debug.SetMemoryLimit(math.MaxInt64)
+			var buf bytes.Buffer
+			setMemoryLimit(tt.setting, noenv, sys, slog.New(slog.NewTextHandler(&buf, nil)))
+			if got := debug.SetMemoryLimit(-1); got != tt.want {
+				t.Errorf("runtime limit %d, want %d", got, tt.want)
+			}
+			if !strings.Contains(buf.String(), `msg="memory limit" `+tt.log) || strings.Count(buf.String(), "\n") != 1 {
+				t.Errorf("log:\n%s\nwant one line with %s", buf.String(), tt.log)
+			}
+		})
 	}
 }

@@ -62,6 +62,11 @@ type Config struct {
 	BackupDir   string
 	BackupEvery time.Duration
 	BackupKeep  int
+
+	// MemoryLimit is the soft memory limit in bytes (--memory-limit):
+	// MemoryLimitAuto for cortex to choose at start (ChooseMemoryLimit),
+	// 0 to leave the Go runtime's own.
+	MemoryLimit int64
 }
 
 // ErrHelp is returned when -h or --help was asked for; usage has been printed.
@@ -184,6 +189,9 @@ func (raw Settings) check() (Config, error) {
 	}
 	c.HistoryMaxBytes = int64(mb) << 20
 	if c.JournalDays, err = number("--journal-days", raw.JournalDays, 1, 3650); err != nil {
+		return Config{}, err
+	}
+	if c.MemoryLimit, err = parseMemoryLimit(raw.MemoryLimit); err != nil {
 		return Config{}, err
 	}
 	c.Retired = raw.retiredGiven()

@@ -27,7 +27,7 @@ var fileCalls = map[string]bool{
 var fileUsers = map[string]string{
 	"internal/vault":   "owns the notes",
 	"internal/store":   "owns the state database file in the state folder",
-	"internal/config":  "creates the vault and state folders at start",
+	"internal/config":  "creates the vault and state folders at start; reads the cgroup's and the machine's memory for the default memory limit",
 	"internal/certs":   "keeps the ACME certificate cache in the state folder",
 	"internal/backup":  "writes and reads backup archives; reaches notes and the state only through vault and store",
 	"internal/profile": "writes a CPU profile to the file the operator names, only when asked",
