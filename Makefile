@@ -15,7 +15,7 @@ FUZZTIME  ?= 20000x
 STATICCHECK_VERSION := v0.8.2
 GOSEC_VERSION       := v2.30.0
 
-.PHONY: run build test test-short lint gates vet staticcheck gosec fuzz bench clean
+.PHONY: run build test test-short lint gates vet staticcheck gosec fuzz bench bench-table clean
 
 ## run: start cortex on embedded defaults (vault ./data/vault, state ./data/state, http://127.0.0.1:8080)
 run: build
@@ -69,8 +69,10 @@ fuzz:
 clean:
 	rm -rf bin .tools
 
-## bench: the benchmark harness (synthetic 1k/10k/50k vaults, the real binary over HTTP); not part of test
+## bench: the benchmark harness (the real binary over HTTP): first the table of reads as a model makes them
+## beside a naive go-sdk server on the shared generator's 10k and 50k vaults, then 1k/10k/50k synthetic vaults; not part of test
 bench:
+	CORTEX_BENCH=1 $(GO) test -run '^TestBenchTable$$' -v -count=1 -timeout 120m ./internal/bench
 	CORTEX_BENCH=1 $(GO) test -run '^TestBench$$' -v -count=1 -timeout 120m ./internal/bench
 	CORTEX_BENCH=1 $(GO) test -run '^TestBenchBackup$$' -v -count=1 -timeout 60m ./internal/bench
 	CORTEX_BENCH=1 $(GO) test -run '^TestBenchHistory$$' -v -count=1 -timeout 60m ./internal/bench
@@ -78,6 +80,13 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./internal/vault/...
 	$(GO) test -run '^$$' -bench EditNote -count 5 ./internal/history/
 	$(GO) test -run '^$$' -bench HistorySize -benchtime 1x -timeout 30m ./internal/history/
+
+## bench-table: only the table of `make bench`; BENCH_NOTES=2000 BENCH_ROUNDS=1 for a quick look
+BENCH_NOTES ?= 10000,50000
+BENCH_ROUNDS ?= 3
+bench-table:
+	CORTEX_BENCH=1 CORTEX_BENCH_TABLE_NOTES=$(BENCH_NOTES) CORTEX_BENCH_ROUNDS=$(BENCH_ROUNDS) \
+	  $(GO) test -run '^TestBenchTable$$' -v -count=1 -timeout 120m ./internal/bench
 
 # Release gates: vulnerability database, image, goreleaser, actionlint.
 include docs/release.mk

@@ -149,29 +149,51 @@ var errTool = errors.New("tool error")
 
 // tool calls a tool and decodes its structured content into out (if non-nil).
 func (c *client) tool(ctx context.Context, name string, args map[string]any, out any) error {
+	res, err := c.call(ctx, name, args)
+	if err != nil || out == nil {
+		return err
+	}
+	return json.Unmarshal(res.StructuredContent, out)
+}
+
+// toolText calls a tool and returns the text of its content blocks, for a
+// server that answers as text (the naive reference server).
+func (c *client) toolText(ctx context.Context, name string, args map[string]any) (string, error) {
+	res, err := c.call(ctx, name, args)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, block := range res.Content {
+		b.WriteString(block.Text)
+	}
+	return b.String(), nil
+}
+
+type toolResult struct {
+	IsError           bool            `json:"isError"`
+	StructuredContent json.RawMessage `json:"structuredContent"`
+	Content           []struct {
+		Text string `json:"text"`
+	} `json:"content"`
+}
+
+// call calls a tool; an answer with isError is an error.
+func (c *client) call(ctx context.Context, name string, args map[string]any) (toolResult, error) {
+	var res toolResult
 	raw, err := c.rpc(ctx, "tools/call", map[string]any{"name": name, "arguments": args})
 	if err != nil {
-		return err
-	}
-	var res struct {
-		IsError           bool            `json:"isError"`
-		StructuredContent json.RawMessage `json:"structuredContent"`
-		Content           []struct {
-			Text string `json:"text"`
-		} `json:"content"`
+		return res, err
 	}
 	if err := json.Unmarshal(raw, &res); err != nil {
-		return err
+		return res, err
 	}
 	if res.IsError {
 		msg := ""
 		if len(res.Content) > 0 {
 			msg = res.Content[0].Text
 		}
-		return fmt.Errorf("%w: %s: %s", errTool, name, msg)
+		return res, fmt.Errorf("%w: %s: %s", errTool, name, msg)
 	}
-	if out != nil {
-		return json.Unmarshal(res.StructuredContent, out)
-	}
-	return nil
+	return res, nil
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -103,11 +104,18 @@ type opResult struct {
 	perSec   float64
 	cpuPer   time.Duration
 	errors   int
+	calls    int
 }
 
 // run drives op with `inflight` workers speaking protocol version for d
 // and measures it.
 func (s *server) run(ctx context.Context, version string, inflight int, d time.Duration, op func(ctx context.Context, c *client, worker, i int) error) (opResult, error) {
+	return s.runN(ctx, version, inflight, 0, d, op)
+}
+
+// runN is run stopping after calls calls (0: no count), or after d,
+// whichever comes first.
+func (s *server) runN(ctx context.Context, version string, inflight, calls int, d time.Duration, op func(ctx context.Context, c *client, worker, i int) error) (opResult, error) {
 	clients := make([]*client, inflight)
 	for w := range clients {
 		clients[w] = newClient(s.URL, s.token, 1, version)
@@ -120,6 +128,7 @@ func (s *server) run(ctx context.Context, version string, inflight int, d time.D
 	var lat []time.Duration
 	var errs int
 	var firstErr error
+	var taken atomic.Int64
 	start := time.Now()
 	deadline := start.Add(d)
 	var wg sync.WaitGroup
@@ -128,7 +137,7 @@ func (s *server) run(ctx context.Context, version string, inflight int, d time.D
 		go func() {
 			defer wg.Done()
 			var mine []time.Duration
-			for i := 0; time.Now().Before(deadline); i++ {
+			for i := 0; time.Now().Before(deadline) && (calls == 0 || taken.Add(1) <= int64(calls)); i++ {
 				t0 := time.Now()
 				err := op(ctx, clients[w], w, i)
 				mine = append(mine, time.Since(t0))
@@ -162,6 +171,7 @@ func (s *server) run(ctx context.Context, version string, inflight int, d time.D
 		perSec: float64(len(lat)) / elapsed.Seconds(),
 		cpuPer: (cpu1 - cpu0) / time.Duration(len(lat)),
 		errors: errs,
+		calls:  len(lat),
 	}, nil
 }
 

@@ -1,12 +1,16 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"crypto/subtle"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,13 +20,21 @@ import (
 	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
-// The naive reference server: the least a server on the same go-sdk does to
-// answer fetch over HTTP with a bearer token — the SDK's stateless handler,
-// the SDK's bearer middleware with one fixed token, and a typed tool that
-// reads the note from the vault folder. No journal, no limits, no index, no
-// log. `make bench` runs it beside cortex on the same vault with the same
-// client, so the cost of cortex's own work per call is measured in one run.
-// It is this test binary started again with the variables below set.
+// The naive reference server: what a plain server on the same go-sdk does
+// to answer a model's reads over HTTP with a bearer token, as a person
+// would write one: the SDK's stateless handler with JSON answers (cortex's
+// transport, so that the two differ only in the work behind the tools),
+// the SDK's bearer middleware with one fixed token, and two tools that
+// answer as text. fetch returns the note as read; search scans every note,
+// held lowercased in memory from the start, for the query as a substring
+// and lists the paths found. No output schema and no structured content:
+// a typed tool (the output marshalled, unmarshalled and validated against
+// its schema, marshalled again and copied into a text block) costs about
+// as much as cortex's whole fetch, so a reference with that shape hides
+// what cortex adds. No journal, no limits, no index, no log. `make bench`
+// runs it beside cortex on the same vault with the same client, so the
+// cost of cortex's own work per call is measured in one run. It is this
+// test binary started again with the variables below set.
 const (
 	naiveVaultEnv = "CORTEX_BENCH_NAIVE_VAULT"
 	naiveTokenEnv = "CORTEX_BENCH_NAIVE_TOKEN"
@@ -43,10 +55,12 @@ type naiveFetchIn struct {
 	ID string `json:"id" jsonschema:"the note's path"`
 }
 
-type naiveFetchOut struct {
-	ID    string `json:"id"`
-	Title string `json:"title"`
-	Text  string `json:"text"`
+type naiveSearchIn struct {
+	Query string `json:"query" jsonschema:"text to find, ignoring case"`
+}
+
+func naiveText(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
 func serveNaive(vault, token string) error {
@@ -54,18 +68,43 @@ func serveNaive(vault, token string) error {
 	if err != nil {
 		return err
 	}
+	lowered := map[string][]byte{} // note path → its text, lowercased
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p != "." && strings.HasPrefix(d.Name(), ".") {
+			return fs.SkipDir
+		}
+		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
+			b, err := root.ReadFile(p)
+			if err != nil {
+				return err
+			}
+			lowered[p] = bytes.ToLower(b)
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "naive", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "fetch", Description: "Read a note."},
-		func(_ context.Context, _ *mcp.CallToolRequest, in naiveFetchIn) (*mcp.CallToolResult, naiveFetchOut, error) {
+		func(_ context.Context, _ *mcp.CallToolRequest, in naiveFetchIn) (*mcp.CallToolResult, any, error) {
 			b, err := root.ReadFile(in.ID)
 			if err != nil {
-				return nil, naiveFetchOut{}, err
+				return nil, nil, err
 			}
-			title := in.ID
-			if line, _, _ := strings.Cut(string(b), "\n"); strings.HasPrefix(line, "# ") {
-				title = strings.TrimPrefix(line, "# ")
+			return naiveText(string(b)), nil, nil
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "search", Description: "Find the notes holding a text, ignoring case."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in naiveSearchIn) (*mcp.CallToolResult, any, error) {
+			q := bytes.ToLower([]byte(in.Query))
+			var hits []string
+			for p, b := range lowered {
+				if bytes.Contains(b, q) {
+					hits = append(hits, p)
+				}
 			}
-			return nil, naiveFetchOut{ID: in.ID, Title: title, Text: string(b)}, nil
+			slices.Sort(hits)
+			return naiveText(strings.Join(hits, "\n")), nil, nil
 		})
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
 		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
@@ -97,12 +136,19 @@ func startNaive(t *testing.T, vault string) *server {
 	return s
 }
 
-// TestNaiveServerAnswersFetch checks the reference server with the harness's
-// own client, at each protocol version, and that it refuses a wrong token.
-func TestNaiveServerAnswersFetch(t *testing.T) {
+// TestNaiveServerAnswers checks the reference server with the harness's
+// own client, at each protocol version: fetch answers the note as text and
+// nothing else, search lists the notes holding the text whatever its case
+// (and not those under a dot-folder), and a wrong token is refused.
+func TestNaiveServerAnswers(t *testing.T) {
 	vault := t.TempDir()
-	if err := os.WriteFile(vault+"/note.md", []byte("# A note\n\nbody\n"), 0o644); err != nil {
-		t.Fatal(err)
+	for name, text := range map[string]string{"note.md": "# A note\n\nbody Señal\n", "sub/other.md": "señal here\n", ".trash/old.md": "señal\n", "plain.md": "nothing\n"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(vault, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(vault, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	s := startNaive(t, vault)
 	defer s.Stop()
@@ -112,12 +158,16 @@ func TestNaiveServerAnswersFetch(t *testing.T) {
 		if err := c.initialize(ctx); err != nil {
 			t.Fatalf("%s: initialize: %v", v, err)
 		}
-		var out naiveFetchOut
-		if err := c.tool(ctx, "fetch", map[string]any{"id": "note.md"}, &out); err != nil {
+		res, err := c.call(ctx, "fetch", map[string]any{"id": "note.md"})
+		if err != nil {
 			t.Fatalf("%s: fetch: %v", v, err)
 		}
-		if out.Title != "A note" || !strings.Contains(out.Text, "body") {
-			t.Errorf("%s: fetch = %+v", v, out)
+		if len(res.Content) != 1 || res.Content[0].Text != "# A note\n\nbody Señal\n" || res.StructuredContent != nil {
+			t.Errorf("%s: fetch = %+v, want the note as one text block", v, res)
+		}
+		got, err := c.toolText(ctx, "search", map[string]any{"query": "SEÑAL"})
+		if err != nil || got != "note.md\nsub/other.md" {
+			t.Errorf("%s: search = %q, %v", v, got, err)
 		}
 	}
 	bad := newClient(s.URL, "wrong", 1, version2026)
