@@ -35,6 +35,9 @@ import (
 // runs it beside cortex on the same vault with the same client, so the
 // cost of cortex's own work per call is measured in one run. It is this
 // test binary started again with the variables below set.
+// CORTEX_BENCH_NAIVE_SESSIONS=1 gives it the SDK's default transport
+// instead (sessions, answers as event streams; 2025-11-25 clients only):
+// at 1 in flight the two cost the same within the noise of this machine.
 const (
 	naiveVaultEnv = "CORTEX_BENCH_NAIVE_VAULT"
 	naiveTokenEnv = "CORTEX_BENCH_NAIVE_TOKEN"
@@ -106,8 +109,11 @@ func serveNaive(vault, token string) error {
 			slices.Sort(hits)
 			return naiveText(strings.Join(hits, "\n")), nil, nil
 		})
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	opts := &mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true}
+	if os.Getenv("CORTEX_BENCH_NAIVE_SESSIONS") == "1" {
+		opts = nil
+	}
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts)
 	verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
 		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
 			return nil, auth.ErrInvalidToken
