@@ -214,8 +214,11 @@ func cell(v []float64, unit string) string {
 		return "n/a"
 	}
 	f := func(x float64) string {
-		if unit == "ms" {
+		switch unit {
+		case "ms":
 			return fmt.Sprintf("%.2f", x)
+		case "MB": // to a tenth, so that 64.4 does not read as meeting 64
+			return fmt.Sprintf("%.1f", x)
 		}
 		return thousands(x)
 	}
@@ -243,7 +246,7 @@ func thousands(v float64) string {
 }
 
 // The table's cells: whole numbers with commas, milliseconds to the
-// hundredth, the range of the rounds when they differ.
+// hundredth, megabytes to the tenth, the range of the rounds when they differ.
 func TestTableCells(t *testing.T) {
 	for _, tt := range []struct {
 		v    []float64
@@ -254,7 +257,7 @@ func TestTableCells(t *testing.T) {
 		{[]float64{1685, 1290, 1400}, "µs", "1,400 µs (1,290–1,685)"},
 		{[]float64{2703.4, 3030}, "", "3,030 (2,703–3,030)"},
 		{[]float64{1.344, 1.3441}, "ms", "1.34 ms"},
-		{[]float64{115.2}, "MB", "115 MB"},
+		{[]float64{115.24}, "MB", "115.2 MB"},
 		{[]float64{1234567}, "", "1,234,567"},
 		{nil, "ms", "n/a"},
 	} {
