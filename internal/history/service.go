@@ -114,7 +114,8 @@ func (s *Service) Versions(ctx context.Context, path string) ([]store.NoteVersio
 		path, below = prev.Path, last.ID
 	}
 	if len(out) == 0 {
-		return nil, &Error{Code: CodeNoHistory, Message: "No version of this note is stored; check the path (history keeps notes cortex has written or seen change)."}
+		return nil, &Error{Code: CodeNoHistory, Err: store.ErrNoHistory,
+			Message: "No version of this note is stored; check the path (history keeps notes cortex has written or seen change)."}
 	}
 	return out, nil
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"strconv"
 
-	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
@@ -95,11 +94,8 @@ func (s *server) earlier(ctx context.Context, current *vault.Note, version strin
 }
 
 // isHistoryRefusal tells the history's "no such version" and "no history"
-// from a failure of the history itself.
-func isHistoryRefusal(err error) bool {
-	var he *history.Error
-	return errors.Is(err, store.ErrNoHistory) || errors.As(err, &he) && (he.Code == history.CodeUnknownVersion || he.Code == history.CodeNoHistory)
-}
+// (both wrap store.ErrNoHistory) from a failure of the history itself.
+func isHistoryRefusal(err error) bool { return errors.Is(err, store.ErrNoHistory) }
 
 // versionsOf lists the stored versions of the note at p, newest first, at
 // most limit, for a caller that can see the note now.
