@@ -155,6 +155,27 @@ func TestSearchIsStringsAndData(t *testing.T) {
 	}
 }
 
+// TestDiffIsStringsOnly: the console, the history and the tools share
+// package diff, so it must bring none of them in, nor reach files or the
+// log.
+func TestDiffIsStringsOnly(t *testing.T) {
+	seen := false
+	for _, f := range repoFiles(t) {
+		if f.pkg != "internal/diff" {
+			continue
+		}
+		seen = true
+		for _, imp := range f.ast.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, module) || notForSearch[p] {
+				t.Errorf("%s imports %s; diff may import only the standard library's string and data packages", f.path, p)
+			}
+		}
+	}
+	if !seen {
+		t.Error("no files of internal/diff found")
+	}
+}
+
 // TestLeavesImportNoInternalPackage: what vault and store share must not
 // bring the rest of cortex in through the back door.
 func TestLeavesImportNoInternalPackage(t *testing.T) {
