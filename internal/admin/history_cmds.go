@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/backup"
+	"github.com/cortex-mcp/cortex/internal/diff"
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
@@ -335,7 +336,7 @@ func printPlan(s *session, p *history.Plan, preview bool) {
 		}
 		fmt.Fprintf(s.Stdout, "%s\t%s\t%s -> %s\t%s\n", c.Path, what, dash(c.Current), dash(c.Target), state)
 		if preview && (c.Conflict || !c.Done) {
-			fmt.Fprint(s.Stdout, indent(history.Unified(c.Diff, 2)))
+			fmt.Fprint(s.Stdout, indent(diff.Unified(c.Diff, 2)))
 		}
 	}
 }

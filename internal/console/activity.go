@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/diff"
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -40,7 +41,7 @@ type entry struct {
 	store.JournalEntry
 	OK       bool
 	URL      string
-	Diff     []history.Line
+	Diff     []diff.Line
 	DiffNote string // why no diff is shown
 }
 
@@ -115,7 +116,7 @@ func (c *Console) entry(r *http.Request, e store.JournalEntry) entry {
 		en.DiffNote = "The text of this change is no longer in the history."
 		return en
 	}
-	en.Diff = changedOnly(history.Diff(old, nw), 3)
+	en.Diff = changedOnly(diff.Lines(old, nw), 3)
 	return en
 }
 
@@ -130,21 +131,21 @@ func (c *Console) text(r *http.Request, p, version string) (string, error) {
 
 // changedOnly keeps the changed lines of d and context lines around them,
 // so a one-line edit to a long note shows as a few lines.
-func changedOnly(d []history.Line, context int) []history.Line {
+func changedOnly(d []diff.Line, context int) []diff.Line {
 	keep := make([]bool, len(d))
 	for i, l := range d {
-		if l.Op != history.Equal {
+		if l.Op != diff.Equal {
 			for j := max(0, i-context); j <= min(len(d)-1, i+context); j++ {
 				keep[j] = true
 			}
 		}
 	}
-	var out []history.Line
+	var out []diff.Line
 	for i, l := range d {
 		if keep[i] {
 			out = append(out, l)
 		} else if i > 0 && keep[i-1] {
-			out = append(out, history.Line{Op: history.Equal, Text: "…"})
+			out = append(out, diff.Line{Op: diff.Equal, Text: "…"})
 		}
 	}
 	return out

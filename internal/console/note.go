@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/diff"
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/owner"
@@ -32,7 +33,7 @@ type noteData struct {
 	// Viewing is the stored version shown instead of the note now.
 	Viewing *store.NoteVersion
 	// Diff, when asked for, compares From with To (nil To: the note now).
-	Diff     []history.Line
+	Diff     []diff.Line
 	DiffFrom *store.NoteVersion
 	DiffTo   *store.NoteVersion
 	Diffing  bool
@@ -108,9 +109,9 @@ func (c *Console) notePage(w http.ResponseWriter, r *http.Request, _ owner.Sessi
 			bdata = nil
 		}
 		d.DiffFrom, d.Diffing = &a, true
-		diff := history.Diff(string(adata), string(bdata))
-		d.Same = !history.Changed(diff)
-		d.Diff = changedOnly(diff, 5)
+		ld := diff.Lines(string(adata), string(bdata))
+		d.Same = !diff.Changed(ld)
+		d.Diff = changedOnly(ld, 5)
 	}
 	if d.Title == "" {
 		d.Title = p

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/diff"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
@@ -268,7 +269,7 @@ func (s *Service) Restore(ctx context.Context, r RestoreRequest) (*Plan, error) 
 	if err != nil {
 		return nil, err
 	}
-	c := Change{Path: r.Path, Current: cur, Target: nv.Version, Diff: Diff(text, string(data))}
+	c := Change{Path: r.Path, Current: cur, Target: nv.Version, Diff: diff.Lines(text, string(data))}
 	switch {
 	case !present:
 		c.Action = ActionRecreate

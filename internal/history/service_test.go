@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/diff"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/testkit/notekit"
 	"github.com/cortex-mcp/cortex/internal/vault"
@@ -84,7 +85,7 @@ func TestRestoreAnEarlierVersion(t *testing.T) {
 	wantCode(t, err, CodeConflict)
 	var he *Error
 	errors.As(err, &he)
-	if he.Plan == nil || !Changed(he.Plan.Changes[0].Diff) {
+	if he.Plan == nil || !diff.Changed(he.Plan.Changes[0].Diff) {
 		t.Fatalf("conflict without a diff: %+v", he)
 	}
 	if w.Read("plan.md") == plan {
@@ -292,22 +293,22 @@ func TestVersionsFollowMoves(t *testing.T) {
 
 func TestCompareAndChangeDiff(t *testing.T) {
 	ctx := context.Background()
-	w := newWorld(t, map[string]string{"a.md": "one\ntwo\n"})
+	w := newWorld(t, map[string]string{"a.md": "one\ntwo apples\n"})
 	w.Call("claude", "edit_note", map[string]any{"id": "a.md", "version": w.Version("a.md"), "old_text": "two", "new_text": "2"})
 	e := w.lastEntry("a.md")
 	got, d, known, err := w.svc.ChangeDiff(ctx, e.ID)
 	if err != nil || !known || got.ID != e.ID {
 		t.Fatalf("ChangeDiff: %+v %v %v", got, known, err)
 	}
-	if u := Unified(d, 0); u != "@@ line 2 @@\n-[-two-]\n+{+2+}\n" {
+	if u := diff.Unified(d, 0); u != "@@ line 2 @@\n-[-two-] apples\n+{+2+} apples\n" {
 		t.Fatalf("the change's diff:\n%s", u)
 	}
 	vs, _ := w.svc.Versions(ctx, "a.md")
 	d, err = w.svc.Compare(ctx, "a.md", vs[1].Version, "")
-	if err != nil || Unified(d, 0) != "@@ line 2 @@\n-[-two-]\n+{+2+}\n" {
-		t.Fatalf("Compare with now: %v\n%s", err, Unified(d, 0))
+	if err != nil || diff.Unified(d, 0) != "@@ line 2 @@\n-[-two-] apples\n+{+2+} apples\n" {
+		t.Fatalf("Compare with now: %v\n%s", err, diff.Unified(d, 0))
 	}
-	if d, err = w.svc.Compare(ctx, "a.md", vs[0].Version, vs[0].Version); err != nil || Changed(d) {
+	if d, err = w.svc.Compare(ctx, "a.md", vs[0].Version, vs[0].Version); err != nil || diff.Changed(d) {
 		t.Fatalf("Compare of a version with itself: %v %+v", err, d)
 	}
 	_, _, _, err = w.svc.ChangeDiff(ctx, 9999)

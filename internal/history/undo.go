@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/diff"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
@@ -33,7 +34,7 @@ type Change struct {
 	// chosen.
 	Conflict bool
 	Reason   string
-	Diff     []Line // from the note now to the note as it will be
+	Diff     []diff.Line // from the note now to the note as it will be
 	// After Apply: Done, or Error saying why not.
 	Done  bool
 	Error string
@@ -238,7 +239,7 @@ func (s *Service) change(ctx context.Context, n *netChange, trashed string) (Cha
 			c.Conflict, c.Reason = true, "its earlier text is no longer stored"
 		}
 	}
-	c.Diff = Diff(text, string(target))
+	c.Diff = diff.Lines(text, string(target))
 	switch {
 	case n.before == "":
 		c.Action = ActionTrash
