@@ -41,7 +41,7 @@ type entry struct {
 	store.JournalEntry
 	OK       bool
 	URL      string
-	Diff     []diff.Line
+	Diff     diffView
 	DiffNote string // why no diff is shown
 }
 
@@ -70,7 +70,7 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 	if err != nil {
 		return err
 	}
-	seen := map[string]bool{}
+	seen, b := map[string]bool{}, newBudget()
 	for _, e := range all {
 		if !seen[e.App] {
 			seen[e.App] = true
@@ -87,7 +87,7 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 			}
 			continue
 		}
-		d.Entries = append(d.Entries, c.entry(r, e))
+		d.Entries = append(d.Entries, c.entry(r, e, b))
 	}
 	if d.App == "" && d.Note == "" && before == 0 {
 		if d.Actions, err = c.o.Store.OwnerActions(ctx, since, actionsShown); err != nil {
@@ -99,8 +99,8 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 }
 
 // entry adds what the page shows of a journal entry: its diff, from the
-// texts the history keeps.
-func (c *Console) entry(r *http.Request, e store.JournalEntry) entry {
+// texts the history keeps, as much of it as b leaves room for.
+func (c *Console) entry(r *http.Request, e store.JournalEntry, b *budget) entry {
 	en := entry{JournalEntry: e, OK: e.Result == store.ResultOK, URL: NoteURL(e.Path)}
 	if !en.OK {
 		en.DiffNote = "Refused (" + e.Result + "); nothing changed."
@@ -116,7 +116,7 @@ func (c *Console) entry(r *http.Request, e store.JournalEntry) entry {
 		en.DiffNote = "The text of this change is no longer in the history."
 		return en
 	}
-	en.Diff = changedOnly(diff.Lines(old, nw), 3)
+	en.Diff = cardView(diff.Lines(old, nw), 3, changeURL(e.Path, e.OldVersion, e.NewVersion), b)
 	return en
 }
 
@@ -129,32 +129,11 @@ func (c *Console) text(r *http.Request, p, version string) (string, error) {
 	return string(data), err
 }
 
-// changedOnly keeps the changed lines of d and context lines around them,
-// so a one-line edit to a long note shows as a few lines.
-func changedOnly(d []diff.Line, context int) []diff.Line {
-	keep := make([]bool, len(d))
-	for i, l := range d {
-		if l.Op != diff.Equal {
-			for j := max(0, i-context); j <= min(len(d)-1, i+context); j++ {
-				keep[j] = true
-			}
-		}
-	}
-	var out []diff.Line
-	for i, l := range d {
-		if keep[i] {
-			out = append(out, l)
-		} else if i > 0 && keep[i-1] {
-			out = append(out, diff.Line{Op: diff.Equal, Text: "…"})
-		}
-	}
-	return out
-}
-
 type resultData struct {
 	Nav, Title, CSRF string
 	What             string // "undo" or "restore"
 	Plan             *history.Plan
+	Diffs            []diffView // what each change of Plan does
 	Message          string
 	// Force is the form that repeats the action over the conflicts.
 	Force url.Values
@@ -172,7 +151,7 @@ func (c *Console) undo(w http.ResponseWriter, r *http.Request, _ owner.SessionIn
 	if err != nil {
 		return refusal(err)
 	}
-	d := resultData{Nav: "activity", Title: "Undone", CSRF: c.o.Owner.CSRFToken(w, r), What: "undo", Plan: plan}
+	d := resultData{Nav: "activity", Title: "Undone", CSRF: c.o.Owner.CSRFToken(w, r), What: "undo", Plan: plan, Diffs: planViews(plan)}
 	for _, ch := range plan.Changes {
 		if ch.Conflict && !ch.Done {
 			d.Title = "Partly undone"
@@ -199,7 +178,7 @@ func (c *Console) restore(w http.ResponseWriter, r *http.Request, _ owner.Sessio
 	var he *history.Error
 	if errors.As(err, &he) && he.Code == history.CodeConflict && he.Plan != nil {
 		d := resultData{Nav: "notes", Title: "The note changed", CSRF: c.o.Owner.CSRFToken(w, r), What: "restore",
-			Plan: he.Plan, Message: he.Message, Force: url.Values{"path": {p}, "version": {ref}}}
+			Plan: he.Plan, Diffs: planViews(he.Plan), Message: he.Message, Force: url.Values{"path": {p}, "version": {ref}}}
 		c.pages.Render(w, http.StatusConflict, "result.html", d)
 		return nil
 	}

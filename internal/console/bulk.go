@@ -14,7 +14,8 @@ type bulkData struct {
 	Nav, Title, CSRF string
 	App, Since       string
 	Plan             *history.Plan
-	Nothing          string // why there is nothing to undo
+	Diffs            []diffView // what each change of Plan does
+	Nothing          string     // why there is nothing to undo
 	Recent           bool
 	Reauth           string
 }
@@ -58,6 +59,7 @@ func (c *Console) bulkPage(w http.ResponseWriter, r *http.Request, s owner.Sessi
 	if err != nil {
 		return refusal(err)
 	}
+	d.Diffs = planViews(d.Plan)
 	c.pages.Render(w, http.StatusOK, "bulk.html", d)
 	return nil
 }
@@ -82,7 +84,7 @@ func (c *Console) bulkUndo(w http.ResponseWriter, r *http.Request, s owner.Sessi
 		return refusal(err)
 	}
 	c.log.Info("owner undid an app's changes from the console", "app", app, "since", since, "notes", len(plan.Changes))
-	d := resultData{Nav: "activity", Title: "Undone", CSRF: c.o.Owner.CSRFToken(w, r), What: "undo", Plan: plan}
+	d := resultData{Nav: "activity", Title: "Undone", CSRF: c.o.Owner.CSRFToken(w, r), What: "undo", Plan: plan, Diffs: planViews(plan)}
 	for _, ch := range plan.Changes {
 		if !ch.Done && ch.Action != history.ActionNone {
 			d.Title = "Partly undone"

@@ -33,13 +33,17 @@ type noteData struct {
 	// Viewing is the stored version shown instead of the note now.
 	Viewing *store.NoteVersion
 	// Diff, when asked for, compares From with To (nil To: the note now).
-	Diff     []diff.Line
-	DiffFrom *store.NoteVersion
-	DiffTo   *store.NoteVersion
-	Diffing  bool
-	Same     bool // the two versions are the same text
-	Versions []store.NoteVersion
-	More     int
+	Diff diffView
+	// The diff is shown a page at a time: rows First to Last of Total,
+	// with links to the pages before and after.
+	DiffPrev, DiffNext string
+	First, Last, Total int
+	DiffFrom           *store.NoteVersion
+	DiffTo             *store.NoteVersion
+	Diffing            bool
+	Same               bool // the two versions are the same text
+	Versions           []store.NoteVersion
+	More               int
 }
 
 // notePage shows a note: rendered or raw, now or as a stored version, with
@@ -108,10 +112,17 @@ func (c *Console) notePage(w http.ResponseWriter, r *http.Request, _ owner.Sessi
 		} else if !d.Present {
 			bdata = nil
 		}
+		page := 1
+		if s := q.Get("page"); s != "" {
+			if page, err = strconv.Atoi(s); err != nil || page < 1 {
+				return &httpx.Error{Status: http.StatusBadRequest, Code: "bad_page",
+					Message: "That is not a page of this diff; follow the diff's own links."}
+			}
+		}
 		d.DiffFrom, d.Diffing = &a, true
 		ld := diff.Lines(string(adata), string(bdata))
 		d.Same = !diff.Changed(ld)
-		d.Diff = changedOnly(ld, 5)
+		d.Diff, d.DiffPrev, d.DiffNext, d.First, d.Last, d.Total = fullView(ld, page, d.URL, q)
 	}
 	if d.Title == "" {
 		d.Title = p
