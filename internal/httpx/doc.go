@@ -6,7 +6,8 @@
 // refuses replays, the caps on connections per source,
 // the client address rule and the one place forwarding headers are
 // believed, the guard of the forms a person's browser posts (FormGuard),
-// the security headers and the page layout.
+// the security headers, the page layout and the compression of pages
+// (Compress).
 //
 // It knows nothing of notes, tokens, owners or OAuth: web, owner and oauth
 // build on it, never the other way round. It must never log a request body,

@@ -19,6 +19,7 @@ func (s *Server) middleware(h http.Handler) http.Handler {
 	stack := []func(http.Handler) http.Handler{
 		httpx.LogRequests(s.logger, s.now),  // one line per request, with the final status and any error code
 		httpx.Recover(s.logger, httpx.JSON), // a panic is a 500 for the client and a stack trace in the log
+		httpx.Compress,                      // pages gzipped for browsers that ask, from this site only (BREACH)
 	}
 	for i := len(stack) - 1; i >= 0; i-- {
 		h = stack[i](h)

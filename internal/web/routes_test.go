@@ -1,7 +1,9 @@
 package web
 
 import (
+	"compress/gzip"
 	"context"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -84,5 +86,33 @@ func TestRouteKinds(t *testing.T) {
 	}
 	if !strings.Contains(h.log.String(), "code=forbidden_origin") {
 		t.Errorf("the refusals' codes are not in the request log:\n%s", h.log.String())
+	}
+}
+
+// The pages a browser of this site asks for compressed come gzipped, from
+// the one middleware stack; /mcp's answers never do.
+func TestPagesCompressed(t *testing.T) {
+	h := newHarness(t, withSite(t))
+	get := func(path, site string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", testPublicURL+path, nil)
+		r.Header.Set("Accept-Encoding", "gzip")
+		if site != "" {
+			r.Header.Set("Sec-Fetch-Site", site)
+		}
+		return h.do(r)
+	}
+	w := get("/login", "none")
+	if w.Code != http.StatusOK || w.Header().Get("Content-Encoding") != "gzip" || w.Header().Get("Vary") != "Accept-Encoding" {
+		t.Fatalf("the sign-in page: %d, Content-Encoding %q, Vary %q", w.Code, w.Header().Get("Content-Encoding"), w.Header().Get("Vary"))
+	}
+	zr, err := gzip.NewReader(w.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := io.ReadAll(zr); err != nil || !strings.Contains(string(b), "</html>") {
+		t.Fatalf("the page unzipped: %v\n%.300s", err, b)
+	}
+	if w := get("/login", "cross-site"); w.Header().Get("Content-Encoding") != "" || !strings.Contains(w.Body.String(), "</html>") {
+		t.Errorf("a page another site asked for: Content-Encoding %q", w.Header().Get("Content-Encoding"))
 	}
 }
