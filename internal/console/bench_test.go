@@ -60,3 +60,15 @@ func BenchmarkActivityPage(b *testing.B) {
 		}
 	})
 }
+
+// A 1 MB note created, one word changed and a section rewritten: what
+// Activity costs when its diffs are the largest a note can make.
+func BenchmarkActivityPageLargeChange(b *testing.B) {
+	benchGet(b, "/console/activity", func(h *harness) {
+		h.Call("claude", "create_note", map[string]any{"path": "Big.md", "content": bigNote(false)})
+		h.Call("claude", "edit_note", map[string]any{"id": "Big.md", "version": h.Version("Big.md"),
+			"old_text": "Plant tomatoes in May, line 5000 of part A.", "new_text": "Plant tomatoes in June, line 5000 of part A."})
+		h.Call("claude", "replace_section", map[string]any{"id": "Big.md", "version": h.Version("Big.md"),
+			"heading": "## Part B", "content": "\nA new plan.\n\n"})
+	})
+}
