@@ -30,6 +30,11 @@ func fixture(t *testing.T) (vaultDir, stateDir string) {
 		t.Fatal(err)
 	}
 	st.Close()
+	h, err := store.OpenHistory(context.Background(), stateDir, store.HistoryOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.Close()
 	files := map[string]string{
 		"notes/a.md":                 "# A\n",
 		"notes/b.md":                 "# B\n",
@@ -128,7 +133,7 @@ func TestCreateVerifyRestore(t *testing.T) {
 	if err != nil || len(toks) != 1 || toks[0].Name != "laptop" {
 		t.Errorf("restored tokens %+v %v", toks, err)
 	}
-	if ents, _ := os.ReadDir(rs); len(ents) != 3 { // cortex.db, -wal, -shm: no scratch left
+	if ents, _ := os.ReadDir(rs); len(ents) != 4 { // cortex.db, -wal, -shm, history.db: no scratch left
 		var names []string
 		for _, e := range ents {
 			names = append(names, e.Name())

@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cortex-mcp/cortex/internal/store"
 )
@@ -50,6 +51,9 @@ type VerifyOptions struct {
 	// Keep leaves the checked copies in Scratch (Report.Copies) for a
 	// restore to install; the caller removes them.
 	Keep bool
+	// TimeLimit bounds the check of each database (default: 30 s and one
+	// more per 4 MiB), so that no archive keeps SQLite busy for long.
+	TimeLimit time.Duration
 }
 
 // Verify reads the whole backup: every file's size and SHA-256 against the
@@ -106,28 +110,8 @@ func Verify(ctx context.Context, file string, opts VerifyOptions) (rep Report, e
 		return Report{}, err
 	}
 	rep.Manifest = *m
-	wantState, wantHistory, err := store.SchemaVersions()
-	if err != nil {
+	if err := checkDBs(ctx, &rep, opts); err != nil {
 		return Report{}, err
-	}
-	for _, name := range []string{store.FileName, store.HistoryFileName} {
-		p, ok := rep.Copies[name]
-		if !ok {
-			continue
-		}
-		cr, err := store.CheckCopy(ctx, name, p)
-		if err != nil {
-			return Report{}, damaged("%s%s fails SQLite's integrity check: %v", statePrefix, name, err)
-		}
-		want := wantState
-		if name == store.HistoryFileName {
-			want = wantHistory
-		}
-		if cr.Schema > want {
-			return Report{}, fmt.Errorf("%w: %s%s has schema version %d and this cortex knows %d; use cortex %s (or newer) to restore it",
-				ErrTooNew, statePrefix, name, cr.Schema, want, m.Cortex)
-		}
-		rep.DBs[name] = cr
 	}
 	if _, ok := rep.Copies[store.FileName]; !ok {
 		return Report{}, damaged("it holds no %s%s", statePrefix, store.FileName)

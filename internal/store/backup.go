@@ -146,13 +146,30 @@ type Count struct {
 var ErrCopyDamaged = errors.New("database copy is damaged")
 
 // CheckCopy opens the database copy at path (name says which database it
-// is) read-only, runs PRAGMA integrity_check, and counts what it holds.
-func CheckCopy(ctx context.Context, name, path string) (CopyReport, error) {
+// is) read-only, compares its schema with the one cortex's migrations
+// build (an error matching ErrSchemaAltered names what differs; one
+// wrapping ErrSchemaTooNew comes with the copy's version), runs PRAGMA
+// integrity_check, and counts what it holds. Every statement runs under
+// ctx: when it ends, SQLite is interrupted.
+func CheckCopy(ctx context.Context, name, path string) (rep CopyReport, err error) {
+	defer func() {
+		// Interrupted: the time ran out, which says nothing of damage.
+		if err != nil && ctx.Err() != nil {
+			rep, err = CopyReport{}, fmt.Errorf("check %s: %w", name, context.Cause(ctx))
+		}
+	}()
 	db, err := readOnly(path)
 	if err != nil {
 		return CopyReport{}, err
 	}
 	defer db.Close()
+	schema, err := checkSchema(ctx, db, name)
+	if err != nil {
+		if damaged(err) {
+			return CopyReport{}, fmt.Errorf("%w: %v", ErrCopyDamaged, err)
+		}
+		return CopyReport{Schema: schema}, err
+	}
 	rows, err := db.QueryContext(ctx, `PRAGMA integrity_check`)
 	if err != nil {
 		return CopyReport{}, fmt.Errorf("%w: %v", ErrCopyDamaged, err)
@@ -180,10 +197,7 @@ func CheckCopy(ctx context.Context, name, path string) (CopyReport, error) {
 		}
 		return CopyReport{}, fmt.Errorf("%w: %s", ErrCopyDamaged, strings.Join(problems, "; "))
 	}
-	var r CopyReport
-	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&r.Schema); err != nil {
-		return CopyReport{}, fmt.Errorf("%w: no schema version: %v", ErrCopyDamaged, err)
-	}
+	r := CopyReport{Schema: schema}
 	counts := stateCounts
 	if name == HistoryFileName {
 		counts = historyCounts
@@ -191,6 +205,9 @@ func CheckCopy(ctx context.Context, name, path string) (CopyReport, error) {
 	for _, c := range counts {
 		var n int64
 		if err := db.QueryRowContext(ctx, c.sql).Scan(&n); err != nil {
+			if ctx.Err() != nil {
+				return CopyReport{}, ctx.Err()
+			}
 			continue // a table a later schema added; the count is left out
 		}
 		r.Counts = append(r.Counts, Count{What: c.what, N: n})

@@ -66,6 +66,14 @@ func latest(migs []migration) int {
 	return migs[len(migs)-1].version
 }
 
+// schemaMigrationsSQL creates the table that records the migrations
+// applied; it is no migration of its own.
+const schemaMigrationsSQL = `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY,
+		name    TEXT    NOT NULL,
+		applied INTEGER NOT NULL
+	) STRICT`
+
 // migrate applies every migration not yet recorded in schema_migrations,
 // each in its own immediate transaction, so two processes opening the same
 // file at once apply each migration exactly once.
@@ -83,11 +91,7 @@ func migrateKeeping(ctx context.Context, db *sql.DB, fsys fs.FS, now func() time
 	if err != nil {
 		return err
 	}
-	if _, err := db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
-		version INTEGER PRIMARY KEY,
-		name    TEXT    NOT NULL,
-		applied INTEGER NOT NULL
-	) STRICT`); err != nil {
+	if _, err := db.ExecContext(ctx, schemaMigrationsSQL); err != nil {
 		return fmt.Errorf("create schema table: %w", err)
 	}
 	applied, err := appliedVersions(ctx, db)
