@@ -154,3 +154,21 @@ func TestAlteredDatabaseRefused(t *testing.T) {
 		})
 	}
 }
+
+// Every database check runs under a time limit: past it, the backup is
+// refused for it, and nothing is left behind.
+func TestDatabaseCheckTimeLimit(t *testing.T) {
+	vaultDir, stateDir := fixture(t)
+	res := create(t, vaultDir, stateDir)
+	tmp := t.TempDir()
+	_, err := Verify(context.Background(), res.Path, VerifyOptions{Scratch: tmp, TimeLimit: time.Nanosecond})
+	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "took longer than 1ns") {
+		t.Errorf("verify: %v", err)
+	}
+	if ents, _ := os.ReadDir(tmp); len(ents) != 0 {
+		t.Errorf("left %v", ents)
+	}
+	if d := timeLimit(1<<30, VerifyOptions{}); d < time.Minute || d > 10*time.Minute {
+		t.Errorf("time limit for 1 GiB: %s", d)
+	}
+}
