@@ -85,7 +85,7 @@ func backupVerify(ctx context.Context, s *session, args []string) error {
 	if err := checkBackupFile(args[0]); err != nil {
 		return err
 	}
-	rep, err := backup.Verify(ctx, args[0], backup.VerifyOptions{})
+	rep, err := backup.Verify(ctx, args[0], backup.VerifyOptions{Limits: backup.Limits{MinFree: s.MinFree, Now: s.Now}})
 	if err != nil {
 		return backupErr(args[0], err)
 	}
@@ -116,6 +116,8 @@ func backupErr(file string, err error) error {
 		return fail(damagedHint, "%s is damaged: %s", file, strings.TrimPrefix(err.Error(), backup.ErrDamaged.Error()+": "))
 	case errors.Is(err, backup.ErrTooNew):
 		return fail("install that cortex version (or a newer one) to restore this backup", "%v", err)
+	case errors.Is(err, backup.ErrNoRoom):
+		return fail("an archive that expands far beyond its own size was likely altered; if it is genuine, free space on that disk (verify copies into TMPDIR, restore into --state)", "%s not checked: %s", file, strings.TrimPrefix(err.Error(), backup.ErrNoRoom.Error()+": "))
 	}
 	return fail("check that you may read the backup and that its disk is sound", "cannot read the backup %s: %v", file, err)
 }
@@ -129,7 +131,7 @@ func restoreErr(file string, err error) error {
 		}
 	}
 	switch {
-	case errors.Is(err, backup.ErrDamaged), errors.Is(err, backup.ErrTooNew):
+	case errors.Is(err, backup.ErrDamaged), errors.Is(err, backup.ErrTooNew), errors.Is(err, backup.ErrNoRoom):
 		return backupErr(file, err)
 	case errors.Is(err, backup.ErrNotEmpty):
 		return fail("restore into new, empty folders; a restore never writes over existing notes or state", "cannot restore into %v", err)
@@ -183,7 +185,7 @@ func restoreBackup(ctx context.Context, s *session, file string) error {
 	if !s.given["vault"] || !s.given["state"] {
 		return usage("name both new folders: cortex admin restore FILE --vault DIR --state DIR", "restore: a backup needs --vault DIR and --state DIR")
 	}
-	rep, err := backup.Restore(ctx, file, s.vault, s.state)
+	rep, err := backup.Restore(ctx, file, s.vault, s.state, backup.Limits{MinFree: s.MinFree, Now: s.Now})
 	if err != nil {
 		return restoreErr(file, err)
 	}

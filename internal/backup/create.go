@@ -126,6 +126,7 @@ func Create(ctx context.Context, dir string, opts Options) (res Result, err erro
 	if err := checkFloor(dir, opts); err != nil {
 		return Result{}, err
 	}
+	sweepStale(dir, ".cortex-backup-", start)
 	scratch, err := os.MkdirTemp(dir, ".cortex-backup-")
 	if err != nil {
 		return Result{}, fmt.Errorf("create backup: %w", err)

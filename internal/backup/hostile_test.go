@@ -2,12 +2,15 @@ package backup
 
 import (
 	"archive/tar"
+	"bytes"
+	"compress/gzip"
 	"context"
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -94,7 +97,7 @@ func refusedByBoth(t *testing.T, data []byte, want string) {
 		t.Errorf("verify: %v\nwant a refusal naming %q", err, want)
 	}
 	dst := t.TempDir()
-	_, err = Restore(context.Background(), p, filepath.Join(dst, "v"), filepath.Join(dst, "s"))
+	_, err = Restore(context.Background(), p, filepath.Join(dst, "v"), filepath.Join(dst, "s"), Limits{})
 	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), want) {
 		t.Errorf("restore: %v\nwant a refusal naming %q", err, want)
 	}
@@ -161,7 +164,7 @@ func TestDatabaseCheckTimeLimit(t *testing.T) {
 	vaultDir, stateDir := fixture(t)
 	res := create(t, vaultDir, stateDir)
 	tmp := t.TempDir()
-	_, err := Verify(context.Background(), res.Path, VerifyOptions{Scratch: tmp, TimeLimit: time.Nanosecond})
+	_, err := Verify(context.Background(), res.Path, VerifyOptions{Scratch: tmp, Limits: Limits{TimeLimit: time.Nanosecond}})
 	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), "took longer than 1ns") {
 		t.Errorf("verify: %v", err)
 	}
@@ -170,5 +173,171 @@ func TestDatabaseCheckTimeLimit(t *testing.T) {
 	}
 	if d := timeLimit(1<<30, VerifyOptions{}); d < time.Minute || d > 10*time.Minute {
 		t.Errorf("time limit for 1 GiB: %s", d)
+	}
+}
+
+// bomb is the archive good with its cortex.db replaced by size bytes of
+// zeros, which gzip shrinks a thousandfold; streamed, so that the test
+// holds none of it in memory.
+func bomb(t *testing.T, good []byte, size int64) []byte {
+	t.Helper()
+	zeros := make([]byte, 1<<20)
+	// Not the zeros' sum: the refusal comes before it is compared, and
+	// hashing them would double the test's time.
+	sum := strings.Repeat("0", 64)
+	gz, err := gzip.NewReader(bytes.NewReader(good))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr := tar.NewReader(gz)
+	var out bytes.Buffer
+	gw, _ := gzip.NewWriterLevel(&out, level)
+	gw.OS = gzipOS
+	tw := tar.NewWriter(gw)
+	for {
+		hdr, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(tr)
+		switch hdr.Name {
+		case statePrefix + store.FileName:
+			hdr.Size = size
+			if err := tw.WriteHeader(hdr); err != nil {
+				t.Fatal(err)
+			}
+			for n := int64(0); n < size; n += int64(len(zeros)) {
+				tw.Write(zeros[:min(int64(len(zeros)), size-n)])
+			}
+			continue
+		case manifestName:
+			var m Manifest
+			if err := json.Unmarshal(body, &m); err != nil {
+				t.Fatal(err)
+			}
+			for i := range m.Files {
+				if m.Files[i].Path == statePrefix+store.FileName {
+					m.Files[i].Size, m.Files[i].SHA256 = size, sum
+				}
+			}
+			body, _ = json.Marshal(&m)
+		}
+		hdr.Size = int64(len(body))
+		if err := tw.WriteHeader(hdr); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(body)
+	}
+	tw.Close()
+	gw.Close()
+	return out.Bytes()
+}
+
+// An archive of a few hundred KB expanding to a 256 MiB database is
+// refused before anything is copied when the scratch disk has not that
+// much room above its floor, and the refusal names the sizes. (A 1 GiB
+// bomb is the same test; deflating a gigabyte of zeros to build it takes
+// longer than the rest of the package's tests.)
+func TestBombRefusedBeforeCopying(t *testing.T) {
+	vaultDir, stateDir := fixture(t)
+	res := create(t, vaultDir, stateDir)
+	good, err := os.ReadFile(res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := bomb(t, good, 256<<20)
+	t.Logf("archive of %s holding a 256 MiB cortex.db", Bytes(uint64(len(bad))))
+	p := filepath.Join(t.TempDir(), "b.tar.gz")
+	if err := os.WriteFile(p, bad, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var asked []string
+	l := Limits{MinFree: 64 << 20, FreeSpace: func(dir string) (uint64, error) {
+		asked = append(asked, dir)
+		return 192 << 20, nil // 192 MiB free, of which 64 MiB is the floor
+	}}
+	tmp := t.TempDir()
+	start := time.Now()
+	_, err = Verify(context.Background(), p, VerifyOptions{Scratch: tmp, Limits: l})
+	const want = "state/cortex.db is 256.0 MiB"
+	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "128.0 MiB free above the floor of 64.0 MiB") {
+		t.Errorf("verify: %v", err)
+	}
+	dst := t.TempDir()
+	_, err = Restore(context.Background(), p, filepath.Join(dst, "v"), filepath.Join(dst, "s"), l)
+	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), want) {
+		t.Errorf("restore: %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("refusals took %s", took)
+	}
+	for _, d := range []string{tmp, dst} {
+		if ents, _ := os.ReadDir(d); len(ents) != 0 {
+			t.Errorf("left in %s: %v", d, ents)
+		}
+	}
+	if len(asked) == 0 {
+		t.Error("free space never asked")
+	}
+}
+
+// A run killed with SIGKILL leaves its scratch folder; the next run
+// removes those older than an hour, and leaves a younger one (a run
+// still going) alone.
+func TestStaleScratchSwept(t *testing.T) {
+	vaultDir, stateDir := fixture(t)
+	res := create(t, vaultDir, stateDir)
+	now := time.Date(2026, 12, 2, 12, 0, 0, 0, time.UTC)
+	for _, c := range []struct{ dir, prefix string }{{t.TempDir(), scratchPrefix}, {filepath.Dir(res.Path), ".cortex-backup-"}} {
+		old, young := filepath.Join(c.dir, c.prefix+"old"), filepath.Join(c.dir, c.prefix+"young")
+		other := filepath.Join(c.dir, "keep-old")
+		for _, d := range []string{old, young, other} {
+			if err := os.MkdirAll(filepath.Join(d, "x"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		os.Chtimes(old, now.Add(-61*time.Minute), now.Add(-61*time.Minute))
+		os.Chtimes(other, now.Add(-48*time.Hour), now.Add(-48*time.Hour))
+		os.Chtimes(young, now.Add(-59*time.Minute), now.Add(-59*time.Minute))
+		if c.prefix == scratchPrefix {
+			if _, err := Verify(context.Background(), res.Path, VerifyOptions{Scratch: c.dir, Limits: Limits{Now: func() time.Time { return now }}}); err != nil {
+				t.Fatal(err)
+			}
+		} else if _, err := Create(context.Background(), c.dir, Options{Vault: vaultDir, State: stateDir, Now: func() time.Time { return now }}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: stale scratch kept: %v", c.prefix, err)
+		}
+		for _, d := range []string{young, other} {
+			if _, err := os.Stat(d); err != nil {
+				t.Errorf("%s: removed %s: %v", c.prefix, d, err)
+			}
+		}
+	}
+}
+
+// Restore checks the vault's files fit on the target's disk above the
+// floor before it writes the first one.
+func TestRestoreVaultNeedsRoom(t *testing.T) {
+	vaultDir, stateDir := fixture(t)
+	res := create(t, vaultDir, stateDir)
+	dst := t.TempDir()
+	rv, rs := filepath.Join(dst, "v"), filepath.Join(dst, "s")
+	l := Limits{MinFree: 1 << 20, FreeSpace: func(dir string) (uint64, error) {
+		if strings.HasPrefix(dir, rs) {
+			return 1 << 40, nil
+		}
+		return 1<<20 + 8, nil // 8 bytes above the floor where the vault goes
+	}}
+	_, err := Restore(context.Background(), res.Path, rv, rs, l)
+	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "the backup's vault is") {
+		t.Errorf("restore: %v", err)
+	}
+	if ents, _ := os.ReadDir(dst); len(ents) != 0 {
+		t.Errorf("left %v", ents)
 	}
 }

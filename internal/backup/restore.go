@@ -37,13 +37,16 @@ var ErrNested = errors.New("the vault and the state must be two separate folders
 // folder keeps the server and the admin commands from opening it, so that
 // a restore cut short by a crash never leaves a state folder that passes
 // for whole; cortex.db is installed last, once everything else is durable.
-func Restore(ctx context.Context, file, vaultDir, stateDir string) (Report, error) {
-	return restore(ctx, file, vaultDir, stateDir, store.InstallCopy)
+//
+// Nothing is copied that would take a disk below the floor in l.
+func Restore(ctx context.Context, file, vaultDir, stateDir string, l Limits) (Report, error) {
+	return restore(ctx, file, vaultDir, stateDir, l, store.InstallCopy)
 }
 
 // restore is Restore with the step that installs the database copies
 // given, so that tests can make it fail once the vault is written.
-func restore(ctx context.Context, file, vaultDir, stateDir string, install func(src, stateDir, name string) error) (Report, error) {
+func restore(ctx context.Context, file, vaultDir, stateDir string, l Limits, install func(src, stateDir, name string) error) (Report, error) {
+	l = l.withDefaults()
 	for _, d := range []string{vaultDir, stateDir} {
 		if err := checkEmpty(d); err != nil {
 			return Report{}, err
@@ -89,12 +92,21 @@ func restore(ctx context.Context, file, vaultDir, stateDir string, install func(
 	}
 	// The scratch copies live in the new state folder, so that installing
 	// them is a rename on one file system.
-	rep, err := Verify(ctx, file, VerifyOptions{Scratch: stateDir, Keep: true})
+	rep, err := Verify(ctx, file, VerifyOptions{Scratch: stateDir, Keep: true, Limits: l})
 	if err != nil {
 		return fail(err)
 	}
 	scratch := filepath.Dir(rep.Copies[store.FileName])
 	defer os.RemoveAll(scratch)
+	var files int64
+	for _, f := range rep.Manifest.Files {
+		if strings.HasPrefix(f.Path, vaultPrefix) {
+			files += f.Size
+		}
+	}
+	if err := room(vaultDir, "vault", files, 0, rep.Size, l); err != nil {
+		return fail(err)
+	}
 	if rv, err = restoreVault(ctx, file, vaultDir, rep.Manifest); err != nil {
 		return fail(fmt.Errorf("restore the vault: %w", err))
 	}

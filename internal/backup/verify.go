@@ -16,10 +16,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/cortex-mcp/cortex/internal/store"
 )
+
+// scratchPrefix starts the name of verify's scratch folders.
+const scratchPrefix = ".cortex-verify-"
 
 // ErrDamaged: the backup is not complete and intact. The error's text
 // names what is wrong.
@@ -51,9 +53,7 @@ type VerifyOptions struct {
 	// Keep leaves the checked copies in Scratch (Report.Copies) for a
 	// restore to install; the caller removes them.
 	Keep bool
-	// TimeLimit bounds the check of each database (default: 30 s and one
-	// more per 4 MiB), so that no archive keeps SQLite busy for long.
-	TimeLimit time.Duration
+	Limits
 }
 
 // Verify reads the whole backup: every file's size and SHA-256 against the
@@ -73,7 +73,9 @@ func Verify(ctx context.Context, file string, opts VerifyOptions) (rep Report, e
 	if !fi.Mode().IsRegular() {
 		return Report{}, fmt.Errorf("%s is not a file", file)
 	}
-	scratch, err := os.MkdirTemp(opts.Scratch, ".cortex-verify-")
+	opts.Limits = opts.Limits.withDefaults()
+	sweepStale(opts.Scratch, scratchPrefix, opts.Now())
+	scratch, err := os.MkdirTemp(opts.Scratch, scratchPrefix)
 	if err != nil {
 		return Report{}, fmt.Errorf("make a scratch folder: %w", err)
 	}
@@ -83,7 +85,8 @@ func Verify(ctx context.Context, file string, opts VerifyOptions) (rep Report, e
 		}
 	}()
 	rep = Report{Size: fi.Size(), DBs: map[string]store.CopyReport{}, Copies: map[string]string{}}
-	got, m, err := readArchive(ctx, bufio.NewReaderSize(f, 256<<10), func(name string, r io.Reader) (bool, error) {
+	var copied int64 // bytes written to scratch so far
+	got, m, err := readArchive(ctx, bufio.NewReaderSize(f, 256<<10), func(name string, size int64, r io.Reader) (bool, error) {
 		if !strings.HasPrefix(name, statePrefix) {
 			return false, nil
 		}
@@ -91,6 +94,12 @@ func Verify(ctx context.Context, file string, opts VerifyOptions) (rep Report, e
 		if base != store.FileName && base != store.HistoryFileName {
 			return false, damaged("it holds %s, which is not one of cortex's state databases", name)
 		}
+		// Before a byte is copied: an archive of a few MB may expand to
+		// gigabytes, and the scratch folder may share the vault's disk.
+		if err := room(filepath.Dir(scratch), name, size, copied, fi.Size(), opts.Limits); err != nil {
+			return false, err
+		}
+		copied += size
 		p := filepath.Join(scratch, base)
 		out, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) // #nosec G304 -- our own scratch folder
 		if err != nil {
@@ -128,7 +137,7 @@ type seen struct {
 // readArchive reads the archive to its very end, hashing every file; each
 // file goes to take first, which may consume it (and says so). It returns
 // what it read and the manifest.
-func readArchive(ctx context.Context, r *bufio.Reader, take func(name string, r io.Reader) (bool, error)) (map[string]seen, *Manifest, error) {
+func readArchive(ctx context.Context, r *bufio.Reader, take func(name string, size int64, r io.Reader) (bool, error)) (map[string]seen, *Manifest, error) {
 	head, err := r.Peek(10)
 	if err != nil {
 		return nil, nil, damaged("it is too short to be a backup (%d bytes, less than a gzip header); the archive is truncated", len(head))
@@ -199,11 +208,13 @@ func readArchive(ctx context.Context, r *bufio.Reader, take func(name string, r 
 		}
 		h.Reset()
 		cr := &countingReader{r: io.TeeReader(tr, h)}
-		took, err := take(name, cr)
+		took, err := take(name, hdr.Size, cr)
 		var se scratchError
 		switch {
 		case errors.As(err, &se):
 			return nil, nil, fmt.Errorf("write a scratch copy of %s: %w", name, se.err)
+		case errors.Is(err, ErrNoRoom):
+			return nil, nil, err
 		case err != nil && !errors.Is(err, ErrDamaged):
 			return nil, nil, streamErr(err, "inside "+name)
 		case err != nil:
