@@ -273,6 +273,8 @@ func TestPruneKeepsNewest(t *testing.T) {
 
 // A restore that fails after writing part of the vault removes what it
 // wrote: no half-restored vault or state is left to be taken for a good one.
+// Here the archive is swapped between the check and the writing of the
+// vault (its last file changed), which restore finds as it writes.
 func TestFailedRestoreLeavesNothing(t *testing.T) {
 	vaultDir, stateDir := fixture(t)
 	res := create(t, vaultDir, stateDir)
@@ -280,32 +282,33 @@ func TestFailedRestoreLeavesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A backup that verifies but cannot be written out: top.md renamed
-	// to a path below the file notes/a.md, which comes first.
 	bad := rewrite(t, good, func(h *tar.Header, body []byte) ([]byte, bool) {
-		switch h.Name {
-		case "vault/top.md":
-			h.Name = "vault/notes/a.md/top.md"
-		case manifestName:
-			body = bytes.Replace(body, []byte(`"vault/top.md"`), []byte(`"vault/notes/a.md/top.md"`), 1)
+		if h.Name == "vault/top.md" {
+			return []byte("TOP\n"), true
 		}
 		return body, true
 	})
-	p := filepath.Join(t.TempDir(), "b.tar.gz")
-	if err := os.WriteFile(p, bad, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := Verify(context.Background(), p, VerifyOptions{}); err != nil {
-		t.Fatalf("verify: %v", err)
-	}
 	for _, existing := range []bool{false, true} {
+		p := filepath.Join(t.TempDir(), "b.tar.gz")
+		if err := os.WriteFile(p, good, 0o600); err != nil {
+			t.Fatal(err)
+		}
 		dst := t.TempDir()
 		rv, rs := filepath.Join(dst, "vault"), filepath.Join(dst, "state")
 		if existing {
 			os.Mkdir(rv, 0o700)
 			os.Mkdir(rs, 0o700)
 		}
-		if _, err := Restore(context.Background(), p, rv, rs, Limits{}); err == nil || !strings.Contains(err.Error(), "restore the vault") {
+		l := Limits{FreeSpace: func(dir string) (uint64, error) {
+			if !strings.HasPrefix(dir, rs) { // checked, the vault comes next
+				if err := os.WriteFile(p, bad, 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return 1 << 40, nil
+		}}
+		_, err := Restore(context.Background(), p, rv, rs, l)
+		if err == nil || !strings.Contains(err.Error(), "vault/top.md changed since it was checked") {
 			t.Fatalf("restore: %v, want a failure writing the vault", err)
 		}
 		if left := leftBehind(dst, existing); len(left) > 0 {

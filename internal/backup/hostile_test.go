@@ -181,6 +181,13 @@ func TestDatabaseCheckTimeLimit(t *testing.T) {
 // holds none of it in memory.
 func bomb(t *testing.T, good []byte, size int64) []byte {
 	t.Helper()
+	return bigEntry(t, good, statePrefix+store.FileName, size)
+}
+
+// bigEntry is the archive good with the file name holding size zero bytes
+// (not their SHA-256 in the manifest).
+func bigEntry(t *testing.T, good []byte, name string, size int64) []byte {
+	t.Helper()
 	zeros := make([]byte, 1<<20)
 	// Not the zeros' sum: the refusal comes before it is compared, and
 	// hashing them would double the test's time.
@@ -204,7 +211,7 @@ func bomb(t *testing.T, good []byte, size int64) []byte {
 		}
 		body, _ := io.ReadAll(tr)
 		switch hdr.Name {
-		case statePrefix + store.FileName:
+		case name:
 			hdr.Size = size
 			if err := tw.WriteHeader(hdr); err != nil {
 				t.Fatal(err)
@@ -219,7 +226,7 @@ func bomb(t *testing.T, good []byte, size int64) []byte {
 				t.Fatal(err)
 			}
 			for i := range m.Files {
-				if m.Files[i].Path == statePrefix+store.FileName {
+				if m.Files[i].Path == name {
 					m.Files[i].Size, m.Files[i].SHA256 = size, sum
 				}
 			}
@@ -339,5 +346,47 @@ func TestRestoreVaultNeedsRoom(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dst); len(ents) != 0 {
 		t.Errorf("left %v", ents)
+	}
+}
+
+// Every entry is held to the limits the server holds.
+func TestEntriesHeldToServerLimits(t *testing.T) {
+	vaultDir, stateDir := fixture(t)
+	res := create(t, vaultDir, stateDir)
+	good, err := os.ReadFile(res.Path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rename := func(from, to string) []byte {
+		return rewrite(t, good, func(h *tar.Header, body []byte) ([]byte, bool) {
+			switch h.Name {
+			case from:
+				h.Name = to
+			case manifestName:
+				body = bytes.Replace(body, []byte(`"`+from+`"`), []byte(`"`+to+`"`), 1)
+			}
+			return body, true
+		})
+	}
+	cases := []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"note over the limit", bigEntry(t, good, "vault/notes/a.md", 8<<20+1),
+			"vault/notes/a.md is a note of 8.0 MiB (8388609 bytes), over the largest note cortex reads (8 MiB (8388608 bytes)): the server would not serve it"},
+		{"file and folder", rename("vault/top.md", "vault/notes/a.md/top.md"),
+			"it holds vault/notes/a.md both as a file and as a folder"},
+		{"invisible character", rename("vault/top.md", "vault/to\u200bp.md"), "vault/to\u200bp.md has a name the vault refuses"},
+		{"control character", rename("vault/top.md", "vault/to\x01p.md"), "has a name the vault refuses"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) { refusedByBoth(t, c.data, c.want) })
+	}
+	// An attachment is no note: it may be larger.
+	p := filepath.Join(t.TempDir(), "b.tar.gz")
+	os.WriteFile(p, replaceEntry(t, good, "vault/img/pic.png", make([]byte, 9<<20)), 0o600)
+	if _, err := Verify(context.Background(), p, VerifyOptions{}); err != nil {
+		t.Errorf("a 9 MiB attachment: %v", err)
 	}
 }

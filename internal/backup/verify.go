@@ -14,10 +14,12 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
 // scratchPrefix starts the name of verify's scratch folders.
@@ -125,6 +127,9 @@ func Verify(ctx context.Context, file string, opts VerifyOptions) (rep Report, e
 	if _, ok := rep.Copies[store.FileName]; !ok {
 		return Report{}, damaged("it holds no %s%s", statePrefix, store.FileName)
 	}
+	if err := openAsServed(ctx, scratch, &rep, opts.Limits); err != nil {
+		return Report{}, err
+	}
 	return rep, nil
 }
 
@@ -181,6 +186,13 @@ func readArchive(ctx context.Context, r *bufio.Reader, take func(name string, si
 		}
 		if !validName(name) {
 			return nil, nil, damaged("it holds %q, a name no cortex backup holds", name)
+		}
+		// Held to the server's limits before a byte is read: a 1 GiB
+		// "note" is refused here, not hashed.
+		if rel, ok := strings.CutPrefix(strings.TrimSuffix(name, "/"), vaultPrefix); ok {
+			if err := vault.CheckRestoreEntry(rel, hdr.Size, 0); err != nil {
+				return nil, nil, damaged("%s %v: the server would not serve it", name, err)
+			}
 		}
 		switch hdr.Typeflag {
 		case tar.TypeDir:
@@ -317,8 +329,31 @@ func checkManifest(m *Manifest, got map[string]seen) error {
 			return damaged("it holds %s, which its manifest does not list", name)
 		}
 	}
+	if err := checkClash(m); err != nil {
+		return err
+	}
 	if notes != m.Notes {
 		return damaged("its manifest counts %d notes but lists %d", m.Notes, notes)
+	}
+	return nil
+}
+
+// checkClash refuses a vault file whose path is also a folder (listed, or
+// the parent of another entry): no restore could write both.
+func checkClash(m *Manifest) error {
+	dirs := map[string]bool{}
+	for _, d := range m.Dirs {
+		dirs[vaultPrefix+d] = true
+	}
+	for _, f := range m.Files {
+		for d := path.Dir(f.Path); strings.HasPrefix(d, vaultPrefix); d = path.Dir(d) {
+			dirs[d] = true
+		}
+	}
+	for _, f := range m.Files {
+		if dirs[f.Path] {
+			return damaged("it holds %s both as a file and as a folder, which no restore can write", f.Path)
+		}
 	}
 	return nil
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -66,4 +68,70 @@ func dbErr(ctx context.Context, name string, limit time.Duration, cr store.CopyR
 			ErrTooNew, statePrefix, name, cr.Schema, known, m.Cortex)
 	}
 	return damaged("%s%s fails SQLite's integrity check: %v", statePrefix, name, err)
+}
+
+// openAsServed opens copies of the checked databases the way serve does
+// (store.Open and store.OpenHistory: an older schema is migrated, every
+// statement the server runs is prepared), in a folder of its own inside
+// scratch, so that a backup is "intact" only when the server would start
+// on it. The copies go when it returns; the checked ones stay for restore.
+func openAsServed(ctx context.Context, scratch string, rep *Report, l Limits) (err error) {
+	var total int64
+	for _, p := range rep.Copies {
+		if fi, err := os.Stat(p); err == nil {
+			total += fi.Size()
+		}
+	}
+	if err := room(filepath.Dir(scratch), "state (opened as the server would)", total, total, rep.Size, l); err != nil {
+		return err
+	}
+	dir := filepath.Join(scratch, "open")
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		return fmt.Errorf("make a scratch folder: %w", err)
+	}
+	defer os.RemoveAll(dir)
+	for name, p := range rep.Copies {
+		if err := copyFile(p, filepath.Join(dir, name)); err != nil {
+			return fmt.Errorf("write a scratch copy of %s: %w", name, err)
+		}
+	}
+	cctx, cancel := context.WithTimeoutCause(ctx, timeLimit(total, VerifyOptions{Limits: l}), errTimeLimit)
+	defer cancel()
+	refuse := func(name string, err error) error {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return damaged("the server could not open the backup's %s: %v; do not restore it", name, err)
+	}
+	st, err := store.Open(cctx, dir, store.Options{Now: l.Now})
+	if err != nil {
+		return refuse(store.FileName, err)
+	}
+	if err := st.Close(); err != nil {
+		return refuse(store.FileName, err)
+	}
+	if _, ok := rep.Copies[store.HistoryFileName]; ok {
+		h, err := store.OpenHistory(cctx, dir, store.HistoryOptions{Now: l.Now})
+		if err != nil {
+			return refuse(store.HistoryFileName, err)
+		}
+		if err := h.Close(); err != nil {
+			return refuse(store.HistoryFileName, err)
+		}
+	}
+	return nil
+}
+
+func copyFile(src, dst string) error {
+	in, err := os.Open(src) // #nosec G304 -- our own scratch copy
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600) // #nosec G304 -- our own scratch folder
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(out, in)
+	return errors.Join(err, out.Close())
 }

@@ -10,7 +10,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/fsync"
@@ -260,10 +259,11 @@ func NewRestorer(dir string) (*Restorer, error) {
 	return &Restorer{root: root, top: top, dir: dir, created: created, made: made, dirs: []string{"."}}, nil
 }
 
-// checkRestorePath refuses what no backup of cortex holds.
+// checkRestorePath refuses what no backup of cortex holds: any path the
+// vault's tools would refuse.
 func checkRestorePath(p string) error {
-	if !fs.ValidPath(p) || p == "." || strings.Contains(p, "\\") {
-		return fmt.Errorf("%q is not a path inside the vault", p)
+	if e := checkPath(p); e != nil {
+		return fmt.Errorf("%q: %s", p, e.Message)
 	}
 	return nil
 }

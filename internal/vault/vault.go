@@ -19,8 +19,12 @@ import (
 const (
 	defaultInstructions = "AGENTS.md"
 	defaultMaxWrite     = 1 << 20
-	defaultMaxNote      = 8 << 20
+	defaultMaxNote      = DefaultMaxNote
 )
+
+// DefaultMaxNote is the largest note cortex reads unless Options.MaxNote
+// says otherwise.
+const DefaultMaxNote = 8 << 20
 
 // Vault is an open vault directory. It is safe for concurrent use.
 type Vault struct {
