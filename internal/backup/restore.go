@@ -56,6 +56,7 @@ func restore(ctx context.Context, file, vaultDir, stateDir string, l Limits, ins
 		return Report{}, ErrNested
 	}
 	createdState := !exists(stateDir)
+	made := missing(stateDir) // the state folder and parents it needs
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return Report{}, fmt.Errorf("create the state folder: %w", err)
 	}
@@ -73,6 +74,13 @@ func restore(ctx context.Context, file, vaultDir, stateDir string, l Limits, ins
 		}
 		if createdState {
 			os.RemoveAll(stateDir)
+			// The parents made for it, the deepest first, while empty
+			// (the vault's Abort leaves one they share).
+			for _, d := range made[1:] {
+				if os.Remove(d) != nil {
+					break
+				}
+			}
 		} else {
 			os.Remove(filepath.Join(stateDir, store.RestoreMarker))
 		}
@@ -125,6 +133,16 @@ func restore(ctx context.Context, file, vaultDir, stateDir string, l Limits, ins
 		return rep, fmt.Errorf("restore the vault: %w", err)
 	}
 	return rep, nil
+}
+
+// missing lists dir and each of its parents that does not exist, the
+// deepest first.
+func missing(dir string) []string {
+	var out []string
+	for d := abs(dir); !exists(d) && filepath.Dir(d) != d; d = filepath.Dir(d) {
+		out = append(out, d)
+	}
+	return out
 }
 
 func checkEmpty(dir string) error {
@@ -211,7 +229,7 @@ func restoreEntries(ctx context.Context, r io.Reader, rs *vault.Restorer, want m
 			continue
 		}
 		if hdr.Typeflag == tar.TypeDir {
-			if err := rs.Dir(strings.TrimSuffix(rel, "/"), fs.FileMode(hdr.Mode)&fs.ModePerm); err != nil {
+			if err := rs.Dir(strings.TrimSuffix(rel, "/")); err != nil {
 				return err
 			}
 			continue
@@ -221,7 +239,7 @@ func restoreEntries(ctx context.Context, r io.Reader, rs *vault.Restorer, want m
 			return damaged("it holds %s, which its manifest does not list", hdr.Name)
 		}
 		h.Reset()
-		if err := rs.File(rel, fs.FileMode(hdr.Mode)&fs.ModePerm, hdr.ModTime, io.TeeReader(tr, h)); err != nil {
+		if err := rs.File(rel, hdr.ModTime, io.TeeReader(tr, h)); err != nil {
 			return err
 		}
 		if hex.EncodeToString(h.Sum(nil)) != w.SHA256 {

@@ -268,8 +268,10 @@ func checkRestorePath(p string) error {
 	return nil
 }
 
-// Dir creates the folder p.
-func (r *Restorer) Dir(p string, perm fs.FileMode) error {
+// Dir creates the folder p with mode 0700, the mode cortex gives its
+// folders, whatever the backup recorded: an archive is no authority on
+// who may read the notes.
+func (r *Restorer) Dir(p string) error {
 	if err := checkRestorePath(p); err != nil {
 		return err
 	}
@@ -277,12 +279,13 @@ func (r *Restorer) Dir(p string, perm fs.FileMode) error {
 		return err
 	}
 	r.dirs = append(r.dirs, p)
-	return r.root.Chmod(p, perm.Perm()|0o700)
+	return r.root.Chmod(p, 0o700)
 }
 
-// File writes the file p from src; p must not exist yet. It is durable
-// only once Sync has returned.
-func (r *Restorer) File(p string, perm fs.FileMode, mtime time.Time, src io.Reader) error {
+// File writes the file p from src with mode 0600 (whatever the backup
+// recorded, as Dir); p must not exist yet. It is durable only once Sync
+// has returned.
+func (r *Restorer) File(p string, mtime time.Time, src io.Reader) error {
 	if err := checkRestorePath(p); err != nil {
 		return err
 	}
@@ -291,7 +294,7 @@ func (r *Restorer) File(p string, perm fs.FileMode, mtime time.Time, src io.Read
 			return err
 		}
 	}
-	f, err := r.root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm.Perm()|0o600)
+	f, err := r.root.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		return err
 	}
@@ -370,7 +373,14 @@ func (r *Restorer) Abort() error {
 	}
 	errs = append(errs, r.Close())
 	if r.created && errors.Join(errs...) == nil {
+		// The folder and each parent NewRestorer made, the deepest
+		// first; a parent something else now uses stays.
 		errs = append(errs, os.Remove(r.dir))
+		for _, d := range r.made[1:] {
+			if os.Remove(d) != nil {
+				break
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

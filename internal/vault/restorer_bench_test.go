@@ -31,11 +31,11 @@ func BenchmarkRestorerSync(b *testing.B) {
 				for k := range n {
 					p := fmt.Sprintf("f%02d/note-%05d.md", k%100, k)
 					if k < 100 {
-						if err := r.Dir(fmt.Sprintf("f%02d", k), 0o755); err != nil {
+						if err := r.Dir(fmt.Sprintf("f%02d", k)); err != nil {
 							b.Fatal(err)
 						}
 					}
-					if err := r.File(p, 0o644, time.Time{}, strings.NewReader(body)); err != nil {
+					if err := r.File(p, time.Time{}, strings.NewReader(body)); err != nil {
 						b.Fatal(err)
 					}
 					if mode == "fsync-as-written" {

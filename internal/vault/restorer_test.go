@@ -20,13 +20,13 @@ func TestRestorerSyncAndAbort(t *testing.T) {
 			t.Fatal(err)
 		}
 		r.noSyncfs = noSyncfs
-		if err := r.Dir("a/b", 0o755); err != nil {
+		if err := r.Dir("a/b"); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.File("a/b/n.md", 0o644, time.Time{}, strings.NewReader("# N\n")); err != nil {
+		if err := r.File("a/b/n.md", time.Time{}, strings.NewReader("# N\n")); err != nil {
 			t.Fatal(err)
 		}
-		if err := r.File("top.md", 0o644, time.Time{}, strings.NewReader("top\n")); err != nil {
+		if err := r.File("top.md", time.Time{}, strings.NewReader("top\n")); err != nil {
 			t.Fatal(err)
 		}
 		if err := r.Sync(); err != nil {
@@ -50,7 +50,7 @@ func TestRestorerSyncAndAbort(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := r.File("a/n.md", 0o644, time.Time{}, strings.NewReader("# N\n")); err != nil {
+		if err := r.File("a/n.md", time.Time{}, strings.NewReader("# N\n")); err != nil {
 			t.Fatal(err)
 		}
 		if err := r.Abort(); err != nil {
