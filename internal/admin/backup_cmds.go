@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -66,6 +67,7 @@ func backupCreate(ctx context.Context, s *session, _ []string) error {
 	fmt.Fprintln(s.Stdout, res.Path)
 	fmt.Fprintf(s.Stderr, "backed up %d notes (%d files in the vault) and %s in %s: %s\n",
 		res.Manifest.Notes, len(res.Manifest.Files)-len(dbNames(res.Manifest)), strings.Join(dbNames(res.Manifest), " and "), res.Took.Round(time.Millisecond), backup.Bytes(uint64(res.Size)))
+	fmt.Fprintf(s.Stderr, "sha256 %s (in %s, signed in %s)\n", res.SHA256, filepath.Base(res.Path+backup.SumExt), filepath.Base(res.Path+backup.SigExt))
 	fmt.Fprintf(s.Stderr, "check it with: cortex admin backup verify %s\n", res.Path)
 	return nil
 }
@@ -85,11 +87,12 @@ func backupVerify(ctx context.Context, s *session, args []string) error {
 	if err := checkBackupFile(args[0]); err != nil {
 		return err
 	}
-	rep, err := backup.Verify(ctx, args[0], backup.VerifyOptions{Limits: backup.Limits{MinFree: s.MinFree, Now: s.Now}})
+	key := backupKey(s.state)
+	rep, err := backup.Verify(ctx, args[0], backup.VerifyOptions{Key: key, Limits: backup.Limits{MinFree: s.MinFree, Now: s.Now}})
 	if err != nil {
 		return backupErr(args[0], err)
 	}
-	printReport(s.Stdout, args[0], rep)
+	printReport(s.Stdout, args[0], rep, s.state)
 	fmt.Fprintln(s.Stderr, "the backup is complete and intact")
 	return nil
 }
@@ -142,11 +145,38 @@ func restoreErr(file string, err error) error {
 		"restore failed: %v", err)
 }
 
-func printReport(w io.Writer, file string, rep backup.Report) {
+// backupKey is the backup key of the state folder dir, nil when it has
+// none (a signature is then reported as not checked).
+func backupKey(dir string) []byte {
+	if dir == "" {
+		return nil
+	}
+	key, err := store.ReadBackupKey(dir)
+	if err != nil {
+		return nil
+	}
+	return key
+}
+
+func printReport(w io.Writer, file string, rep backup.Report, keyDir string) {
 	m := rep.Manifest
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "backup\t%s\n", absPath(file))
 	fmt.Fprintf(tw, "size\t%s\n", backup.Bytes(uint64(max(rep.Size, 0))))
+	in := rep.Integrity
+	if in.SumFile {
+		fmt.Fprintf(tw, "sha256\t%s (matches %s)\n", in.SHA256, filepath.Base(file+backup.SumExt))
+	} else {
+		fmt.Fprintf(tw, "sha256\t%s (no %s beside it to compare with)\n", in.SHA256, filepath.Base(file+backup.SumExt))
+	}
+	switch in.Signature {
+	case backup.SignedOK:
+		fmt.Fprintf(tw, "signature\tmatches: this server (key in %s) wrote it\n", absPath(keyDir))
+	case backup.SignedUnchecked:
+		fmt.Fprintf(tw, "signature\tnot checked: signed with a key that is not in %s (another server's, or a state folder since replaced)\n", absPath(keyDir))
+	default:
+		fmt.Fprintf(tw, "signature\tnone: no %s beside it, so nothing proves cortex wrote it\n", filepath.Base(file+backup.SigExt))
+	}
 	fmt.Fprintf(tw, "taken\t%s by cortex %s\n", formatTime(m.Created), m.Cortex)
 	fmt.Fprintf(tw, "from\tvault %s, state %s\n", m.Vault, m.State)
 	fmt.Fprintf(tw, "notes\t%d\n", m.Notes)
@@ -185,11 +215,15 @@ func restoreBackup(ctx context.Context, s *session, file string) error {
 	if !s.given["vault"] || !s.given["state"] {
 		return usage("name both new folders: cortex admin restore FILE --vault DIR --state DIR", "restore: a backup needs --vault DIR and --state DIR")
 	}
-	rep, err := backup.Restore(ctx, file, s.vault, s.state, backup.Limits{MinFree: s.MinFree, Now: s.Now})
+	// The signature is checked with the key of this machine's server
+	// ($CORTEX_STATE), which wrote the backups kept here; the new state
+	// folder has none yet.
+	rep, err := backup.Restore(ctx, file, s.vault, s.state, backup.RestoreOptions{Key: backupKey(s.Env.StateDir),
+		Limits: backup.Limits{MinFree: s.MinFree, Now: s.Now}})
 	if err != nil {
 		return restoreErr(file, err)
 	}
-	printReport(s.Stdout, file, rep)
+	printReport(s.Stdout, file, rep, s.Env.StateDir)
 	fmt.Fprintf(s.Stderr, "restored %d notes into %s and the state into %s\nstart the server with --vault %s --state %s\n",
 		rep.Manifest.Notes, absPath(s.vault), absPath(s.state), absPath(s.vault), absPath(s.state))
 	return nil

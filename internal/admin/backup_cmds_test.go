@@ -33,9 +33,20 @@ func TestBackupVerifyRestore(t *testing.T) {
 	if !strings.HasPrefix(file, to+string(filepath.Separator)+"cortex-backup-") {
 		t.Fatalf("backup printed %q", file)
 	}
+	sum, err := os.ReadFile(file + ".sha256")
+	if err != nil || !strings.Contains(r.stderr, "sha256 "+strings.Fields(string(sum))[0]) {
+		t.Errorf("backup's sha256: printed %q, file %q %v", r.stderr, sum, err)
+	}
 	r = run(t, env, "backup", "verify", file)
-	if r.code != 0 || !strings.Contains(r.stdout, "notes      1") || !strings.Contains(r.stdout, "1 bearer token, 0 journal entries") {
+	if r.code != 0 || !strings.Contains(r.stdout, "notes      1") || !strings.Contains(r.stdout, "1 bearer token, 0 journal entries") ||
+		!strings.Contains(r.stdout, "(matches "+filepath.Base(file)+".sha256)") || !strings.Contains(r.stdout, "matches: this server") {
 		t.Fatalf("verify: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	// Elsewhere, without this server's key: said plainly.
+	other := env
+	other.StateDir = t.TempDir()
+	if r := run(t, other, "backup", "verify", file); r.code != 0 || !strings.Contains(r.stdout, "not checked: signed with a key that is not in") {
+		t.Errorf("verify without the key: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	dst := t.TempDir()
 	r = run(t, env, "restore", file, "--vault", filepath.Join(dst, "vault"), "--state", filepath.Join(dst, "state"))

@@ -111,7 +111,7 @@ func TestCreateVerifyRestore(t *testing.T) {
 
 	dst := t.TempDir()
 	rv, rs := filepath.Join(dst, "vault"), filepath.Join(dst, "state")
-	if _, err := Restore(context.Background(), res.Path, rv, rs, Limits{}); err != nil {
+	if _, err := Restore(context.Background(), res.Path, rv, rs, RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range []string{"notes/a.md", "img/pic.png", ".trash/old.md", "notes/a.sync-conflict-1.md"} {
@@ -142,7 +142,7 @@ func TestCreateVerifyRestore(t *testing.T) {
 	}
 
 	// Never over live data.
-	if _, err := Restore(context.Background(), res.Path, rv, filepath.Join(dst, "other"), Limits{}); !errors.Is(err, ErrNotEmpty) {
+	if _, err := Restore(context.Background(), res.Path, rv, filepath.Join(dst, "other"), RestoreOptions{}); !errors.Is(err, ErrNotEmpty) {
 		t.Errorf("restore into a non-empty vault: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(dst, "other")); !errors.Is(err, os.ErrNotExist) {
@@ -204,7 +204,7 @@ func TestDamageRefused(t *testing.T) {
 				t.Fatalf("verify: %v, want damage naming %q", err, c.want)
 			}
 			dst := t.TempDir()
-			_, err = Restore(context.Background(), p, filepath.Join(dst, "v"), filepath.Join(dst, "s"), Limits{})
+			_, err = Restore(context.Background(), p, filepath.Join(dst, "v"), filepath.Join(dst, "s"), RestoreOptions{})
 			if !errors.Is(err, ErrDamaged) {
 				t.Fatalf("restore: %v", err)
 			}
@@ -307,7 +307,7 @@ func TestFailedRestoreLeavesNothing(t *testing.T) {
 			}
 			return 1 << 40, nil
 		}}
-		_, err := Restore(context.Background(), p, rv, rs, l)
+		_, err := Restore(context.Background(), p, rv, rs, RestoreOptions{Limits: l})
 		if err == nil || !strings.Contains(err.Error(), "vault/top.md changed since it was checked") {
 			t.Fatalf("restore: %v, want a failure writing the vault", err)
 		}
@@ -336,13 +336,13 @@ func TestUnfinishedRestoreRefused(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(rs, store.FileName)); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the refused open made a database: %v", err)
 	}
-	_, err := Restore(context.Background(), res.Path, filepath.Join(dst, "vault"), rs, Limits{})
+	_, err := Restore(context.Background(), res.Path, filepath.Join(dst, "vault"), rs, RestoreOptions{})
 	if !errors.Is(err, ErrNotEmpty) || !strings.Contains(err.Error(), "left by a restore that did not finish") {
 		t.Errorf("restore into it: %v", err)
 	}
 	// A restore that completes leaves no marker.
 	rs2 := filepath.Join(dst, "state2")
-	if _, err := Restore(context.Background(), res.Path, filepath.Join(dst, "vault2"), rs2, Limits{}); err != nil {
+	if _, err := Restore(context.Background(), res.Path, filepath.Join(dst, "vault2"), rs2, RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	if err := store.UnfinishedRestore(rs2); err != nil {
@@ -369,13 +369,13 @@ func TestRestoreFailingLateLeavesNothing(t *testing.T) {
 			}
 			return store.InstallCopy(src, dir, name)
 		}
-		if _, err := restore(context.Background(), res.Path, rv, rs, Limits{}, install); err == nil || !strings.Contains(err.Error(), "disk full") {
+		if _, err := restore(context.Background(), res.Path, rv, rs, RestoreOptions{}, install); err == nil || !strings.Contains(err.Error(), "disk full") {
 			t.Fatalf("restore: %v, want the failure installing the state", err)
 		}
 		if left := leftBehind(dst, existing); len(left) > 0 {
 			t.Errorf("folders existed before: %v; a failed restore left %v", existing, left)
 		}
-		if _, err := Restore(context.Background(), res.Path, rv, rs, Limits{}); err != nil {
+		if _, err := Restore(context.Background(), res.Path, rv, rs, RestoreOptions{}); err != nil {
 			t.Errorf("a restore again after the failed one: %v", err)
 		}
 	}

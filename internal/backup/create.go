@@ -93,6 +93,8 @@ type Result struct {
 	Size     int64
 	Took     time.Duration
 	Manifest Manifest
+	// SHA256 is the archive's, also in Path+SumExt beside it.
+	SHA256 string
 }
 
 // ErrInside: the backup folder lies inside the vault or the state folder,
@@ -154,7 +156,8 @@ func Create(ctx context.Context, dir string, opts Options) (res Result, err erro
 	defer out.Close()
 
 	m := Manifest{Format: format, Cortex: opts.Version, Created: start.UTC(), Vault: abs(opts.Vault), State: abs(opts.State)}
-	bw := bufio.NewWriterSize(out, 256<<10)
+	sum := sha256.New()
+	bw := bufio.NewWriterSize(io.MultiWriter(out, sum), 256<<10)
 	gz, _ := gzip.NewWriterLevel(bw, level)
 	gz.OS = gzipOS
 	tw := tar.NewWriter(gz)
@@ -210,11 +213,30 @@ func Create(ctx context.Context, dir string, opts Options) (res Result, err erro
 	if err := out.Close(); err != nil {
 		return Result{}, fmt.Errorf("write backup: %w", err)
 	}
+	key, err := store.BackupKey(opts.State)
+	if err != nil {
+		return Result{}, fmt.Errorf("sign the backup: %w", err)
+	}
+	digest := sum.Sum(nil)
+	sidecars, err := writeSidecars(scratch, final, digest, key)
+	if err != nil {
+		return Result{}, fmt.Errorf("write backup: %w", err)
+	}
+	// The checksum and signature first: an archive in dir always has
+	// them beside it.
+	for name, p := range sidecars {
+		if err := os.Rename(p, name); err != nil {
+			return Result{}, fmt.Errorf("write backup: %w", err)
+		}
+	}
 	if err := os.Rename(partial, final); err != nil {
+		for name := range sidecars {
+			os.Remove(name)
+		}
 		return Result{}, fmt.Errorf("write backup: %w", err)
 	}
 	_ = store.SyncDir(dir)
-	return Result{Path: final, Size: fi.Size(), Took: opts.Now().Sub(start), Manifest: m}, nil
+	return Result{Path: final, Size: fi.Size(), Took: opts.Now().Sub(start), Manifest: m, SHA256: hex.EncodeToString(digest)}, nil
 }
 
 // gzipOS is the gzip header's OS byte: "unknown", the same on every machine.

@@ -97,7 +97,7 @@ func refusedByBoth(t *testing.T, data []byte, want string) {
 		t.Errorf("verify: %v\nwant a refusal naming %q", err, want)
 	}
 	dst := t.TempDir()
-	_, err = Restore(context.Background(), p, filepath.Join(dst, "v"), filepath.Join(dst, "s"), Limits{})
+	_, err = Restore(context.Background(), p, filepath.Join(dst, "v"), filepath.Join(dst, "s"), RestoreOptions{})
 	if !errors.Is(err, ErrDamaged) || !strings.Contains(err.Error(), want) {
 		t.Errorf("restore: %v\nwant a refusal naming %q", err, want)
 	}
@@ -274,7 +274,7 @@ func TestBombRefusedBeforeCopying(t *testing.T) {
 		t.Errorf("verify: %v", err)
 	}
 	dst := t.TempDir()
-	_, err = Restore(context.Background(), p, filepath.Join(dst, "v"), filepath.Join(dst, "s"), l)
+	_, err = Restore(context.Background(), p, filepath.Join(dst, "v"), filepath.Join(dst, "s"), RestoreOptions{Limits: l})
 	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), want) {
 		t.Errorf("restore: %v", err)
 	}
@@ -340,7 +340,7 @@ func TestRestoreVaultNeedsRoom(t *testing.T) {
 		}
 		return 1<<20 + 8, nil // 8 bytes above the floor where the vault goes
 	}}
-	_, err := Restore(context.Background(), res.Path, rv, rs, l)
+	_, err := Restore(context.Background(), res.Path, rv, rs, RestoreOptions{Limits: l})
 	if !errors.Is(err, ErrNoRoom) || !strings.Contains(err.Error(), "the backup's vault is") {
 		t.Errorf("restore: %v", err)
 	}

@@ -59,6 +59,11 @@ func Prune(dir string, keep int) ([]string, error) {
 			errs = append(errs, err)
 			continue
 		}
+		for _, ext := range []string{SumExt, SigExt} {
+			if err := os.Remove(e.Path + ext); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				errs = append(errs, err)
+			}
+		}
 		removed = append(removed, e.Path)
 	}
 	return removed, errors.Join(errs...)

@@ -39,14 +39,21 @@ var ErrNested = errors.New("the vault and the state must be two separate folders
 // for whole; cortex.db is installed last, once everything else is durable.
 //
 // Nothing is copied that would take a disk below the floor in l.
-func Restore(ctx context.Context, file, vaultDir, stateDir string, l Limits) (Report, error) {
-	return restore(ctx, file, vaultDir, stateDir, l, store.InstallCopy)
+func Restore(ctx context.Context, file, vaultDir, stateDir string, opts RestoreOptions) (Report, error) {
+	return restore(ctx, file, vaultDir, stateDir, opts, store.InstallCopy)
+}
+
+// RestoreOptions configures Restore.
+type RestoreOptions struct {
+	// Key checks the backup's signature, as VerifyOptions.Key.
+	Key []byte
+	Limits
 }
 
 // restore is Restore with the step that installs the database copies
 // given, so that tests can make it fail once the vault is written.
-func restore(ctx context.Context, file, vaultDir, stateDir string, l Limits, install func(src, stateDir, name string) error) (Report, error) {
-	l = l.withDefaults()
+func restore(ctx context.Context, file, vaultDir, stateDir string, opts RestoreOptions, install func(src, stateDir, name string) error) (Report, error) {
+	l := opts.Limits.withDefaults()
 	for _, d := range []string{vaultDir, stateDir} {
 		if err := checkEmpty(d); err != nil {
 			return Report{}, err
@@ -100,7 +107,7 @@ func restore(ctx context.Context, file, vaultDir, stateDir string, l Limits, ins
 	}
 	// The scratch copies live in the new state folder, so that installing
 	// them is a rename on one file system.
-	rep, err := Verify(ctx, file, VerifyOptions{Scratch: stateDir, Keep: true, Limits: l})
+	rep, err := Verify(ctx, file, VerifyOptions{Scratch: stateDir, Keep: true, Key: opts.Key, Limits: l})
 	if err != nil {
 		return fail(err)
 	}
@@ -157,6 +164,12 @@ func checkEmpty(dir string) error {
 		return err
 	}
 	if len(ents) > 0 {
+		// A state folder is named as one, whatever sorts first in it.
+		for _, e := range ents {
+			if n := e.Name(); n == store.FileName || n == store.HistoryFileName {
+				return notEmpty(dir, n)
+			}
+		}
 		return notEmpty(dir, ents[0].Name())
 	}
 	return nil

@@ -44,7 +44,7 @@ func BenchmarkRestore(b *testing.B) {
 			for b.Loop() {
 				into := filepath.Join(dir, fmt.Sprintf("restore-%d", i))
 				i++
-				if _, err := Restore(context.Background(), res.Path, filepath.Join(into, "vault"), filepath.Join(into, "state"), Limits{}); err != nil {
+				if _, err := Restore(context.Background(), res.Path, filepath.Join(into, "vault"), filepath.Join(into, "state"), RestoreOptions{}); err != nil {
 					b.Fatal(err)
 				}
 				b.StopTimer()

@@ -28,7 +28,7 @@ func TestRestoreSetsModes(t *testing.T) {
 	}
 	dst := t.TempDir()
 	rv, rs := filepath.Join(dst, "vault"), filepath.Join(dst, "state")
-	if _, err := Restore(context.Background(), p, rv, rs, Limits{}); err != nil {
+	if _, err := Restore(context.Background(), p, rv, rs, RestoreOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, root := range []string{rv, rs} {
@@ -65,7 +65,7 @@ func TestFailedRestoreRemovesParents(t *testing.T) {
 	}
 	dst := t.TempDir()
 	// Refused at the check: only the state's folders were made.
-	if _, err := Restore(context.Background(), p, filepath.Join(dst, "new", "vault"), filepath.Join(dst, "new", "deeper", "state"), Limits{}); err == nil {
+	if _, err := Restore(context.Background(), p, filepath.Join(dst, "new", "vault"), filepath.Join(dst, "new", "deeper", "state"), RestoreOptions{}); err == nil {
 		t.Fatal("restored an altered backup")
 	}
 	if ents, _ := os.ReadDir(dst); len(ents) != 0 {
@@ -73,7 +73,7 @@ func TestFailedRestoreRemovesParents(t *testing.T) {
 	}
 	// Failing late: the vault was written under a parent shared with the state.
 	install := func(src, dir, name string) error { return fs.ErrPermission }
-	if _, err := restore(context.Background(), res.Path, filepath.Join(dst, "a", "b", "vault"), filepath.Join(dst, "a", "state"), Limits{}, install); err == nil {
+	if _, err := restore(context.Background(), res.Path, filepath.Join(dst, "a", "b", "vault"), filepath.Join(dst, "a", "state"), RestoreOptions{}, install); err == nil {
 		t.Fatal("restore did not fail")
 	}
 	if ents, _ := os.ReadDir(dst); len(ents) != 0 {

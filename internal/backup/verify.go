@@ -44,6 +44,8 @@ type Report struct {
 	// Copies are the checked database copies in the scratch folder, by
 	// name; they are removed unless VerifyOptions.Keep.
 	Copies map[string]string
+	// Integrity: the archive's SHA-256 and what was found beside it.
+	Integrity Integrity
 }
 
 // VerifyOptions configures Verify.
@@ -54,6 +56,9 @@ type VerifyOptions struct {
 	// Keep leaves the checked copies in Scratch (Report.Copies) for a
 	// restore to install; the caller removes them.
 	Keep bool
+	// Key checks the backup's signature (store.ReadBackupKey); nil: a
+	// signature is reported as not checked.
+	Key []byte
 	Limits
 }
 
@@ -87,7 +92,8 @@ func Verify(ctx context.Context, file string, opts VerifyOptions) (rep Report, e
 	}()
 	rep = Report{Size: fi.Size(), DBs: map[string]store.CopyReport{}, Copies: map[string]string{}}
 	var copied int64 // bytes written to scratch so far
-	got, m, err := readArchive(ctx, bufio.NewReaderSize(f, 256<<10), func(name string, size int64, r io.Reader) (bool, error) {
+	sum := sha256.New()
+	got, m, err := readArchive(ctx, bufio.NewReaderSize(io.TeeReader(f, sum), 256<<10), func(name string, size int64, r io.Reader) (bool, error) {
 		if !strings.HasPrefix(name, statePrefix) {
 			return false, nil
 		}
@@ -114,6 +120,9 @@ func Verify(ctx context.Context, file string, opts VerifyOptions) (rep Report, e
 		return true, err
 	})
 	if err != nil {
+		return Report{}, err
+	}
+	if rep.Integrity, err = checkSidecars(file, sum.Sum(nil), opts.Key); err != nil {
 		return Report{}, err
 	}
 	if err := checkManifest(m, got); err != nil {
