@@ -60,10 +60,13 @@ type Manifest struct {
 	Schema        int       `json:"schema_version"`
 	HistorySchema int       `json:"history_schema_version,omitempty"`
 	Notes         int       `json:"notes"`
-	Vault         string    `json:"vault"`
-	State         string    `json:"state"`
-	Dirs          []string  `json:"dirs"`
-	Files         []File    `json:"files"`
+	// Unrecorded counts the notes whose version the databases do not
+	// hold: changes made outside cortex that the server had not seen.
+	Unrecorded int      `json:"unrecorded,omitempty"`
+	Vault      string   `json:"vault"`
+	State      string   `json:"state"`
+	Dirs       []string `json:"dirs"`
+	Files      []File   `json:"files"`
 }
 
 // File is one file of the archive as the manifest lists it.
@@ -135,14 +138,6 @@ func Create(ctx context.Context, dir string, opts Options) (res Result, err erro
 	}
 	defer os.RemoveAll(scratch)
 
-	// The databases first: a note may then be newer than its history,
-	// which the server takes as a change made beside it; never the other
-	// way round.
-	dbs, err := store.CopyDatabases(ctx, opts.State, scratch)
-	if err != nil {
-		return Result{}, fmt.Errorf("copy the state databases: %w", err)
-	}
-
 	name := Prefix + start.UTC().Format("20060102T150405Z") + Ext
 	final := filepath.Join(dir, name)
 	for i := 2; exists(final); i++ {
@@ -163,6 +158,32 @@ func Create(ctx context.Context, dir string, opts Options) (res Result, err erro
 	tw := tar.NewWriter(gz)
 	w := &writer{tw: tw, m: &m, mtime: start.UTC()}
 
+	// The vault first, then the databases: see copyConsistent.
+	var notes []store.SnapshotNote
+	err = vault.Snapshot(ctx, opts.Vault, vault.SnapshotOptions{}, func(f vault.SnapshotFile) error {
+		if f.Dir {
+			return w.addDir(f)
+		}
+		if f.Note {
+			m.Notes++
+			if f.Version != "" {
+				notes = append(notes, store.SnapshotNote{Path: f.Path, Version: f.Version})
+			}
+		}
+		if err := w.addFile(f); err != nil {
+			return err
+		}
+		m.Files[len(m.Files)-1].Note = f.Note
+		return nil
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("copy the vault: %w", err)
+	}
+	dbs, unrecorded, err := copyConsistent(ctx, opts.State, scratch, notes)
+	if err != nil {
+		return Result{}, fmt.Errorf("copy the state databases: %w", err)
+	}
+	m.Unrecorded = unrecorded
 	for _, db := range dbs {
 		switch db.Name {
 		case store.FileName:
@@ -173,22 +194,6 @@ func Create(ctx context.Context, dir string, opts Options) (res Result, err erro
 		if err := w.addDB(db); err != nil {
 			return Result{}, err
 		}
-	}
-	err = vault.Snapshot(ctx, opts.Vault, vault.SnapshotOptions{}, func(f vault.SnapshotFile) error {
-		if f.Dir {
-			return w.addDir(f)
-		}
-		if f.Note {
-			m.Notes++
-		}
-		if err := w.addFile(f); err != nil {
-			return err
-		}
-		m.Files[len(m.Files)-1].Note = f.Note
-		return nil
-	})
-	if err != nil {
-		return Result{}, fmt.Errorf("copy the vault: %w", err)
 	}
 	body, err := json.MarshalIndent(&m, "", "  ")
 	if err != nil {

@@ -31,6 +31,9 @@ type SnapshotFile struct {
 	Size    int64
 	// Note: a file that cortex counts as a note (what `status` counts).
 	Note bool
+	// Version is a note's version as the tools show it ("" for other
+	// files).
+	Version string
 	// Data is the file's whole content, read while it did not change.
 	// Files larger than SnapshotOptions.InMemory come as Reader instead.
 	Data []byte
@@ -170,6 +173,9 @@ func snapshotFile(r *os.Root, rel, name string, note bool, opts SnapshotOptions,
 				continue // written in place while read: read it again
 			}
 			sf.Data = buf.Bytes()
+			if note {
+				sf.Version = versionOf(sf.Data)
+			}
 			return fn(sf)
 		}
 		// Too large to hold: stream it and check afterwards. A change
