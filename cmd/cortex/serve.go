@@ -204,7 +204,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 
 	go prune(ctx, st, as, hist, cfg.JournalDays, log)
 	if cfg.BackupDir != "" {
-		sched := &backup.Schedule{Dir: cfg.BackupDir, Every: cfg.BackupEvery, Keep: cfg.BackupKeep, Record: st,
+		sched := &backup.Schedule{Dir: cfg.BackupDir, Every: cfg.BackupEvery, Keep: cfg.BackupKeep, Record: st, Command: cfg.BackupCommand,
 			Logger: log.With("component", "backup"),
 			Backup: backup.Options{Vault: cfg.Vault, State: cfg.State, Version: version,
 				MinFree: cfg.MinFreeBytes, FreeSpace: vault.FreeSpace}}

@@ -270,4 +270,7 @@ func backupStatus(ctx context.Context, st *store.Store, w io.Writer) {
 			fmt.Fprintf(w, "last good backup\t%s: %s\n", formatTime(good.Time), good.Detail)
 		}
 	}
+	if last.Command != "" {
+		fmt.Fprintf(w, "backup command\t%s: %s\n", last.Command, last.CommandDetail)
+	}
 }

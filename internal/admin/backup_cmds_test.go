@@ -1,10 +1,12 @@
 package admin
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cortex-mcp/cortex/internal/store"
 )
@@ -86,5 +88,25 @@ func TestBackupVerifyRestore(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(dst); len(ents) != 2 {
 		t.Errorf("refused restores left %v", ents)
+	}
+}
+
+// status shows what the backup command made of the latest backup.
+func TestStatusShowsBackupCommand(t *testing.T) {
+	env := testEnv(t)
+	createToken(t, env, "laptop")
+	st, err := store.Open(context.Background(), env.StateDir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = st.RecordBackup(context.Background(), store.BackupRun{Time: time.Now(), Result: store.BackupOK, Detail: "/b/cortex-backup-1.tar.gz",
+		Command: store.CommandFailed, CommandDetail: "rclone exited 1: bucket not found"})
+	st.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, env, "status")
+	if !strings.Contains(r.stdout, "backup command") || !strings.Contains(r.stdout, "failed: rclone exited 1: bucket not found") {
+		t.Errorf("status:\n%s%s", r.stdout, r.stderr)
 	}
 }

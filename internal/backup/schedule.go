@@ -26,6 +26,11 @@ type Schedule struct {
 	Logger *slog.Logger
 	// After is the timer; nil means time.After. Tests pass a fake one.
 	After func(time.Duration) <-chan time.Time
+	// Command, when set, is run on each new archive to take it off the
+	// machine (see handOff); its outcome is logged and recorded. One
+	// that fails is not run again for that archive: the next backup's
+	// archive, which holds everything, is handed to it in turn.
+	Command []string
 }
 
 // Run takes backups on time until ctx ends. The first is due Every after
@@ -83,6 +88,14 @@ func (s *Schedule) Once(ctx context.Context, log *slog.Logger) store.BackupRun {
 		log.Error("scheduled backup failed", "err", err, "dir", s.Dir)
 	default:
 		log.Info("backup taken", "path", res.Path, "bytes", res.Size, "notes", res.Manifest.Notes, "took", res.Took)
+		if len(s.Command) > 0 {
+			run.Command, run.CommandDetail = handOff(ctx, s.Command, res.Path, s.Every)
+			if run.Command == store.CommandOK {
+				log.Info("backup command done", "path", res.Path, "detail", run.CommandDetail)
+			} else {
+				log.Error("backup command failed; the next backup is handed to it again", "path", res.Path, "detail", run.CommandDetail)
+			}
+		}
 		removed, err := Prune(s.Dir, s.Keep)
 		if err != nil {
 			log.Warn("removing old backups failed", "err", err)

@@ -67,6 +67,10 @@ type Config struct {
 	// MemoryLimitAuto for cortex to choose at start (ChooseMemoryLimit),
 	// 0 to leave the Go runtime's own.
 	MemoryLimit int64
+	// BackupCommand (nil for none) is run on each scheduled backup's
+	// archive: the program and its arguments, split as a shell would
+	// split words, without running one.
+	BackupCommand []string
 }
 
 // ErrHelp is returned when -h or --help was asked for; usage has been printed.
@@ -234,7 +238,13 @@ func (c *Config) checkBackups(raw Settings) error {
 	if c.BackupKeep, err = number("--backup-keep", raw.BackupKeep, 1, 10_000); err != nil {
 		return err
 	}
+	if c.BackupCommand, err = splitCommand(raw.BackupCommand); err != nil {
+		return &Error{Setting: "--backup-command", Problem: err.Error(), Hint: `quote an argument with spaces as "a b" or 'a b', e.g. rclone copy {archive} "s3:my bucket/cortex"`}
+	}
 	if strings.TrimSpace(raw.BackupDir) == "" {
+		if c.BackupCommand != nil {
+			return &Error{Setting: "--backup-command", Problem: "a backup command needs scheduled backups", Hint: "set --backup-dir DIR too"}
+		}
 		return nil
 	}
 	if c.BackupDir, err = absDir("--backup-dir", raw.BackupDir); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -68,6 +69,8 @@ func TestParseRefuses(t *testing.T) {
 		{"backup every second", append(base, "--backup-every", "1s"), "--backup-every"},
 		{"backup every nonsense", append(base, "--backup-every", "daily"), "--backup-every"},
 		{"backup keep zero", append(base, "--backup-keep", "0"), "--backup-keep"},
+		{"backup command unclosed", append(base, "--backup-dir", filepath.Join(dir, "b"), "--backup-command", `rclone copy "{archive}`), "--backup-command"},
+		{"backup command without backups", append(base, "--backup-command", "rclone copy {archive} s3:b"), "--backup-command"},
 		{"stray arg", append(base, "extra"), "serve"},
 	}
 	for _, tt := range tests {
@@ -192,6 +195,22 @@ func TestIsLoopbackHost(t *testing.T) {
 	} {
 		if got := IsLoopbackHost(host); got != want {
 			t.Errorf("IsLoopbackHost(%q) = %v, want %v", host, got, want)
+		}
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	tests := map[string][]string{
+		"":                                       nil,
+		"rclone copy {archive} s3:bucket/cortex": {"rclone", "copy", "{archive}", "s3:bucket/cortex"},
+		`restic -r "/mnt/my backups" backup`:     {"restic", "-r", "/mnt/my backups", "backup"},
+		`scp {archive} 'me@nas:cortex backups/'`: {"scp", "{archive}", "me@nas:cortex backups/"},
+		`a\ b "q\"x" ''`:                         {"a b", `q"x`, ""},
+	}
+	for in, want := range tests {
+		got, err := splitCommand(in)
+		if err != nil || !slices.Equal(got, want) {
+			t.Errorf("splitCommand(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
 }

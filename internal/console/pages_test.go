@@ -217,6 +217,17 @@ func TestStatusShowsBackups(t *testing.T) {
 	}
 	resp, body = b.get("/console/status")
 	want(t, resp, body, http.StatusOK, "2026-03-02 04:00 UTC failed: disk full", `id="st-backup-good">2026-03-01 04:00 UTC: /backups/cortex-1.tar.gz`)
+	if strings.Contains(body, `id="st-backup-command"`) {
+		t.Error("a backup command shown though none ran")
+	}
+
+	// The owner's --backup-command failed on the latest archive.
+	if err := h.Store.RecordBackup(ctx, store.BackupRun{Time: at.Add(48 * time.Hour), Result: store.BackupOK, Detail: "/backups/cortex-3.tar.gz",
+		Command: store.CommandFailed, CommandDetail: "rclone exited 1: bucket not found"}); err != nil {
+		t.Fatal(err)
+	}
+	resp, body = b.get("/console/status")
+	want(t, resp, body, http.StatusOK, `id="st-backup-command" class="error">failed: rclone exited 1: bucket not found`)
 }
 
 func TestPagesAreSmallAndSignedIn(t *testing.T) {

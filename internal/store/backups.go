@@ -28,7 +28,18 @@ type BackupRun struct {
 	Detail string // the archive's path, or why it was skipped or failed
 	Size   int64
 	Took   time.Duration
+	// Command is what the backup command made of the archive: "" when
+	// none ran, CommandOK or CommandFailed; CommandDetail says how it
+	// ended.
+	Command       string
+	CommandDetail string
 }
+
+// Outcomes of a backup command.
+const (
+	CommandOK     = "ok"
+	CommandFailed = "failed"
+)
 
 // RecordBackup records a backup's outcome and forgets all but the latest
 // hundred.
@@ -43,8 +54,8 @@ func (s *Store) RecordBackup(ctx context.Context, r BackupRun) error {
 		return fmt.Errorf("record backup: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO backups (time, result, detail, size, took) VALUES (?, ?, ?, ?, ?)`,
-		nanos(r.Time), r.Result, r.Detail, r.Size, int64(r.Took)); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO backups (time, result, detail, size, took, command, command_detail) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		nanos(r.Time), r.Result, r.Detail, r.Size, int64(r.Took), r.Command, r.CommandDetail); err != nil {
 		return fmt.Errorf("record backup: %w", err)
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM backups WHERE id <= (SELECT MAX(id) FROM backups) - ?`, keepBackupRuns); err != nil {
@@ -58,19 +69,19 @@ func (s *Store) RecordBackup(ctx context.Context, r BackupRun) error {
 
 // LastBackup returns the latest recorded backup outcome, or ErrNoBackup.
 func (s *Store) LastBackup(ctx context.Context) (BackupRun, error) {
-	return s.lastBackup(ctx, `SELECT time, result, detail, size, took FROM backups ORDER BY id DESC LIMIT 1`)
+	return s.lastBackup(ctx, `SELECT time, result, detail, size, took, command, command_detail FROM backups ORDER BY id DESC LIMIT 1`)
 }
 
 // LastGoodBackup returns the latest successful backup, or ErrNoBackup.
 func (s *Store) LastGoodBackup(ctx context.Context) (BackupRun, error) {
-	return s.lastBackup(ctx, `SELECT time, result, detail, size, took FROM backups WHERE result = 'ok' ORDER BY id DESC LIMIT 1`)
+	return s.lastBackup(ctx, `SELECT time, result, detail, size, took, command, command_detail FROM backups WHERE result = 'ok' ORDER BY id DESC LIMIT 1`)
 }
 
 // lastBackup reads the one backup row that query selects.
 func (s *Store) lastBackup(ctx context.Context, query string) (BackupRun, error) {
 	var r BackupRun
 	var t, took int64
-	err := s.db.QueryRowContext(ctx, query).Scan(&t, &r.Result, &r.Detail, &r.Size, &took)
+	err := s.db.QueryRowContext(ctx, query).Scan(&t, &r.Result, &r.Detail, &r.Size, &took, &r.Command, &r.CommandDetail)
 	if errors.Is(err, sql.ErrNoRows) {
 		return BackupRun{}, ErrNoBackup
 	}
