@@ -38,7 +38,8 @@ var ErrNested = errors.New("the vault and the state must be two separate folders
 // a restore cut short by a crash never leaves a state folder that passes
 // for whole; cortex.db is installed last, once everything else is durable.
 //
-// Nothing is copied that would take a disk below the floor in l.
+// Nothing is copied that would take a disk below opts.MinFree, and the
+// signature is checked with opts.Key (see VerifyOptions).
 func Restore(ctx context.Context, file, vaultDir, stateDir string, opts RestoreOptions) (Report, error) {
 	return restore(ctx, file, vaultDir, stateDir, opts, store.InstallCopy)
 }

@@ -63,9 +63,14 @@ type VerifyOptions struct {
 }
 
 // Verify reads the whole backup: every file's size and SHA-256 against the
-// manifest, nothing missing and nothing extra, the gzip checksum, then
-// PRAGMA integrity_check on each database copy, opened read-only. Any
-// fault is an error wrapping ErrDamaged whose text names it.
+// manifest, nothing missing and nothing extra, the gzip checksum, the
+// archive's SHA-256 and signature beside it (checkSidecars), every vault
+// entry against the server's limits, then each database copy, opened
+// read-only: its schema against the one cortex's migrations build, PRAGMA
+// integrity_check, each under a time limit; last, copies of them are
+// opened as serve opens them. Nothing is copied to scratch that would take
+// its disk below opts.MinFree (ErrNoRoom). Any fault of the backup is an
+// error wrapping ErrDamaged whose text names it.
 func Verify(ctx context.Context, file string, opts VerifyOptions) (rep Report, err error) {
 	f, err := os.Open(file) // #nosec G304 -- the owner names the backup to check
 	if err != nil {
