@@ -104,10 +104,21 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 	var tf [maxQueryItems]int
 	var hits []hit
 	words := 0
+	scanned := false
+	if !scoring && len(phrases) == 0 {
+		// Words alone are scanned only until the first window of the body
+		// holding every one of them, which bestHit would pick from the
+		// whole note too: the rest cannot change the answer.
+		var at int
+		if tf, hits, at = scanUntilAll(q, terms, content, bodyStart); at >= 0 {
+			return 1, makeSnippet(content, bodyStart, at)
+		}
+		scanned = true
+	}
 	// Without scoring, a long note is scanned in growing prefixes: once a
 	// prefix holds every item within one snippet window, the rest cannot
 	// change the answer.
-	for limit := confirmPrefix; ; limit *= 4 {
+	for limit := confirmPrefix; !scanned; limit *= 4 {
 		end := len(content)
 		if !scoring && limit < len(content) {
 			if k := strings.IndexByte(content[limit:], '\n'); k >= 0 {

@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -196,6 +197,42 @@ func TestConfirmLongNotes(t *testing.T) {
 			ok, got := Confirm(pq, "n.md", "N", content)
 			if ok != (score > 0) || got != want {
 				t.Errorf("%s / %q: Confirm = %v %q, Match = %v %q", name, q, ok, got, score, want)
+			}
+		}
+	}
+}
+
+// TestConfirmStopsAsMatchDecides checks that Confirm, which stops reading
+// a note at the first stretch of its body holding every word asked for,
+// decides and cuts snippets as Match does after reading it all: words
+// repeated past the hits kept, prefixes, words in the frontmatter or the
+// title only, words far apart, on notes drawn at random from few words.
+func TestConfirmStopsAsMatchDecides(t *testing.T) {
+	words := strings.Fields("alpha beta gamma delta Alphabet béta ÉPSILON 会 议 x")
+	seps := []string{" ", "  ", "\n", ", ", "\n\n## ", " #", strings.Repeat(" ", 90)}
+	r := rand.New(rand.NewPCG(1, 2))
+	queries := []string{"alpha", "alph", "alpha beta", "beta alpha", "gamma delta alpha", "beta epsilon", "alpha x",
+		"alpha ", "bet", "alpha beta gamma delta epsilon", "zzz alpha", "alpha tag:t"}
+	for i := range 200 {
+		var b strings.Builder
+		if i == 0 {
+			// More hits than are kept before the words come together.
+			b.WriteString(strings.Repeat("alpha gamma ", maxHits) + "beta alpha")
+		}
+		if i%3 == 0 {
+			fmt.Fprintf(&b, "---\ntags: [t]\nnote: %s\n---\n", words[r.IntN(len(words))])
+		}
+		for range r.IntN(1000) {
+			b.WriteString(words[r.IntN(len(words))])
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		content := b.String()
+		for _, q := range queries {
+			pq := ParseQuery(q)
+			score, want := Match(pq, "dir/gamma note.md", "Delta", content)
+			ok, got := Confirm(pq, "dir/gamma note.md", "Delta", content)
+			if ok != (score > 0) || got != want {
+				t.Fatalf("note %d / %q: Confirm = %v %q, Match = %v %q", i, q, ok, got, score, want)
 			}
 		}
 	}

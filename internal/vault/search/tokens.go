@@ -60,6 +60,15 @@ func Tokens(s string) []string {
 // splits exactly like Tokens(Fold(s)). ASCII, the common case, takes a fast
 // path without rune decoding.
 func scanWords(s string, fn func(word []byte, start, end int)) {
+	scanWordsUntil(s, func(w []byte, start, end int) bool {
+		fn(w, start, end)
+		return true
+	})
+}
+
+// scanWordsUntil is scanWords that stops once fn returns false, for a
+// caller that has learnt what it needed from the start of the text.
+func scanWordsUntil(s string, fn func(word []byte, start, end int) bool) {
 	buf := make([]byte, 0, 64)
 	start := -1
 	for i := 0; i < len(s); {
@@ -69,8 +78,8 @@ func scanWords(s string, fn func(word []byte, start, end int)) {
 			case 'A' <= c && c <= 'Z':
 				c += 'a' - 'A'
 			default:
-				if start >= 0 && len(buf) > 0 {
-					fn(buf, start, i)
+				if start >= 0 && len(buf) > 0 && !fn(buf, start, i) {
+					return
 				}
 				buf, start = buf[:0], -1
 				i++
@@ -86,10 +95,12 @@ func scanWords(s string, fn func(word []byte, start, end int)) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case isCJK(r):
-			if start >= 0 && len(buf) > 0 {
-				fn(buf, start, i)
+			if start >= 0 && len(buf) > 0 && !fn(buf, start, i) {
+				return
 			}
-			fn(utf8.AppendRune(buf[:0], r), i, i+size)
+			if !fn(utf8.AppendRune(buf[:0], r), i, i+size) {
+				return
+			}
 			buf, start = buf[:0], -1
 		case r != utf8.RuneError && isWordRune(r):
 			if start < 0 {
@@ -97,8 +108,8 @@ func scanWords(s string, fn func(word []byte, start, end int)) {
 			}
 			buf = appendFold(buf, r)
 		default:
-			if start >= 0 && len(buf) > 0 {
-				fn(buf, start, i)
+			if start >= 0 && len(buf) > 0 && !fn(buf, start, i) {
+				return
 			}
 			buf, start = buf[:0], -1
 		}
