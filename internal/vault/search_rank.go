@@ -80,6 +80,9 @@ type candidate struct {
 	path, title string
 	mod, size   int64
 	score       float64
+	// absent is set when the index knows the note lacks the query's
+	// literal text or symbols: it is passed over without being read.
+	absent bool
 }
 
 // found is what indexSearch found.
@@ -123,6 +126,7 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 	done := cur.pos // ranked candidates already read or passed over
 	var spent int64
 	a := accessOf(ctx)
+	need := search.NeedsOf(pq) // what the notes must hold that words do not say
 	for k := cur.hits + limit + 1; ; k *= 4 {
 		if !exact {
 			k = max(k, cur.pos+2*(skip+limit)+8)
@@ -146,7 +150,7 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 		batch := make([]candidate, 0, len(ranked)-from)
 		for _, s := range ranked[from:] {
 			d := x.DocOf(s)
-			batch = append(batch, candidate{d.Path, d.Title, d.Mod, d.Size, s.Score})
+			batch = append(batch, candidate{d.Path, d.Title, d.Mod, d.Size, s.Score, !x.MayHold(s, need)})
 		}
 		f.total = len(cands)
 		v.ix.mu.RUnlock()
@@ -166,8 +170,15 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 				return f, true, nil
 			}
 			seen[c.path] = true
+			// Counted as read even when the index tells without reading,
+			// so that where a budget stops, and the cursors, stay as they
+			// were.
 			spent += min(c.size, v.maxNote) + noteReadCost
-			h, ok := v.confirm(a, pq, c)
+			var h Hit
+			ok := false
+			if !c.absent {
+				h, ok = v.confirm(a, pq, c)
+			}
 			switch {
 			case !ok:
 			case skip > 0:

@@ -96,6 +96,8 @@ func Analyse(p, content string, mod, size int64) *Analysed {
 		terms:   make([]termStat, 0, len(c.m)+len(tags)),
 		noteKey: markdown.NoteKey(p),
 	}
+	a.info.syms.add(content)
+	a.info.syms.add(p)
 	for _, t := range c.m {
 		a.terms = append(a.terms, *t)
 	}

@@ -38,6 +38,7 @@ type docInfo struct {
 	size  int64
 	words uint32 // tokens in the note, for length normalisation
 	live  bool
+	syms  symbols // the characters outside words in its text and path
 	links []noteLink
 }
 
