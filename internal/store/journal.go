@@ -46,6 +46,7 @@ func (s *Store) RecordWrite(ctx context.Context, e JournalEntry) error {
 	if err != nil {
 		return fmt.Errorf("record write: %w", err)
 	}
+	s.journalWrites.Add(1)
 	if err := s.journalWAL.upTo(s.journalWAL.commit()); err != nil {
 		return fmt.Errorf("record write: sync: %w", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	sqlite3 "modernc.org/sqlite/lib"
@@ -74,6 +75,8 @@ type Store struct {
 	lastWrites *sql.Stmt
 	// verified remembers verified credentials until the next commit.
 	verified *verifiedCache
+	// journalWrites counts RecordWrite's entries (JournalWrites).
+	journalWrites atomic.Int64
 
 	// touched remembers when this process last wrote last_used for a token,
 	// so that a burst of requests with a stale row writes only once.

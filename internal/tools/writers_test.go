@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"errors"
+	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -186,5 +188,112 @@ func TestCacheJournalSeesOtherWriters(t *testing.T) {
 	request()
 	if got := writer(c, "a.md"); got != "owner (cli)@v0" {
 		t.Errorf("after a failed write elsewhere: %s", got)
+	}
+}
+
+// countingStore counts the lookups of single notes' writers; with fail,
+// it records nothing.
+type countingStore struct {
+	*store.Store
+	lookups atomic.Int64
+	fail    atomic.Bool
+}
+
+func (c *countingStore) RecordWrite(ctx context.Context, e store.JournalEntry) error {
+	if c.fail.Load() {
+		return errJournalDown
+	}
+	return c.Store.RecordWrite(ctx, e)
+}
+
+func (c *countingStore) LastWrites(ctx context.Context, paths []string) (map[string]store.JournalEntry, error) {
+	c.lookups.Add(1)
+	return c.Store.LastWrites(ctx, paths)
+}
+
+// TestCacheJournalKnowsEveryWriter: after the first request the cache
+// knows the last writer of every note, those with none included, without
+// a query per note: it loads every path's latest entry once, and then
+// follows the entries added by its own writes, by this process's console
+// and by other processes. A note whose journaling failed is asked for.
+func TestCacheJournalKnowsEveryWriter(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := store.Open(ctx, dir, store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	other, err := store.Open(ctx, dir, store.Options{}) // as cortex admin would
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	secret, _, err := st.CreateToken(ctx, "cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	request := func() {
+		t.Helper()
+		if _, err := st.VerifyToken(ctx, secret); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ok := func(p, v, app string) store.JournalEntry {
+		return store.JournalEntry{Path: p, Tool: "edit_note", NewVersion: v, App: app, Result: store.ResultOK}
+	}
+	for _, e := range []store.JournalEntry{ok("a.md", "v1", "claude"), ok("a.md", "v2", "gpt"), ok("b.md", "w1", "claude")} {
+		if err := st.RecordWrite(ctx, e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := &countingStore{Store: st}
+	c := CacheJournal(cs)
+	request()
+	writers := func(paths ...string) string {
+		t.Helper()
+		m, err := c.LastWrites(ctx, paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, p := range paths {
+			if e, ok := m[p]; ok {
+				out = append(out, e.App+"@"+e.NewVersion)
+			} else {
+				out = append(out, "-")
+			}
+		}
+		return strings.Join(out, " ")
+	}
+	if got := writers("a.md", "b.md", "c.md", "d.md"); got != "gpt@v2 claude@w1 - -" {
+		t.Errorf("at start: %s", got)
+	}
+	if err := c.RecordWrite(ctx, ok("c.md", "x1", "claude")); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.RecordWrite(ctx, ok("d.md", "y1", "owner (console)")); err != nil { // this process, not through the cache
+		t.Fatal(err)
+	}
+	if got := writers("c.md", "d.md"); got != "claude@x1 owner (console)@y1" {
+		t.Errorf("after this process's writes: %s", got)
+	}
+	if err := other.RecordWrite(ctx, ok("a.md", "v3", "owner (cli)")); err != nil {
+		t.Fatal(err)
+	}
+	request()
+	if got := writers("a.md", "e.md"); got != "owner (cli)@v3 -" {
+		t.Errorf("after another process's write: %s", got)
+	}
+	if n := cs.lookups.Load(); n != 0 {
+		t.Errorf("%d lookups of single notes; want none", n)
+	}
+	// A write whose journaling failed may or may not be in the journal.
+	cs.fail.Store(true)
+	if err := c.RecordWrite(ctx, ok("e.md", "z1", "claude")); err == nil {
+		t.Fatal("recording in a failing journal succeeded")
+	}
+	if got := writers("e.md"); got != "-" || cs.lookups.Load() != 1 {
+		t.Errorf("a note whose journaling failed: %s after %d lookups; want it asked of the journal", got, cs.lookups.Load())
 	}
 }
