@@ -3,6 +3,7 @@ package search
 import (
 	"math"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
@@ -90,14 +91,23 @@ func Analyse(p, content string, mod, size int64) *Analysed {
 	for _, a := range fm.Aliases {
 		c.text(a, false, fAlias)
 	}
+	titleToks := Tokens(Fold(title))
 	a := &Analysed{
 		// Clones: a substring would keep the whole note text in memory.
-		info:    docInfo{path: p, title: strings.Clone(title), mod: mod, size: size, words: c.words},
+		info: docInfo{path: p, title: strings.Clone(title), mod: mod, size: size, words: c.words,
+			titleWords: uint16(min(len(titleToks), math.MaxUint16)), key: keyOf(titleToks)}, // #nosec G115 -- capped just before
 		terms:   make([]termStat, 0, len(c.m)+len(tags)),
 		noteKey: markdown.NoteKey(p),
 	}
 	a.info.syms.add(content)
 	a.info.syms.add(p)
+	// Other names a note is known by, for exact matches: its aliases and
+	// its file name when the title differs from it.
+	for _, s := range append([]string{name}, fm.Aliases...) {
+		if k := textKey(s); k != 0 && k != a.info.key && !slices.Contains(a.altKeys, k) {
+			a.altKeys = append(a.altKeys, k)
+		}
+	}
 	for _, t := range c.m {
 		a.terms = append(a.terms, *t)
 	}

@@ -39,7 +39,11 @@ type docInfo struct {
 	words uint32 // tokens in the note, for length normalisation
 	live  bool
 	syms  symbols // the characters outside words in its text and path
-	links []noteLink
+	// titleWords is the number of tokens of the title, for its length
+	// normalisation; key its exact-match key (keyOf).
+	titleWords uint16
+	key        uint64
+	links      []noteLink
 }
 
 // noteLink is one outgoing link to a note, as written.
@@ -124,6 +128,7 @@ type Index struct {
 	byPath map[string]uint32 // live notes only
 	live   int
 	words  int64 // tokens of the live notes
+	titles int64 // title tokens of the live notes
 
 	terms  map[string]uint32 // term → id
 	post   []posting         // by term id
@@ -135,14 +140,20 @@ type Index struct {
 	// of that name. Both may list dead ids, skipped when read.
 	linkKeys map[string][]uint32
 	noteKeys map[string][]uint32
+	// altKeys maps the exact-match key of an alias, or of a file name
+	// other than the title, to the notes known by it; dead ids are
+	// skipped when read. Titles keep theirs in docInfo.key.
+	altKeys map[uint64][]uint32
 }
 
+// NewIndex returns an empty index.
 func NewIndex() *Index {
 	return &Index{
 		byPath:   map[string]uint32{},
 		terms:    map[string]uint32{},
 		linkKeys: map[string][]uint32{},
 		noteKeys: map[string][]uint32{},
+		altKeys:  map[uint64][]uint32{},
 	}
 }
 
@@ -153,6 +164,7 @@ type Analysed struct {
 	terms    []termStat
 	linkKeys []string
 	noteKey  string
+	altKeys  []uint64
 }
 
 type termStat struct {
@@ -172,6 +184,7 @@ func (x *Index) Put(a *Analysed, sortNow bool) {
 	x.byPath[a.info.path] = id
 	x.live++
 	x.words += int64(a.info.words)
+	x.titles += int64(a.info.titleWords)
 	for _, t := range a.terms {
 		tid, ok := x.terms[t.term]
 		if !ok {
@@ -192,6 +205,9 @@ func (x *Index) Put(a *Analysed, sortNow bool) {
 		x.linkKeys[k] = append(x.linkKeys[k], id)
 	}
 	x.noteKeys[a.noteKey] = append(x.noteKeys[a.noteKey], id)
+	for _, k := range a.altKeys {
+		x.altKeys[k] = append(x.altKeys[k], id)
+	}
 }
 
 // SortTerms sorts the term dictionary after a bulk load.
@@ -211,6 +227,7 @@ func (x *Index) Remove(p string) bool {
 	d.links = nil
 	x.live--
 	x.words -= int64(d.words)
+	x.titles -= int64(d.titleWords)
 	return true
 }
 
@@ -253,9 +270,11 @@ func (x *Index) Compact() {
 		byPath:   make(map[string]uint32, len(docs)),
 		live:     len(docs),
 		words:    x.words,
+		titles:   x.titles,
 		terms:    make(map[string]uint32, len(x.terms)),
 		linkKeys: make(map[string][]uint32, len(x.linkKeys)),
 		noteKeys: make(map[string][]uint32, len(x.noteKeys)),
+		altKeys:  make(map[uint64][]uint32, len(x.altKeys)),
 	}
 	for i, d := range docs {
 		nx.byPath[d.path] = uint32(i)
@@ -280,18 +299,28 @@ func (x *Index) Compact() {
 	}
 	for _, m := range []struct{ from, to map[string][]uint32 }{{x.linkKeys, nx.linkKeys}, {x.noteKeys, nx.noteKeys}} {
 		for k, ids := range m.from {
-			var out []uint32
-			for _, id := range ids {
-				if n := remap[id]; n != ^uint32(0) && (len(out) == 0 || out[len(out)-1] != n) {
-					out = append(out, n)
-				}
-			}
-			if len(out) > 0 {
+			if out := remapIDs(ids, remap); len(out) > 0 {
 				m.to[k] = out
 			}
 		}
 	}
+	for k, ids := range x.altKeys {
+		if out := remapIDs(ids, remap); len(out) > 0 {
+			nx.altKeys[k] = out
+		}
+	}
 	*x = *nx
+}
+
+// remapIDs renumbers ids as Compact does, dropping dead ones and repeats.
+func remapIDs(ids, remap []uint32) []uint32 {
+	var out []uint32
+	for _, id := range ids {
+		if n := remap[id]; n != ^uint32(0) && (len(out) == 0 || out[len(out)-1] != n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // prefixTerms returns the ids of the terms starting with pre, at most max.

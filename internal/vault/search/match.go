@@ -154,7 +154,9 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 	tagText := field(strings.Join(append(slices.Clone(f.Tags), markdown.InlineTags(content)...), " "))
 	aliasText := field(strings.Join(f.Aliases, " "))
 	lenNorm := bm25K1 * (1 - bm25B + bm25B*float64(words)/avgNoteWords)
+	titleWords := titleText.words()
 	score = 0.01
+	inTitle := 0
 	for i := 0; i < n; i++ {
 		w := 1.0
 		if i >= len(terms) {
@@ -162,14 +164,31 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 		}
 		t := float64(tf[i])
 		score += w * t * (bm25K1 + 1) / (t + lenNorm)
+		if titleText.has(q, terms, phrases, i) {
+			score += w * boostTitle * titleNorm(titleWords, avgTitleWords)
+			inTitle++
+		}
 		for _, b := range []struct {
 			f     fieldText
 			boost float64
-		}{{titleText, boostTitle}, {nameText, boostName}, {headText, boostHeading}, {tagText, boostTag}, {aliasText, boostAlias}} {
+		}{{nameText, boostName}, {headText, boostHeading}, {tagText, boostTag}, {aliasText, boostAlias}} {
 			if b.f.has(q, terms, phrases, i) {
 				score += w * b.boost
 			}
 		}
+	}
+	if inTitle == n {
+		score += boostCover * titleNorm(titleWords, avgTitleWords)
+	}
+	qw := queryWords(terms, phrases)
+	key := keyOf(qw)
+	if textKey(title) == key {
+		score += exactBoost
+		if sameOrder(title, qw) {
+			score += orderBoost
+		}
+	} else if textKey(name) == key || slices.ContainsFunc(f.Aliases, func(a string) bool { return textKey(a) == key }) {
+		score += exactBoost
 	}
 	return score, makeSnippet(content, bodyStart, bestPos(hits, bodyStart))
 }
@@ -253,6 +272,14 @@ func field(s string) fieldText {
 		return ""
 	}
 	return fieldText(" " + strings.Join(toks, " ") + " ")
+}
+
+// words is the number of tokens in f.
+func (f fieldText) words() int {
+	if f == "" {
+		return 0
+	}
+	return strings.Count(string(f), " ") - 1
 }
 
 // has reports whether item i (a term, then the phrases) occurs in f.

@@ -8,14 +8,16 @@ import (
 )
 
 // Ranking: BM25 over the running text plus boosts, per query item, for the
-// fields where it occurs (the constants Match scores with); newer notes
-// first on equal scores.
+// fields where it occurs, the title's normalised by its length; a bonus
+// for a title holding every item and a larger one for an exact title,
+// alias or file name (see known.go; the constants Match scores with);
+// newer notes first on equal scores.
 const maxPrefix = 128 // terms a last-word prefix expands to
 
 var fieldBoosts = [...]struct {
 	bit   uint8
 	boost float64
-}{{fTitle, boostTitle}, {fName, boostName}, {fHeading, boostHeading}, {fTag, boostTag}, {fAlias, boostAlias}}
+}{{fName, boostName}, {fHeading, boostHeading}, {fTag, boostTag}, {fAlias, boostAlias}}
 
 // matchFields are the places besides the running text where an item
 // counts as present, as Match decides.
@@ -31,8 +33,9 @@ type item struct {
 
 // Scored is a candidate with its score; DocOf tells which note it is.
 type Scored struct {
-	doc   uint32
-	Score float64
+	doc     uint32
+	inTitle uint16 // query items found in the title, while scoring
+	Score   float64
 }
 
 // candidates evaluates q against the index and returns the matching live
@@ -79,14 +82,14 @@ func (x *Index) candidates(q Query) []Scored {
 		if q.Tags != nil {
 			for _, d := range allowed {
 				if folderOK(d) {
-					out = append(out, Scored{d, 1})
+					out = append(out, Scored{doc: d, Score: 1})
 				}
 			}
 			return out
 		}
 		for d := range x.docs {
 			if x.docs[d].live && folderOK(uint32(d)) {
-				out = append(out, Scored{uint32(d), 1})
+				out = append(out, Scored{doc: uint32(d), Score: 1})
 			}
 		}
 		return out
@@ -108,16 +111,21 @@ func (x *Index) candidates(q Query) []Scored {
 	if avg < 1 {
 		avg = 1
 	}
+	avgTitle := float64(x.titles) / n
 	var cur []Scored
 	for k, i := range order {
 		it, list := items[i], lists[i]
 		idf := math.Log(1 + (n-float64(len(list))+0.5)/(float64(len(list))+0.5))
 		score := func(e entry) float64 {
 			s := 0.0
+			d := &x.docs[e.doc]
 			if e.tf > 0 {
 				tf := float64(e.tf)
-				norm := bm25K1 * (1 - bm25B + bm25B*float64(x.docs[e.doc].words)/avg)
+				norm := bm25K1 * (1 - bm25B + bm25B*float64(d.words)/avg)
 				s = tf * (bm25K1 + 1) / (tf + norm)
+			}
+			if e.fields&fTitle != 0 {
+				s += boostTitle * titleNorm(int(d.titleWords), avgTitle)
 			}
 			for _, b := range fieldBoosts {
 				if e.fields&b.bit != 0 {
@@ -126,12 +134,18 @@ func (x *Index) candidates(q Query) []Scored {
 			}
 			return it.weight * idf * s
 		}
+		title := func(e entry) uint16 {
+			if e.fields&fTitle != 0 {
+				return 1
+			}
+			return 0
+		}
 		if k == 0 {
 			cur = make([]Scored, 0, len(list))
 			for _, e := range list {
 				if x.docs[e.doc].live && (e.tf > 0 || e.fields&matchFields != 0) && e.next&it.next == it.next && folderOK(e.doc) &&
 					(allowed == nil || containsID(allowed, e.doc)) {
-					cur = append(cur, Scored{e.doc, score(e)})
+					cur = append(cur, Scored{doc: e.doc, inTitle: title(e), Score: score(e)})
 				}
 			}
 			continue
@@ -148,6 +162,7 @@ func (x *Index) candidates(q Query) []Scored {
 			}
 			if e := list[j]; e.doc == c.doc && (e.tf > 0 || e.fields&matchFields != 0) && e.next&it.next == it.next {
 				c.Score += score(e)
+				c.inTitle += title(e)
 				out = append(out, c)
 			}
 		}
@@ -156,7 +171,32 @@ func (x *Index) candidates(q Query) []Scored {
 			return nil
 		}
 	}
+	x.titleBonus(cur, len(items), queryWords(q.Terms, q.Phrases), avgTitle)
 	return cur
+}
+
+// titleBonus adds to the candidates, holding all of items query items,
+// the bonuses for a title holding every one of them and for an exact
+// title or other name (of words).
+func (x *Index) titleBonus(cur []Scored, items int, words []string, avgTitle float64) {
+	key := keyOf(words)
+	alts := x.altKeys[key]
+	for i := range cur {
+		c := &cur[i]
+		d := &x.docs[c.doc]
+		if int(c.inTitle) == items {
+			c.Score += boostCover * titleNorm(int(d.titleWords), avgTitle)
+		}
+		if d.key == key {
+			c.Score += exactBoost
+			if sameOrder(d.title, words) {
+				c.Score += orderBoost
+			}
+		} else if len(alts) > 0 && containsID(alts, c.doc) { // alts grow in id order
+			c.Score += exactBoost
+		}
+		c.inTitle = 0
+	}
 }
 
 // Candidates is candidates for any query: for one with alternatives,
