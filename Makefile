@@ -15,7 +15,7 @@ FUZZTIME  ?= 20000x
 STATICCHECK_VERSION := v0.8.2
 GOSEC_VERSION       := v2.30.0
 
-.PHONY: run build test test-short lint gates vet staticcheck gosec fuzz bench bench-table clean
+.PHONY: run build test test-short lint gates vet staticcheck gosec fuzz bench bench-table bench-known clean
 
 ## run: start cortex on embedded defaults (vault ./data/vault, state ./data/state, http://127.0.0.1:8080)
 run: build
@@ -70,7 +70,8 @@ clean:
 	rm -rf bin .tools
 
 ## bench: the benchmark harness (the real binary over HTTP): first the table of reads as a model makes them
-## beside a naive go-sdk server on the shared generator's 10k and 50k vaults, then 1k/10k/50k synthetic vaults; not part of test
+## beside a naive go-sdk server on the shared generator's 10k and 50k vaults, then 1k/10k/50k synthetic vaults,
+## then known-item search; not part of test
 bench:
 	CORTEX_BENCH=1 $(GO) test -run '^TestBenchTable$$' -v -count=1 -timeout 120m ./internal/bench
 	CORTEX_BENCH=1 $(GO) test -run '^TestBench$$' -v -count=1 -timeout 120m ./internal/bench
@@ -80,6 +81,7 @@ bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./internal/vault/...
 	$(GO) test -run '^$$' -bench EditNote -count 5 ./internal/history/
 	$(GO) test -run '^$$' -bench HistorySize -benchtime 1x -timeout 30m ./internal/history/
+	$(MAKE) bench-known
 
 ## bench-table: only the table of `make bench`; BENCH_NOTES=2000 BENCH_ROUNDS=1 for a quick look
 BENCH_NOTES ?= 10000,50000
@@ -87,6 +89,14 @@ BENCH_ROUNDS ?= 3
 bench-table:
 	CORTEX_BENCH=1 CORTEX_BENCH_TABLE_NOTES=$(BENCH_NOTES) CORTEX_BENCH_ROUNDS=$(BENCH_ROUNDS) \
 	  $(GO) test -run '^TestBenchTable$$' -v -count=1 -timeout 120m ./internal/bench
+
+# The known-item benchmark's vault: the shared generator's 10,000 notes, seed
+# 1, written the first time (about 20 s) and kept under .cache.
+KNOWN_VAULT ?= $(CURDIR)/.cache/bench/known-10k
+
+## bench-known: known-item search (titles and body phrases of random notes): MRR@10 and hit@1
+bench-known:
+	CORTEX_BENCH=1 CORTEX_BENCH_VAULT=$(KNOWN_VAULT) $(GO) test -run '^TestBenchKnownItem$$' -v -count=1 ./internal/vault
 
 # Release gates: vulnerability database, image, goreleaser, actionlint.
 include docs/release.mk

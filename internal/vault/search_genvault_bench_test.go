@@ -3,7 +3,6 @@ package vault
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -20,22 +19,8 @@ func genVault(b *testing.B) (dir string, queries []string) {
 	b.Helper()
 	dir = os.Getenv("CORTEX_BENCH_VAULT")
 	if dir == "" {
-		gen, err := filepath.Abs(filepath.Join("..", "..", "..", "shared", "bench", "genvault.py"))
-		if err != nil {
-			b.Skip(err)
-		}
-		if _, err := os.Stat(gen); err != nil {
-			b.Skip("the shared vault generator is not here: ", gen)
-		}
-		py, err := exec.LookPath("python3")
-		if err != nil {
-			b.Skip("python3 is needed to write the vault")
-		}
 		dir = filepath.Join(b.TempDir(), "v10k")
-		// #nosec G204 -- a fixed script with fixed arguments
-		if out, err := exec.Command(py, gen, "--notes", "10000", "--seed", "1", "--out", dir).CombinedOutput(); err != nil {
-			b.Fatalf("genvault: %v\n%s", err, out)
-		}
+		writeGenVault(b, dir, 10000)
 	}
 	data, err := os.ReadFile(dir + ".queries.json")
 	if err != nil {
