@@ -138,3 +138,22 @@ func TestKnownAliasAndOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownAdjacentWords: of two notes holding the words of a query, the
+// one holding them side by side, in the query's order, ranks first.
+func TestKnownAdjacentWords(t *testing.T) {
+	if nextBit([]byte("gamma")) == nextBit([]byte("beta")) {
+		t.Fatal("the test's words share a successor bit; pick others")
+	}
+	notes := map[string]string{
+		"apart.md":    note("Apart", "alpha gamma delta beta "+filler(40)),
+		"together.md": note("Together", "alpha beta delta gamma "+filler(40)),
+	}
+	v := newKnownVault(notes)
+	if got := v.rank(t, "alpha beta"); strings.Join(got, ",") != "together.md,apart.md" {
+		t.Errorf("ranks %v, want together.md first", got)
+	}
+	if s := v.matchOrder("alpha beta", "together.md", "apart.md"); s[0] <= s[1] {
+		t.Errorf("Match scores together %v, apart %v", s[0], s[1])
+	}
+}

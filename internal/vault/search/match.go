@@ -103,6 +103,7 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 
 	var tf [maxQueryItems]int
 	var hits []hit
+	var adj uint64
 	words := 0
 	scanned := false
 	if !scoring && len(phrases) == 0 {
@@ -125,7 +126,7 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 				end = limit + k
 			}
 		}
-		tf, hits, words = scanItems(q, terms, phrases, content[:end])
+		tf, hits, words, adj = scanItems(q, terms, phrases, content[:end])
 		if end == len(content) {
 			break
 		}
@@ -164,6 +165,9 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 		}
 		t := float64(tf[i])
 		score += w * t * (bm25K1 + 1) / (t + lenNorm)
+		if adj&(1<<i) != 0 {
+			score += boostAdjacent
+		}
 		if titleText.has(q, terms, phrases, i) {
 			score += w * boostTitle * titleNorm(titleWords, avgTitleWords)
 			inTitle++
@@ -206,8 +210,10 @@ func allFound(tf []int) bool {
 }
 
 // scanItems counts the items of q in content (terms, then phrases) and
-// collects up to maxHits of their positions; words is the word count.
-func scanItems(q Query, terms, phrases []string, content string) (tf [maxQueryItems]int, hits []hit, words int) {
+// collects up to maxHits of their positions; words is the word count, and
+// bit i of adj is set when term i+1 (the whole word) follows term i
+// somewhere.
+func scanItems(q Query, terms, phrases []string, content string) (tf [maxQueryItems]int, hits []hit, words int, adj uint64) {
 	var norm []byte
 	var wordNorm, wordPos []int32
 	if len(phrases) > 0 {
@@ -215,16 +221,23 @@ func scanItems(q Query, terms, phrases []string, content string) (tf [maxQueryIt
 		norm[0] = ' '
 	}
 	last := len(terms) - 1
+	var prev uint64 // the terms the word before was
 	scanWords(content, func(w []byte, start, _ int) {
 		words++
+		var now uint64
 		for i, t := range terms {
 			if string(w) == t || i == last && q.PrefixLast && bytes.HasPrefix(w, []byte(t)) && t != "" {
 				tf[i]++
 				if len(hits) < maxHits {
 					hits = append(hits, hit{start, i})
 				}
+				if string(w) == t {
+					now |= 1 << i
+				}
 			}
 		}
+		adj |= prev & (now >> 1)
+		prev = now
 		if norm != nil {
 			// Offsets are int32 to halve this index on long notes. A note
 			// is far below 2 GiB, but past that a phrase still counts; it
@@ -254,7 +267,7 @@ func scanItems(q Query, terms, phrases []string, content string) (tf [maxQueryIt
 			from = at
 		}
 	}
-	return tf, hits, words
+	return tf, hits, words, adj
 }
 
 // bestPos is bestHit's offset.

@@ -29,6 +29,7 @@ type item struct {
 	terms  []uint32
 	weight float64
 	next   uint16 // successor bits the note's posting must have
+	adj    uint16 // successor bit of the query's next word, for a bonus
 }
 
 // Scored is a candidate with its score; DocOf tells which note it is.
@@ -53,7 +54,11 @@ func (x *Index) candidates(q Query) []Scored {
 		if len(ids) == 0 {
 			return nil
 		}
-		items = append(items, item{terms: ids, weight: 1})
+		it := item{terms: ids, weight: 1}
+		if i+1 < len(q.Terms) {
+			it.adj = nextBit([]byte(q.Terms[i+1]))
+		}
+		items = append(items, it)
 	}
 	for _, p := range q.Phrases {
 		phrase := x.phraseItems(strings.Split(p, " "))
@@ -126,6 +131,9 @@ func (x *Index) candidates(q Query) []Scored {
 			}
 			if e.fields&fTitle != 0 {
 				s += boostTitle * titleNorm(int(d.titleWords), avgTitle)
+			}
+			if e.next&it.adj != 0 {
+				s += boostAdjacent
 			}
 			for _, b := range fieldBoosts {
 				if e.fields&b.bit != 0 {
