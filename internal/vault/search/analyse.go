@@ -95,7 +95,7 @@ func Analyse(p, content string, mod, size int64) *Analysed {
 	a := &Analysed{
 		// Clones: a substring would keep the whole note text in memory.
 		info: docInfo{path: p, title: strings.Clone(title), mod: mod, size: size, words: c.words,
-			titleWords: uint16(min(len(titleToks), math.MaxUint16)), key: keyOf(titleToks)}, // #nosec G115 -- capped just before
+			titleWords: uint16(min(len(titleToks), math.MaxUint16)), key: keyOf(titleToks), order: orderOf(titleToks)}, // #nosec G115 -- capped just before
 		terms:   make([]termStat, 0, len(c.m)+len(tags)),
 		noteKey: markdown.NoteKey(p),
 	}

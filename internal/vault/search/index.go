@@ -40,9 +40,9 @@ type docInfo struct {
 	live  bool
 	syms  symbols // the characters outside words in its text and path
 	// titleWords is the number of tokens of the title, for its length
-	// normalisation; key its exact-match key (keyOf).
+	// normalisation; key and order its exact-match keys (keyOf, orderOf).
 	titleWords uint16
-	key        uint64
+	key, order uint64
 	links      []noteLink
 }
 

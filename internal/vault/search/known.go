@@ -53,13 +53,34 @@ func keyOf(toks []string) uint64 {
 	}
 	toks = slices.Clone(toks)
 	slices.Sort(toks)
-	toks = slices.Compact(toks)
+	return hashWords(slices.Compact(toks))
+}
+
+// orderOf is the key of tokens in their order, each once where it last
+// occurs, as ParseQuery keeps a repeated word: two titles with the same
+// keyOf have the same orderOf when their words come in the same order.
+func orderOf(toks []string) uint64 {
+	var seq []string
+	for i, t := range toks {
+		if !slices.Contains(toks[i+1:], t) {
+			seq = append(seq, t)
+		}
+	}
+	return hashWords(seq)
+}
+
+// hashWords hashes tokens in order (FNV-1a, each token closed by a byte
+// no UTF-8 text holds); never 0 for tokens, 0 for none.
+func hashWords(toks []string) uint64 {
+	if len(toks) == 0 {
+		return 0
+	}
 	h := uint64(14695981039346656037)
 	for _, t := range toks {
 		for i := 0; i < len(t); i++ {
 			h = (h ^ uint64(t[i])) * 1099511628211
 		}
-		h = (h ^ 0xff) * 1099511628211 // a byte no UTF-8 text holds
+		h = (h ^ 0xff) * 1099511628211
 	}
 	return h | 1
 }
@@ -74,18 +95,4 @@ func queryWords(terms, phrases []string) []string {
 		toks = append(toks, strings.Split(p, " ")...)
 	}
 	return toks
-}
-
-// sameOrder reports whether title holds the words in the order given,
-// once each: its tokens, a repeated one counted where it last occurs, as
-// ParseQuery keeps a repeated word.
-func sameOrder(title string, words []string) bool {
-	toks := Tokens(Fold(title))
-	var seq []string
-	for i, t := range toks {
-		if !slices.Contains(toks[i+1:], t) {
-			seq = append(seq, t)
-		}
-	}
-	return slices.Equal(seq, words)
 }

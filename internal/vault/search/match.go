@@ -157,7 +157,7 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 	lenNorm := bm25K1 * (1 - bm25B + bm25B*float64(words)/avgNoteWords)
 	titleWords := titleText.words()
 	score = 0.01
-	inTitle := 0
+	var inTitle, inName, inAlias int // items found there
 	for i := 0; i < n; i++ {
 		w := 1.0
 		if i >= len(terms) {
@@ -175,26 +175,39 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 		for _, b := range []struct {
 			f     fieldText
 			boost float64
-		}{{nameText, boostName}, {headText, boostHeading}, {tagText, boostTag}, {aliasText, boostAlias}} {
+			in    *int
+		}{{nameText, boostName, &inName}, {headText, boostHeading, nil}, {tagText, boostTag, nil}, {aliasText, boostAlias, &inAlias}} {
 			if b.f.has(q, terms, phrases, i) {
 				score += w * b.boost
+				if b.in != nil {
+					*b.in++
+				}
 			}
 		}
 	}
 	if inTitle == n {
 		score += boostCover * titleNorm(titleWords, avgTitleWords)
 	}
-	qw := queryWords(terms, phrases)
-	key := keyOf(qw)
-	if textKey(title) == key {
-		score += exactBoost
-		if sameOrder(title, qw) {
-			score += orderBoost
-		}
-	} else if textKey(name) == key || slices.ContainsFunc(f.Aliases, func(a string) bool { return textKey(a) == key }) {
-		score += exactBoost
+	if inTitle == n || inName == n || inAlias == n { // else none can be exact
+		score += exactScore(queryWords(terms, phrases), title, name, f.Aliases)
 	}
 	return score, makeSnippet(content, bodyStart, bestPos(hits, bodyStart))
+}
+
+// exactScore is Match's bonus for a title, file name or alias whose words
+// are exactly words, as the index gives it.
+func exactScore(words []string, title, name string, aliases []string) float64 {
+	key := keyOf(words)
+	if toks := Tokens(Fold(title)); keyOf(toks) == key {
+		if orderOf(toks) == orderOf(words) {
+			return exactBoost + orderBoost
+		}
+		return exactBoost
+	}
+	if textKey(name) == key || slices.ContainsFunc(aliases, func(a string) bool { return textKey(a) == key }) {
+		return exactBoost
+	}
+	return 0
 }
 
 // confirmPrefix is the first prefix of a note Confirm scans.

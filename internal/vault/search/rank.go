@@ -187,7 +187,7 @@ func (x *Index) candidates(q Query) []Scored {
 // the bonuses for a title holding every one of them and for an exact
 // title or other name (of words).
 func (x *Index) titleBonus(cur []Scored, items int, words []string, avgTitle float64) {
-	key := keyOf(words)
+	key, order := keyOf(words), orderOf(words)
 	alts := x.altKeys[key]
 	for i := range cur {
 		c := &cur[i]
@@ -197,7 +197,7 @@ func (x *Index) titleBonus(cur []Scored, items int, words []string, avgTitle flo
 		}
 		if d.key == key {
 			c.Score += exactBoost
-			if sameOrder(d.title, words) {
+			if d.order == order {
 				c.Score += orderBoost
 			}
 		} else if len(alts) > 0 && containsID(alts, c.doc) { // alts grow in id order
