@@ -21,10 +21,10 @@ const (
 type fetchIn struct {
 	ID       string   `json:"id,omitempty" jsonschema:"the note's path or name"`
 	IDs      []string `json:"ids,omitempty" jsonschema:"instead of id: up to 20 notes to read at once"`
-	Section  string `json:"section,omitempty" jsonschema:"return only the section under this heading, e.g. Plan or ## Plan"`
-	Offset   int    `json:"offset,omitempty" jsonschema:"character to start at; pass metadata.next_offset to read the next page"`
-	MaxChars int    `json:"max_chars,omitempty" jsonschema:"most characters to return: default 20000, at most 100000"`
-	Version  string `json:"version,omitempty" jsonschema:"read this earlier version instead (see recent with id)"`
+	Section  string   `json:"section,omitempty" jsonschema:"return only the section under this heading, e.g. Plan or ## Plan"`
+	Offset   int      `json:"offset,omitempty" jsonschema:"character to start at; pass metadata.next_offset to read the next page"`
+	MaxChars int      `json:"max_chars,omitempty" jsonschema:"most characters to return: default 20000, at most 100000"`
+	Version  string   `json:"version,omitempty" jsonschema:"read this earlier version instead (see recent with id)"`
 }
 
 type fetchMeta struct {

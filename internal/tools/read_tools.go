@@ -132,7 +132,7 @@ func (s *server) addReadTools(srv *mcp.Server) {
 		Name: "fetch",
 		Description: "Read a note by id: its path, its name as in a [[link]] (Plan, Plan#Budget, an alias), or a day " +
 			"(today, 2026-12-01) for the daily note. metadata.version is needed by every edit. Long notes come in pages: " +
-			"call again with offset = metadata.next_offset. section returns the part under one heading.",
+			"call again with offset = metadata.next_offset.",
 		Annotations: readOnly("Read note"),
 	}, s.fetch)
 	addTool(s, srv, &mcp.Tool{

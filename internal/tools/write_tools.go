@@ -16,6 +16,7 @@ import (
 type createIn struct {
 	Path    string `json:"path" jsonschema:"vault-relative path of the new note, ending in .md, e.g. projects/plan.md; missing folders are created"`
 	Content string `json:"content" jsonschema:"the whole Markdown text of the note, frontmatter included if any"`
+	DryRun  bool   `json:"dry_run,omitempty" jsonschema:"show the change, write nothing"`
 }
 
 type appendIn struct {
@@ -23,13 +24,14 @@ type appendIn struct {
 	Text    string `json:"text" jsonschema:"Markdown to add"`
 	Section string `json:"section,omitempty" jsonschema:"add at the end of the section under this heading instead of the end of the note"`
 	At      string `json:"at,omitempty" jsonschema:"end (default); start (after the frontmatter, or the heading of section); or ^blockid to add after that block"`
+	DryRun  bool   `json:"dry_run,omitempty" jsonschema:"show the change, write nothing"`
 }
 
 // guarded names the note a change is made to and the version it is made
 // against; every tool that changes what is written takes both.
 type guarded struct {
 	ID      string `json:"id" jsonschema:"the note's path or name"`
-	Version string `json:"version" jsonschema:"metadata.version from your latest fetch of the note"`
+	Version string `json:"version" jsonschema:"metadata.version from your latest fetch"`
 }
 
 type editIn struct {
@@ -37,6 +39,7 @@ type editIn struct {
 	OldText    string `json:"old_text" jsonschema:"exact text to replace, copied from the note; must occur once unless replace_all"`
 	NewText    string `json:"new_text" jsonschema:"replacement text; empty to delete old_text"`
 	ReplaceAll bool   `json:"replace_all,omitempty" jsonschema:"replace every occurrence of old_text"`
+	DryRun     bool   `json:"dry_run,omitempty" jsonschema:"show the change, write nothing"`
 }
 
 type replaceSectionIn struct {
@@ -46,12 +49,14 @@ type replaceSectionIn struct {
 	// Without it a section with subsections is refused: replacing a note's
 	// top heading would otherwise erase every section below it.
 	IncludeSubsections bool `json:"include_subsections,omitempty" jsonschema:"also replace the subsections below the heading"`
+	DryRun             bool `json:"dry_run,omitempty" jsonschema:"show the change, write nothing"`
 }
 
 type frontmatterIn struct {
 	guarded
 	Set    map[string]any `json:"set,omitempty" jsonschema:"keys to add or overwrite, with their values"`
 	Remove []string       `json:"remove,omitempty" jsonschema:"keys to remove"`
+	DryRun bool           `json:"dry_run,omitempty" jsonschema:"show the change, write nothing"`
 }
 
 type moveIn struct {
@@ -65,9 +70,11 @@ type deleteIn struct {
 }
 
 type writeOut struct {
-	ID              string `json:"id" jsonschema:"the note's path"`
-	Version         string `json:"version" jsonschema:"the note's new version; pass it to the next change"`
-	PreviousVersion string `json:"previous_version,omitempty" jsonschema:"the version before this change"`
+	ID              string         `json:"id" jsonschema:"the note's path"`
+	Version         string         `json:"version" jsonschema:"the note's new version; pass it to the next change (with dry_run: its version now, unchanged)"`
+	PreviousVersion string         `json:"previous_version,omitempty" jsonschema:"the version before this change"`
+	Change          *changeSummary `json:"change,omitempty" jsonschema:"what the write changed (or, with dry_run, would change)"`
+	DryRun          bool           `json:"dry_run,omitempty" jsonschema:"true: nothing was written; call again without dry_run to make the change"`
 }
 
 type moveOut struct {
@@ -130,7 +137,7 @@ func (s *server) addWriteTools(srv *mcp.Server) {
 		Annotations: writes("Replace section", true, true),
 	}, s.replaceSection)
 	addTool(s, srv, &mcp.Tool{
-		Name: "update_frontmatter",
+		Name:        "update_frontmatter",
 		Description: "Set or remove keys of a note's YAML frontmatter without touching its body.",
 		Annotations: writes("Update frontmatter", true, true),
 	}, s.updateFrontmatter)
@@ -176,8 +183,25 @@ func (s *server) written(ctx context.Context, c call, id, version string, r vaul
 		s.record(ctx, c, id, version, "", err)
 		return writeOut{}, err
 	}
+	if r.DryRun {
+		// Nothing was written, so nothing is journaled.
+		return writeOut{ID: r.Path, Version: r.OldVersion, Change: summarize(r.Before, r.After), DryRun: true}, nil
+	}
 	s.record(ctx, c, r.Path, r.OldVersion, r.Version, nil)
-	return writeOut{ID: r.Path, Version: r.Version, PreviousVersion: r.OldVersion}, nil
+	out := writeOut{ID: r.Path, Version: r.Version, PreviousVersion: r.OldVersion}
+	if r.Before != "" || r.After != "" {
+		out.Change = summarize(r.Before, r.After)
+	}
+	return out, nil
+}
+
+// dryRun is ctx for a write that, asked as a dry run, makes every check and
+// writes nothing.
+func dryRun(ctx context.Context, dry bool) context.Context {
+	if dry {
+		return vault.WithDryRun(ctx)
+	}
+	return ctx
 }
 
 // checkTarget validates the arguments every guarded write shares and
@@ -228,7 +252,7 @@ func (s *server) createNote(ctx context.Context, c call, in createIn) (writeOut,
 	if strings.TrimSpace(in.Path) == "" {
 		return writeOut{}, invalidArgument("path is empty; pass a vault-relative path ending in .md")
 	}
-	r, err := s.vault.Create(ctx, in.Path, in.Content)
+	r, err := s.vault.Create(dryRun(ctx, in.DryRun), in.Path, in.Content)
 	return s.written(ctx, c, in.Path, "", r, err)
 }
 
@@ -249,7 +273,11 @@ func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut,
 			if perr != nil {
 				return s.written(ctx, c, d.Path, "", vault.WriteResult{}, perr)
 			}
-			return s.createDaily(ctx, c, d, in.Text, at)
+			if in.DryRun && (at != vault.Place{}) {
+				return s.written(ctx, c, d.Path, "", vault.WriteResult{},
+					invalidArgument("the daily note does not exist yet, so a dry run can show only text added at its end; leave section and at out, or leave dry_run out"))
+			}
+			return s.createDaily(dryRun(ctx, in.DryRun), c, d, in.Text, at)
 		} else if isDay {
 			in.ID = d.Path
 		}
@@ -273,7 +301,7 @@ func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut,
 		at, err = place(in.At, in.Section)
 	}
 	if err == nil {
-		r, err = s.vault.AppendAt(ctx, in.ID, in.Text, at)
+		r, err = s.vault.AppendAt(dryRun(ctx, in.DryRun), in.ID, in.Text, at)
 	}
 	return s.written(ctx, c, in.ID, "", r, err)
 }
@@ -335,7 +363,7 @@ func (s *server) editNote(ctx context.Context, c call, in editIn) (writeOut, err
 		bad = invalidArgument("old_text is empty; copy the exact text to replace from the note")
 	}
 	return s.guardedWrite(ctx, c, in.guarded, bad, func(p string) (vault.WriteResult, error) {
-		return s.vault.Edit(ctx, p, in.Version, in.OldText, in.NewText, in.ReplaceAll)
+		return s.vault.Edit(dryRun(ctx, in.DryRun), p, in.Version, in.OldText, in.NewText, in.ReplaceAll)
 	})
 }
 
@@ -345,7 +373,7 @@ func (s *server) replaceSection(ctx context.Context, c call, in replaceSectionIn
 		bad = invalidArgument("heading is empty; pass the heading of the section to replace")
 	}
 	return s.guardedWrite(ctx, c, in.guarded, bad, func(p string) (vault.WriteResult, error) {
-		return s.vault.ReplaceSection(ctx, p, in.Version, in.Heading, in.Content, in.IncludeSubsections)
+		return s.vault.ReplaceSection(dryRun(ctx, in.DryRun), p, in.Version, in.Heading, in.Content, in.IncludeSubsections)
 	})
 }
 
@@ -355,7 +383,7 @@ func (s *server) updateFrontmatter(ctx context.Context, c call, in frontmatterIn
 		bad = invalidArgument("nothing to change; pass keys to set, keys to remove, or both")
 	}
 	return s.guardedWrite(ctx, c, in.guarded, bad, func(p string) (vault.WriteResult, error) {
-		return s.vault.UpdateFrontmatter(ctx, p, in.Version, in.Set, in.Remove)
+		return s.vault.UpdateFrontmatter(dryRun(ctx, in.DryRun), p, in.Version, in.Set, in.Remove)
 	})
 }
 

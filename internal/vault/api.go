@@ -143,6 +143,14 @@ type WriteResult struct {
 	Path       string
 	OldVersion string // "" when the note did not exist
 	Version    string
+	// Before and After are the note's text before and after the write
+	// (Before "" for a new note), for saying what changed; a move or a
+	// delete, which changes no text, leaves both empty.
+	Before, After string
+	// DryRun is set when the context asked for a dry run: every check
+	// was made and nothing was written; Version is what the note would
+	// have become.
+	DryRun bool
 }
 
 // MoveResult describes a completed move.

@@ -47,13 +47,16 @@ func (v *Vault) createAs(ctx context.Context, kind, p, content string, limitWrit
 		return WriteResult{}, e
 	}
 	data := []byte(content)
+	if isDryRun(ctx) {
+		return WriteResult{Path: p, Version: versionOf(data), After: content, DryRun: true}, nil
+	}
 	wait := v.keepAsync(ctx, Kept{Path: p, Content: data, Kind: kind})
 	if e := v.writeAtomic(writeSpec{path: p, data: data, ready: wait.ready}); e != nil {
 		wait.undo(ctx)
 		return WriteResult{}, e
 	}
 	v.indexWrite(p, data)
-	return WriteResult{Path: p, Version: versionOf(data)}, nil
+	return WriteResult{Path: p, Version: versionOf(data), After: content}, nil
 }
 
 // Append adds text at the end of the note, or at the end of one section of
@@ -217,13 +220,17 @@ func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersi
 	if e != nil {
 		return WriteResult{}, e
 	}
-	if next == string(data) {
-		return WriteResult{Path: p, OldVersion: cur, Version: cur}, nil
+	before := string(data)
+	if next == before {
+		return WriteResult{Path: p, OldVersion: cur, Version: cur, Before: before, After: next, DryRun: isDryRun(ctx)}, nil
 	}
 	if e := v.checkResultSize(len(next)); e != nil {
 		return WriteResult{}, e
 	}
 	out := []byte(next)
+	if isDryRun(ctx) {
+		return WriteResult{Path: p, OldVersion: cur, Version: versionOf(out), Before: before, After: next, DryRun: true}, nil
+	}
 	// The text being replaced (if cortex has not seen it yet) and the new
 	// one are stored before the note changes.
 	wait := v.keepAsync(ctx,
@@ -234,7 +241,7 @@ func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersi
 		return WriteResult{}, e
 	}
 	v.indexWrite(p, out)
-	return WriteResult{Path: p, OldVersion: cur, Version: versionOf(out)}, nil
+	return WriteResult{Path: p, OldVersion: cur, Version: versionOf(out), Before: before, After: next}, nil
 }
 
 // lockedNote is a note read under its lock.
