@@ -162,8 +162,8 @@ func TestSearchSyntaxThroughTheTool(t *testing.T) {
 			t.Errorf("tag alone = %s", got)
 		}
 	}
-	te := e.fail("search", map[string]any{"query": "line:(seeds)"}, "invalid_argument")
-	if !strings.Contains(te.Message, "line:") {
+	te := e.fail("search", map[string]any{"query": "block:(seeds)"}, "invalid_argument")
+	if !strings.Contains(te.Message, "block:") {
 		t.Errorf("hint: %q", te.Message)
 	}
 }

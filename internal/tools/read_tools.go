@@ -35,11 +35,30 @@ type searchIn struct {
 }
 
 type searchResult struct {
-	ID       string `json:"id" jsonschema:"the note's path; pass it to fetch"`
-	Title    string `json:"title"`
-	URL      string `json:"url" jsonschema:"link to the note for the user"`
-	Snippet  string `json:"snippet" jsonschema:"text around the match"`
-	Modified string `json:"modified" jsonschema:"last modification, RFC 3339"`
+	ID       string      `json:"id" jsonschema:"the note's path; pass it to fetch"`
+	Title    string      `json:"title"`
+	URL      string      `json:"url" jsonschema:"link to the note for the user"`
+	Snippet  string      `json:"snippet" jsonschema:"text around the match"`
+	Modified string      `json:"modified" jsonschema:"last modification, RFC 3339"`
+	Lines    []foundLine `json:"lines,omitempty" jsonschema:"for task:, task-todo:, task-done: and line: queries: the lines that matched, at most 10"`
+}
+
+// foundLine is a line of a note a line filter matched.
+type foundLine struct {
+	Line int    `json:"line" jsonschema:"its number in the note, from 1"`
+	Text string `json:"text"`
+}
+
+// foundLines are the lines a hit names, nil when it names none.
+func foundLines(ls []vault.LineHit) []foundLine {
+	if len(ls) == 0 {
+		return nil
+	}
+	out := make([]foundLine, len(ls))
+	for i, l := range ls {
+		out[i] = foundLine{Line: l.N, Text: l.Text}
+	}
+	return out
 }
 
 type searchOut struct {
@@ -124,8 +143,8 @@ func (s *server) addReadTools(srv *mcp.Server) {
 	addTool(s, srv, &mcp.Tool{
 		Name: "search",
 		Description: `Search notes in Obsidian's syntax: words (all must match, any case or accent), "phrases", OR, -word, ` +
-			"tag:#x, path:x, file:x, [prop:value], [prop]; text without words (- [ ]) matches as written. " +
-			"Returns ids (paths) with snippets, best then newest first; read one with fetch.",
+			"tag:#x, path:x, file:x, [prop:value], [prop], task-todo:x, line:(a b); text without words (- [ ]) matches as written. " +
+			"Returns ids with snippets (and matched lines), best then newest first.",
 		Annotations: readOnly("Search notes"),
 	}, s.search)
 	addTool(s, srv, &mcp.Tool{
@@ -189,6 +208,7 @@ func (s *server) search(ctx context.Context, _ call, in searchIn) (searchOut, er
 			URL:      s.noteURL(h.Path),
 			Snippet:  h.Snippet,
 			Modified: timestamp(h.Modified),
+			Lines:    foundLines(h.Lines),
 		})
 	}
 	return out, nil

@@ -7,6 +7,8 @@
 package vault
 
 import (
+	"github.com/cortex-mcp/cortex/internal/vault/search"
+
 	"log/slog"
 	"time"
 )
@@ -212,7 +214,14 @@ type Hit struct {
 	Snippet  string
 	Modified time.Time
 	Score    float64
+	// Lines are the lines a query's line filters (task-todo: and the
+	// like) matched, at most ten; nil for other queries.
+	Lines []LineHit
 }
+
+// LineHit is a line of a note that a search's line filter matched: its
+// 1-based number in the file and its text.
+type LineHit = search.LineHit
 
 // Link is one link found in a note.
 type Link struct {

@@ -81,10 +81,13 @@ type asked struct {
 func (v *Vault) checkQuery(a access, q Query) (asked, *Error) {
 	pq := search.ParseQuery(q.Text)
 	if pq.Unsupported != "" {
-		return asked{}, newErr(CodeInvalidArgument, fmt.Sprintf("Search does not have Obsidian's %s; use words, \"phrases\", OR, -word, tag:#x, path:x, file:x, [property:value] or a folder.", pq.Unsupported), nil)
+		return asked{}, newErr(CodeInvalidArgument, fmt.Sprintf("Search does not have Obsidian's %s; use words, \"phrases\", OR, -word, tag:#x, path:x, file:x, [property:value], task-todo:x, line:(a b) or a folder.", pq.Unsupported), nil)
 	}
 	if pq.TooMany {
 		return asked{}, newErr(CodeInvalidArgument, "The query has more than 32 alternatives (each OR counts, and each combination of property values such as [a:x OR y] [b:1 OR 2]); split it into several searches.", nil)
+	}
+	if strings.HasPrefix(pq.NoValue, "task") || pq.NoValue == "line:" {
+		return asked{}, newErr(CodeInvalidArgument, fmt.Sprintf("%s needs the words to find on the line, as in %scall or %s(call Ana); to find every open task, search - [ ] instead.", pq.NoValue, pq.NoValue, pq.NoValue), nil)
 	}
 	if pq.NoValue != "" {
 		return asked{}, newErr(CodeInvalidArgument, fmt.Sprintf("%s needs its value right after it, as in tag:#project, path:Daily, file:budget or folder:Projects; add one or leave it out.", pq.NoValue), nil)

@@ -22,6 +22,9 @@ func (s asked) page(f found) Page {
 	for _, h := range f.hits {
 		h.Title = clipRunes(h.Title, maxTitleRunes)
 		n := utf8.RuneCountInString(h.Path) + utf8.RuneCountInString(h.Title) + utf8.RuneCountInString(h.Snippet)
+		for _, l := range h.Lines {
+			n += utf8.RuneCountInString(l.Text)
+		}
 		if len(page.Hits) == limit || len(page.Hits) > 0 && chars+n > s.maxChars {
 			f.more, f.cut = true, false
 			break

@@ -59,7 +59,7 @@ func (v *Vault) scanSearch(ctx context.Context, pq search.Query, folder string, 
 		title := markdown.Title(content, c.path)
 		score, snippet := search.Match(pq, c.path, title, content)
 		if score > 0 {
-			f.hits = append(f.hits, Hit{Path: c.path, Title: title, Snippet: snippet, Modified: fi.ModTime(), Score: score})
+			f.hits = append(f.hits, Hit{Path: c.path, Title: title, Snippet: snippet, Modified: fi.ModTime(), Score: score, Lines: hitLines(pq, content)})
 			f.after = append(f.after, i+1)
 		}
 	}
@@ -230,5 +230,18 @@ func (v *Vault) confirm(a access, pq search.Query, c candidate) (Hit, bool) {
 	if !ok {
 		return Hit{}, false
 	}
-	return Hit{Path: c.path, Title: title, Snippet: snippet, Modified: fi.ModTime(), Score: c.score}, true
+	return Hit{Path: c.path, Title: title, Snippet: snippet, Modified: fi.ModTime(), Score: c.score, Lines: hitLines(pq, content)}, true
+}
+
+// maxHitLines caps the lines a hit of a line filter names.
+const maxHitLines = 10
+
+// hitLines are the lines a query's line filters matched in a note, nil
+// for a query without any.
+func hitLines(pq search.Query, content string) []LineHit {
+	if !pq.HasLines() {
+		return nil
+	}
+	lines, _ := search.MatchLines(pq, content, maxHitLines)
+	return lines
 }

@@ -104,7 +104,7 @@ func TestSearchSyntax(t *testing.T) {
 			}
 		}
 		// Unsupported syntax answers with a hint instead of something else.
-		for _, q := range []string{"line:(a b)", "section:Plan", "/gar.*n/", "(garden OR homelab) seeds", "-path:Projects garden", "task:seeds"} {
+		for _, q := range []string{"block:abc", "section:Plan", "/gar.*n/", "(garden OR homelab) seeds", "-path:Projects garden", "match-case:Seeds"} {
 			_, err := v.Search(ctx, Query{Text: q})
 			if e := errOf(t, err, CodeInvalidArgument); !strings.Contains(e.Message, "Search does not have") {
 				t.Errorf("%q: %q", q, e.Message)

@@ -53,6 +53,15 @@ func matchExt(q Query, notePath, title, content string, scoring bool) (float64, 
 			return 0, ""
 		}
 	}
+	if len(q.Lines) > 0 {
+		hits, ok := MatchLines(q, content, 1)
+		if !ok {
+			return 0, ""
+		}
+		if len(hits) > 0 {
+			snippet = hits[0].Text
+		}
+	}
 	if q.Literal != "" {
 		at := indexFoldCase(content, q.Literal)
 		if at < 0 {

@@ -10,7 +10,7 @@ import (
 )
 
 // unsupportedOps are Obsidian search operators this search lacks.
-var unsupportedOps = []string{"line:", "block:", "section:", "task:", "task-todo:", "task-done:", "match-case:", "ignore-case:"}
+var unsupportedOps = []string{"block:", "section:", "match-case:", "ignore-case:"}
 
 // ParseQuery parses a search box query in the subset of Obsidian's syntax
 // that cortex has: words (all must appear), "quoted phrases" (an
@@ -234,6 +234,22 @@ func parseClause(q string) Query {
 			}
 		case strings.HasPrefix(lower, "content:"):
 			addText(value(8), true)
+		case lineOp(lower) >= 0:
+			op := lineOps[lineOp(lower)]
+			var f LineFilter
+			f, i = parseLineValue(q, i-len(word)+len(op.op), op.kind)
+			switch {
+			case len(f.Terms)+len(f.Phrases) == 0:
+				out.NoValue = op.op
+			case len(out.Lines) < maxQueryItems:
+				out.Lines = append(out.Lines, f)
+				for _, t := range f.Terms {
+					addText(t, true)
+				}
+				for _, p := range f.Phrases {
+					addText(p, true)
+				}
+			}
 		case hasOp(lower):
 			out.Unsupported = lower[:strings.IndexByte(lower, ':')+1]
 		case len(word) > 2 && word[0] == '/' && word[len(word)-1] == '/':
@@ -258,6 +274,75 @@ func parseClause(q string) Query {
 		out.Literal = task
 	}
 	return out
+}
+
+// lineOp is the index in lineOps of the line operator word starts with,
+// or -1.
+func lineOp(lower string) int {
+	for i, o := range lineOps {
+		if strings.HasPrefix(lower, o.op) {
+			return i
+		}
+	}
+	return -1
+}
+
+// parseLineValue reads a line operator's value at q[at:]: a word, a
+// "quoted phrase" or a group of them in parentheses, line:(a "b c").
+// It returns the filter and where the query goes on.
+func parseLineValue(q string, at int, kind LineKind) (LineFilter, int) {
+	f := LineFilter{Kind: kind}
+	var text string
+	end := at
+	switch {
+	case at < len(q) && q[at] == '(':
+		close := strings.IndexByte(q[at:], ')')
+		if close < 0 {
+			close = len(q) - at
+			end = len(q)
+		} else {
+			end = at + close + 1
+		}
+		text = q[at+1 : at+close]
+	case at < len(q) && q[at] == '"':
+		var next int
+		text, next = quoted(q, at)
+		end = next
+		text = "\"" + text + "\""
+	default:
+		for end < len(q) && !isSpaceByte(q[end]) {
+			end++
+		}
+		text = q[at:end]
+	}
+	for rest := text; rest != ""; {
+		rest = strings.TrimLeft(rest, " \t\r\n")
+		if rest == "" {
+			break
+		}
+		var item string
+		phrase := false
+		if rest[0] == '"' {
+			var next int
+			item, next = quoted(rest, 0)
+			rest, phrase = rest[next:], true
+		} else {
+			j := strings.IndexAny(rest, " \t\r\n")
+			if j < 0 {
+				j = len(rest)
+			}
+			item, rest = rest[:j], rest[j:]
+		}
+		toks := Tokens(Fold(item))
+		switch {
+		case len(toks) == 0:
+		case len(toks) == 1 && !phrase:
+			f.Terms = appendNew(f.Terms, toks[0])
+		default:
+			f.Phrases = appendNew(f.Phrases, strings.Join(toks, " "))
+		}
+	}
+	return f, end
 }
 
 // cutTaskMarker finds the first task box standing as words of q ("- [ ]"

@@ -29,6 +29,10 @@ type Query struct {
 	// Literal is a query without words ("- [ ]", "🚀"), found as written,
 	// ignoring case.
 	Literal string
+	// Lines are line:, task:, task-todo: and task-done: filters: each
+	// needs one line of the note holding its words. Their words are in
+	// Terms and Phrases too, for the index to find candidates.
+	Lines []LineFilter
 	// Symbols are emoji and other symbols written beside words or filters
 	// ("🚀 launch", "folder:Projects ✅"): each must appear as written.
 	Symbols []string
@@ -65,7 +69,7 @@ type Property struct {
 // Extended reports a query that uses more than words, phrases, tags and a
 // folder: matching it needs the note itself, not only its terms.
 func (q *Query) Extended() bool {
-	return len(q.Or) > 0 || len(q.NotTerms)+len(q.NotPhrases)+len(q.NotTags)+len(q.Paths)+len(q.Files)+len(q.Props)+len(q.NotProps)+len(q.Symbols) > 0 ||
+	return len(q.Or) > 0 || len(q.NotTerms)+len(q.NotPhrases)+len(q.NotTags)+len(q.Paths)+len(q.Files)+len(q.Props)+len(q.NotProps)+len(q.Symbols)+len(q.Lines) > 0 ||
 		q.Literal != ""
 }
 
