@@ -112,7 +112,11 @@ func TestOwnerInRealBrowser(t *testing.T) {
 	}
 
 	// Sign out, then in with TOTP.
-	do("totp login", chromedp.Click(chromedp.CSS("#logout")),
+	// The sign-in form is filled on a page loaded after the sign-out
+	// has finished: filled while the sign-out's redirect was still
+	// loading, the field could be swapped out under the keys.
+	do("logout", chromedp.Click(chromedp.CSS("#logout")), chromedp.WaitNotPresent(chromedp.CSS("#signed-in")))
+	do("totp login", chromedp.Navigate(publicURL+"/login"),
 		chromedp.WaitVisible(chromedp.CSS("#totp-code")),
 		chromedp.SendKeys(chromedp.CSS("#totp-code"), code()),
 		chromedp.Click(chromedp.CSS("#totp-submit")),
