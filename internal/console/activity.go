@@ -25,6 +25,7 @@ const (
 
 type activityData struct {
 	Nav, Title, CSRF string
+	Form             string // the page's form id
 	App, Note, Since string // the filters as given
 	Apps             []string
 	Entries          []entry
@@ -54,7 +55,7 @@ var sinceFormats = []string{"2006-01-02T15:04", "2006-01-02", "2006-01-02T15:04:
 func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
 	ctx := r.Context()
 	q := r.URL.Query()
-	d := activityData{Nav: "activity", Title: "Activity", CSRF: c.o.Owner.CSRFToken(w, r),
+	d := activityData{Nav: "activity", Title: "Activity", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(),
 		App: q.Get("app"), Note: strings.TrimSpace(q.Get("note")), Since: q.Get("since")}
 	since, err := parseSince(d.Since)
 	if err != nil {
@@ -129,63 +130,54 @@ func (c *Console) text(r *http.Request, p, version string) (string, error) {
 	return string(data), err
 }
 
-type resultData struct {
-	Nav, Title, CSRF string
-	What             string // "undo" or "restore"
-	Plan             *history.Plan
-	Diffs            []diffView // what each change of Plan does
-	Message          string
-	// Force is the form that repeats the action over the conflicts.
-	Force url.Values
-}
-
 // undo undoes one journaled change; conflicts (the note changed later)
 // are shown and skipped unless the owner chose all.
-func (c *Console) undo(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
+func (c *Console) undo(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) (*outcome, error) {
 	id, err := strconv.ParseInt(r.PostFormValue("entry"), 10, 64)
 	if err != nil || id <= 0 {
-		return owner.BadForm(err)
+		return nil, owner.BadForm(err)
 	}
 	plan, err := c.o.History.Undo(r.Context(), history.UndoRequest{Entry: id, Writer: history.OwnerConsole,
 		All: r.PostFormValue("force") == "1"})
 	if err != nil {
-		return refusal(err)
+		return nil, refusal(err)
 	}
-	d := resultData{Nav: "activity", Title: "Undone", CSRF: c.o.Owner.CSRFToken(w, r), What: "undo", Plan: plan, Diffs: planViews(plan)}
+	out := &outcome{Nav: "activity", Title: "Undone", What: "undo", Plan: plan, Diffs: planViews(plan),
+		Link: "/console/activity", LinkText: "Back to the activity"}
 	for _, ch := range plan.Changes {
 		if ch.Conflict && !ch.Done {
-			d.Title = "Partly undone"
-			d.Force = url.Values{"entry": {strconv.FormatInt(id, 10)}}
+			out.Title = "Partly undone"
+			out.Force = url.Values{"entry": {strconv.FormatInt(id, 10)}}
 		}
 	}
 	c.log.Info("owner undid a change from the console", "entry", id)
-	c.pages.Render(w, http.StatusOK, "result.html", d)
-	return nil
+	return out, nil
 }
 
 // restore writes a stored version of a note back as a new version,
 // guarded by the version the owner saw.
-func (c *Console) restore(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
+func (c *Console) restore(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) (*outcome, error) {
 	p, ref := r.PostFormValue("path"), strings.TrimSpace(r.PostFormValue("version"))
 	if p == "" || ref == "" {
-		return owner.BadForm(nil)
+		return nil, owner.BadForm(nil)
 	}
-	if _, _, err := c.version(r, p, ref); err != nil {
-		return err
+	nv, _, err := c.version(r, p, ref)
+	if err != nil {
+		return nil, err
 	}
-	_, err := c.o.History.Restore(r.Context(), history.RestoreRequest{Path: p, Version: ref,
+	_, err = c.o.History.Restore(r.Context(), history.RestoreRequest{Path: p, Version: ref,
 		Writer: history.OwnerConsole, Expect: r.PostFormValue("expect"), Force: r.PostFormValue("force") == "1"})
 	var he *history.Error
 	if errors.As(err, &he) && he.Code == history.CodeConflict && he.Plan != nil {
-		d := resultData{Nav: "notes", Title: "The note changed", CSRF: c.o.Owner.CSRFToken(w, r), What: "restore",
-			Plan: he.Plan, Diffs: planViews(he.Plan), Message: he.Message, Force: url.Values{"path": {p}, "version": {ref}}}
-		c.pages.Render(w, http.StatusConflict, "result.html", d)
-		return nil
+		return &outcome{Nav: "notes", Title: "The note changed", What: "restore", Failed: true,
+			Plan: he.Plan, Diffs: planViews(he.Plan), Message: he.Message, Force: url.Values{"path": {p}, "version": {ref}},
+			Link: NoteURL(p), LinkText: "Back to " + p}, nil
 	}
 	if err != nil {
-		return refusal(err)
+		return nil, refusal(err)
 	}
 	c.log.Info("owner restored a note version from the console", "version", ref)
-	http.Redirect(w, r, NoteURL(p), http.StatusSeeOther)
-	return nil
+	return &outcome{Nav: "notes", Title: "Restored",
+		Message: "Restored version #" + strconv.FormatInt(nv.ID, 10) + " of " + p + " as its newest version; the version it replaced stays in the history.",
+		Link:    NoteURL(p), LinkText: "Open " + p}, nil
 }

@@ -120,16 +120,15 @@ type scopeForm struct {
 
 type appData struct {
 	Nav, Title, CSRF string
+	Form             string // the page's form id
 	Who              who
-	Form             scopeForm
-	Done             string // what the last action did
+	Scope            scopeForm
 	Reads            []noteRow
 	MoreReads        int
 	Writes           []noteRow
 	MoreWrites       int
 	Latest           []entry
 	Recent           bool
-	Reauth           string
 }
 
 // noteRow is one note of the notes an app read or changed.
@@ -152,22 +151,14 @@ func (c *Console) appPage(w http.ResponseWriter, r *http.Request, s owner.Sessio
 	if err != nil {
 		return err
 	}
-	switch q.Get("done") {
-	case "scope":
-		d.Done = "Scope changed; it applies from its next request."
-	case "purged":
-		n, _ := strconv.ParseInt(q.Get("n"), 10, 64)
-		d.Done = "Forgot " + strconv.FormatInt(n, 10) + " stored versions it wrote; the notes themselves are unchanged."
-	}
 	c.pages.Render(w, http.StatusOK, "app.html", d)
 	return nil
 }
 
 func (c *Console) appData(w http.ResponseWriter, r *http.Request, s owner.SessionInfo, wh who, f scopeForm) (appData, error) {
 	ctx := r.Context()
-	page := "/console/app?" + wh.Query()
-	d := appData{Nav: "apps", Title: wh.Name, CSRF: c.o.Owner.CSRFToken(w, r), Who: wh, Form: f,
-		Recent: c.recent(s), Reauth: owner.ReauthURL(page)}
+	d := appData{Nav: "apps", Title: wh.Name, CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Who: wh, Scope: f,
+		Recent: c.recent(s)}
 	reads, err := c.o.Store.ReadsByApp(ctx, wh.App, time.Time{})
 	if err != nil {
 		return d, err
@@ -198,30 +189,24 @@ func (c *Console) appData(w http.ResponseWriter, r *http.Request, s owner.Sessio
 // app, as `cortex admin clients scope` does; the server reads it on the
 // app's next request. Patterns it cannot read are refused on the page,
 // with what the owner typed kept.
-func (c *Console) setScope(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
+func (c *Console) setScope(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) (*outcome, error) {
 	ctx := r.Context()
 	wh, err := c.lookup(ctx, r.PostForm)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	f := scopeForm{Read: strings.TrimSpace(r.PostFormValue("read")), Write: strings.TrimSpace(r.PostFormValue("write")),
 		Private: r.PostFormValue("private") == "1"}
 	sc, problem := parseScope(f)
-	status := http.StatusBadRequest
 	f.Code = "bad_pattern"
-	// What an app may see is the owner's most guarded choice: like a new
-	// token, it needs a recent sign-in (the typed patterns are kept).
-	if problem == "" && !c.recent(s) {
-		problem, f.Code, status = "Changing what an app may see needs a sign-in within the last 5 minutes: sign in again, then save.", "sign_in_again", http.StatusForbidden
-	}
 	if problem != "" {
 		f.Error = problem
 		d, err := c.appData(w, r, s, wh, f)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		c.pages.Render(w, status, "app.html", d)
-		return nil
+		c.pages.Render(w, http.StatusBadRequest, "app.html", d)
+		return nil, nil
 	}
 	action := "changed the scope of app"
 	if wh.Token {
@@ -231,20 +216,20 @@ func (c *Console) setScope(w http.ResponseWriter, r *http.Request, s owner.Sessi
 		var n int
 		n, err = c.o.Store.SetClientScope(ctx, wh.ID, sc.Encode())
 		if err == nil && n == 0 {
-			return &httpx.Error{Status: http.StatusConflict, Code: "no_live_grant",
+			return nil, &httpx.Error{Status: http.StatusConflict, Code: "no_live_grant",
 				Message: "This app holds no live grant, so it has no scope to change; you choose one when you approve it again."}
 		}
 	}
 	if errors.Is(err, store.ErrTokenNotFound) || errors.Is(err, store.ErrClientNotFound) {
-		return errUnknownApp.With(err)
+		return nil, errUnknownApp.With(err)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	c.log.Info("owner changed a scope from the console", "app", wh.ID, "token", wh.Token, "writer", "owner (console)")
 	c.recordAction(r, action, wh.ID)
-	http.Redirect(w, r, "/console/app?"+wh.Query()+"&done=scope", http.StatusSeeOther)
-	return nil
+	return &outcome{Nav: "apps", Title: "Scope changed", Message: "Changed what " + wh.Name + " may see; it applies from its next request.",
+		Link: "/console/app?" + wh.Query(), LinkText: "Back to " + wh.Name}, nil
 }
 
 // parseScope reads the form's patterns; problem, when not "", is the
@@ -271,29 +256,27 @@ const patternHint = "Separate patterns with commas, relative to the vault, as in
 // purgeApp forgets what an app wrote to the history since a time (all of
 // it when no time is given). The notes stay. It needs "purge" typed to
 // confirm and a recent sign-in: versions forgotten cannot come back.
-func (c *Console) purgeApp(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
-	if !c.recent(s) {
-		return errNotRecent
-	}
+func (c *Console) purgeApp(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) (*outcome, error) {
 	if strings.TrimSpace(r.PostFormValue("confirm")) != "purge" {
-		return &httpx.Error{Status: http.StatusBadRequest, Code: "not_confirmed",
+		return nil, &httpx.Error{Status: http.StatusBadRequest, Code: "not_confirmed",
 			Message: "Type purge into the box to confirm that these versions should be forgotten."}
 	}
 	ctx := r.Context()
 	wh, err := c.lookup(ctx, r.PostForm)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	since, err := parseSince(r.PostFormValue("since"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	n, err := c.o.History.PurgeApp(ctx, wh.App, since)
 	if err != nil {
-		return refusal(err)
+		return nil, refusal(err)
 	}
 	c.log.Info("owner purged an app's history from the console", "app", wh.ID, "since", since, "versions", n, "writer", "owner (console)")
 	c.recordAction(r, "forgot the history written by", wh.App)
-	http.Redirect(w, r, "/console/app?"+wh.Query()+"&done=purged&n="+strconv.FormatInt(n, 10), http.StatusSeeOther)
-	return nil
+	return &outcome{Nav: "apps", Title: "History forgotten",
+		Message: "Forgot " + strconv.FormatInt(n, 10) + " stored versions " + wh.Name + " wrote; the notes themselves are unchanged.",
+		Link:    "/console/app?" + wh.Query(), LinkText: "Back to " + wh.Name}, nil
 }

@@ -61,9 +61,11 @@ func TestAppPageScopeChange(t *testing.T) {
 	resp, body = b.post("/console/app/scope", url.Values{"token": {"laptop"}, "read": {"Work/**, Journal/2026-*.md"}, "write": {"Work/Drafts"}, "private": {"1"}})
 	want(t, resp, body, http.StatusSeeOther)
 	loc := resp.Header.Get("Location")
-	if loc != "/console/app?token=laptop&done=scope" {
+	if !strings.HasPrefix(loc, "/console/result/") {
 		t.Fatalf("after the change: %q", loc)
 	}
+	resp, body = b.get(loc)
+	want(t, resp, body, http.StatusOK, `id="result-title">Scope changed`)
 	const described = "read Work/**, Journal/2026-*.md; write Work/Drafts, private notes included"
 	tok, err := h.Store.VerifyToken(ctx, secret)
 	if err != nil {
@@ -72,8 +74,8 @@ func TestAppPageScopeChange(t *testing.T) {
 	if sc, err := scope.Decode(tok.VaultScope); err != nil || sc.Describe() != described {
 		t.Fatalf("the token's next request sees %q (%v)", tok.VaultScope, err)
 	}
-	resp, body = b.get(loc)
-	want(t, resp, body, http.StatusOK, `id="app-done"`, "<li>"+html.EscapeString(described)+"</li>",
+	resp, body = b.get("/console/app?token=laptop")
+	want(t, resp, body, http.StatusOK, "<li>"+html.EscapeString(described)+"</li>",
 		`value="Work/**,Journal/2026-*.md"`, `value="Work/Drafts"`, `id="scope-private" checked`)
 	acts, err := h.Store.OwnerActions(ctx, time.Time{}, 10)
 	if err != nil || len(acts) != 1 || acts[0].Action != "changed the scope of token" || acts[0].Target != "laptop" || acts[0].Writer != history.OwnerConsole {
@@ -97,11 +99,11 @@ func TestAppPageScopeChange(t *testing.T) {
 	resp, body = b.post("/console/app/scope", url.Values{"token": {"laptop"}, "write": {"**x"}})
 	want(t, resp, body, http.StatusBadRequest, "Write patterns: bad pattern")
 
-	// Without a recent sign-in nothing changes; what was typed stays, and
-	// the page says to sign in again.
+	// Without a recent sign-in nothing changes; the page asks to sign in
+	// again and keeps what was typed.
 	h.Clock.Advance(RecentSignIn)
-	resp, body = b.post("/console/app/scope", url.Values{"token": {"laptop"}, "read": {""}, "private": {"1"}})
-	want(t, resp, body, http.StatusForbidden, `id="scope-error" data-code="sign_in_again"`, `id="scope-needs-sign-in"`, `id="scope-private" checked`)
+	resp, body = b.post("/console/app/scope", url.Values{"token": {"laptop"}, "read": {"Keep/**"}, "private": {"1"}})
+	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`, `id="totp-form"`, "Keep/**")
 	if tok, _ := h.Store.VerifyToken(ctx, secret); !strings.Contains(tok.VaultScope, "Drafts") {
 		t.Fatalf("a change without a recent sign-in changed the scope to %q", tok.VaultScope)
 	}
@@ -200,7 +202,7 @@ func TestAppPageReadsChangesAndUndoSince(t *testing.T) {
 	if strings.Contains(body, `data-path="B.md"`) {
 		t.Error("the undo since the newest change would touch B.md, changed before it")
 	}
-	resp, body = b.post("/console/undo-app", url.Values{"app": {"claude"}, "since": {since}})
+	resp, body = b.act("/console/undo-app", url.Values{"app": {"claude"}, "since": {since}})
 	want(t, resp, body, http.StatusOK, `id="result-title">Undone`)
 	if a, bb := h.Read("A.md"), h.Read("B.md"); a != "ALPHA\n" || !strings.HasPrefix(bb, "BETA\n") {
 		t.Fatalf("after undoing since the newest change: A.md %q, B.md %q", a, bb)
@@ -251,10 +253,7 @@ func TestAppPurgeNeedsConfirmationAndRecentSignIn(t *testing.T) {
 	resp, body = b.get("/console/app?token=claude")
 	want(t, resp, body, http.StatusOK, `id="purge-needs-sign-in"`)
 	resp, body = b.post("/console/app/purge", url.Values{"token": {"claude"}, "confirm": {"purge"}})
-	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`)
-	if got, wantLoc := link(t, problemLinkRE, body), "/login?reauth=1&return="+url.QueryEscape("/console/app?token=claude"); got != wantLoc {
-		t.Errorf("sign in again leads to %q, want %q", got, wantLoc)
-	}
+	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`, `name="return" value="/console/pending/`)
 	if wrote() == 0 {
 		t.Fatal("a refused purge forgot versions")
 	}
@@ -264,7 +263,7 @@ func TestAppPurgeNeedsConfirmationAndRecentSignIn(t *testing.T) {
 	resp, body = b.post("/console/app/purge", url.Values{"token": {"claude"}, "confirm": {"purge"}})
 	want(t, resp, body, http.StatusSeeOther)
 	loc := resp.Header.Get("Location")
-	if !strings.HasPrefix(loc, "/console/app?token=claude&done=purged&n=") {
+	if !strings.HasPrefix(loc, "/console/result/") {
 		t.Fatalf("after the purge: %q", loc)
 	}
 	if n := wrote(); n != 0 {
@@ -275,7 +274,7 @@ func TestAppPurgeNeedsConfirmationAndRecentSignIn(t *testing.T) {
 	}
 	// Reloading the result is a GET: it repeats nothing.
 	resp, body = b.get(loc)
-	want(t, resp, body, http.StatusOK, `id="app-done"`, "Forgot ")
+	want(t, resp, body, http.StatusOK, `id="result-message"`, "Forgot ")
 	acts, _ := h.Store.OwnerActions(ctx, time.Time{}, 10)
 	if len(acts) != 1 || acts[0].Action != "forgot the history written by" || acts[0].Target != "claude" {
 		t.Errorf("owner actions %+v", acts)

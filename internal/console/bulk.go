@@ -3,6 +3,7 @@ package console
 import (
 	"errors"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/history"
@@ -12,12 +13,12 @@ import (
 
 type bulkData struct {
 	Nav, Title, CSRF string
+	Form             string // the page's form id
 	App, Since       string
 	Plan             *history.Plan
 	Diffs            []diffView // what each change of Plan does
 	Nothing          string     // why there is nothing to undo
 	Recent           bool
-	Reauth           string
 }
 
 // parseSince reads the activity filter's time (UTC); "" is the start of
@@ -40,9 +41,8 @@ func parseSince(s string) (time.Time, error) {
 // else (conflicts), which are skipped unless ticked.
 func (c *Console) bulkPage(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
 	q := r.URL.Query()
-	d := bulkData{Nav: "activity", Title: "Undo an app", CSRF: c.o.Owner.CSRFToken(w, r),
-		App: q.Get("app"), Since: q.Get("since"), Recent: c.recent(s),
-		Reauth: owner.ReauthURL(r.URL.RequestURI())}
+	d := bulkData{Nav: "activity", Title: "Undo an app", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(),
+		App: q.Get("app"), Since: q.Get("since"), Recent: c.recent(s)}
 	if d.App == "" {
 		return &httpx.Error{Status: http.StatusBadRequest, Code: history.CodeInvalid,
 			Message: "Pick an app in the activity filter first."}
@@ -66,30 +66,27 @@ func (c *Console) bulkPage(w http.ResponseWriter, r *http.Request, s owner.Sessi
 
 // bulkUndo undoes everything one app did since a time, with the
 // conflicts the owner ticked. It needs a recent sign-in.
-func (c *Console) bulkUndo(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
-	if !c.recent(s) {
-		return errNotRecent
-	}
+func (c *Console) bulkUndo(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) (*outcome, error) {
 	app := r.PostFormValue("app")
 	if app == "" {
-		return owner.BadForm(nil)
+		return nil, owner.BadForm(nil)
 	}
 	since, err := parseSince(r.PostFormValue("since"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	plan, err := c.o.History.Undo(r.Context(), history.UndoRequest{App: app, Since: since,
 		Writer: history.OwnerConsole, Include: r.PostForm["include"]})
 	if err != nil {
-		return refusal(err)
+		return nil, refusal(err)
 	}
 	c.log.Info("owner undid an app's changes from the console", "app", app, "since", since, "notes", len(plan.Changes))
-	d := resultData{Nav: "activity", Title: "Undone", CSRF: c.o.Owner.CSRFToken(w, r), What: "undo", Plan: plan, Diffs: planViews(plan)}
+	out := &outcome{Nav: "activity", Title: "Undone", What: "undo", Plan: plan, Diffs: planViews(plan),
+		Message: "Undid what " + app + " did.", Link: "/console/activity?app=" + url.QueryEscape(app), LinkText: "Back to the activity"}
 	for _, ch := range plan.Changes {
 		if !ch.Done && ch.Action != history.ActionNone {
-			d.Title = "Partly undone"
+			out.Title = "Partly undone"
 		}
 	}
-	c.pages.Render(w, http.StatusOK, "result.html", d)
-	return nil
+	return out, nil
 }

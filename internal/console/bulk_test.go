@@ -38,7 +38,7 @@ func TestBulkUndoPreviewConflictAndRecentSignIn(t *testing.T) {
 
 	b.signIn()
 	b.get("/console/undo-app?app=claude")
-	resp, body = b.post("/console/undo-app", url.Values{"app": {"claude"}})
+	resp, body = b.act("/console/undo-app", url.Values{"app": {"claude"}})
 	want(t, resp, body, http.StatusOK, "Partly undone", "skipped")
 	if got := h.Read("A.md"); got != "alpha\n" {
 		t.Fatalf("A.md = %q after the bulk undo", got)
@@ -48,7 +48,7 @@ func TestBulkUndoPreviewConflictAndRecentSignIn(t *testing.T) {
 	}
 
 	// Nothing left of claude's but the conflict; choosing it undoes it.
-	resp, body = b.post("/console/undo-app", url.Values{"app": {"claude"}, "include": {"B.md"}})
+	resp, body = b.act("/console/undo-app", url.Values{"app": {"claude"}, "include": {"B.md"}})
 	want(t, resp, body, http.StatusOK)
 	if got := h.Read("B.md"); got != "beta\n" {
 		t.Fatalf("B.md = %q after choosing it", got)

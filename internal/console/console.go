@@ -48,6 +48,10 @@ type Console struct {
 	static  fs.FS
 	problem httpx.Renderer
 	guard   *httpx.FormGuard
+	out     *outcomes
+	// actions are the state-changing forms by path, for doing one kept
+	// while the owner signed in again.
+	actions map[string]action
 }
 
 // New builds the console.
@@ -55,7 +59,7 @@ func New(o Options) (*Console, error) {
 	if o.Owner == nil || o.Vault == nil || o.History == nil || o.Store == nil {
 		return nil, errors.New("console: Owner, Vault, History and Store are required")
 	}
-	c := &Console{o: o, log: o.Logger, now: o.Now}
+	c := &Console{o: o, log: o.Logger, now: o.Now, actions: map[string]action{}}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
 	}
@@ -63,6 +67,9 @@ func New(o Options) (*Console, error) {
 		c.now = time.Now
 	}
 	var err error
+	if c.out, err = newOutcomes(); err != nil {
+		return nil, fmt.Errorf("console: %w", err)
+	}
 	if c.guard, err = httpx.NewFormGuard("", errCrossOrigin); err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
@@ -72,7 +79,7 @@ func New(o Options) (*Console, error) {
 	if c.static, err = fs.Sub(assets, "assets"); err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
-	c.problem = c.pages.ProblemPage(describeProblem)
+	c.problem = c.problemPage
 	return c, nil
 }
 
@@ -100,6 +107,8 @@ type Handlers struct {
 	RestoreTrash http.Handler // POST /console/trash/restore
 	DeleteTrash  http.Handler // POST /console/trash/delete
 	Status       http.Handler // GET /console/status
+	Result       http.Handler // GET /console/result/{id}
+	Pending      http.Handler // GET /console/pending/{id}
 }
 
 // Handlers returns the console's handlers.
@@ -109,23 +118,25 @@ func (c *Console) Handlers() Handlers {
 		Asset:    httpx.Assets(c.static, assetTypes, httpx.PagePolicy{}),
 		Home:     c.page(c.home),
 		Activity: c.page(c.activityPage),
-		Undo:     c.post(c.undo),
-		Restore:  c.post(c.restore),
-		Purge:    c.post(c.purge),
+		Undo:     c.act("/console/undo", action{do: c.undo, what: "Undo a change"}),
+		Restore:  c.act("/console/restore", action{do: c.restore, what: "Restore a version of a note"}),
+		Purge:    c.act("/console/purge", action{do: c.purge, fresh: true, what: "Forget every stored version of a note"}),
 		BulkPage: c.page(c.bulkPage),
-		BulkUndo: c.post(c.bulkUndo),
+		BulkUndo: c.act("/console/undo-app", action{do: c.bulkUndo, fresh: true, what: "Undo everything an app did"}),
 
 		Apps:         c.page(c.appsPage),
 		App:          c.page(c.appPage),
-		AppScope:     c.post(c.setScope),
-		AppPurge:     c.post(c.purgeApp),
-		RevokeApp:    c.post(c.revokeApp),
-		CreateToken:  c.post(c.createToken),
-		RevokeToken:  c.post(c.revokeToken),
+		AppScope:     c.act("/console/app/scope", action{do: c.setScope, fresh: true, what: "Change what an app may see"}),
+		AppPurge:     c.act("/console/app/purge", action{do: c.purgeApp, fresh: true, what: "Forget what an app wrote to the history"}),
+		RevokeApp:    c.act("/console/apps/revoke", action{do: c.revokeApp, what: "Revoke an app"}),
+		CreateToken:  c.act("/console/tokens", action{do: c.createToken, fresh: true, what: "Create a bearer token"}),
+		RevokeToken:  c.act("/console/tokens/revoke", action{do: c.revokeToken, what: "Revoke a bearer token"}),
 		Trash:        c.page(c.trashPage),
-		RestoreTrash: c.post(c.restoreTrash),
-		DeleteTrash:  c.post(c.deleteForGood),
+		RestoreTrash: c.act("/console/trash/restore", action{do: c.restoreTrash, what: "Restore a note from the trash"}),
+		DeleteTrash:  c.act("/console/trash/delete", action{do: c.deleteForGood, fresh: true, what: "Delete a note for good"}),
 		Status:       c.page(c.statusPage),
+		Result:       c.page(c.resultPage),
+		Pending:      c.page(c.resume),
 	}
 }
 

@@ -3,11 +3,9 @@ package console
 import (
 	"errors"
 	"net/http"
-	"net/url"
 
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/httpx"
-	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
@@ -16,9 +14,21 @@ import (
 var (
 	errCrossOrigin = &httpx.Error{Status: http.StatusForbidden, Code: "cross_origin",
 		Message: "This form was sent from another site. Open the console on this server and try again."}
-	errNotRecent = &httpx.Error{Status: http.StatusForbidden, Code: "sign_in_again",
-		Message: "This action needs a sign-in within the last 5 minutes. Sign in again and repeat it."}
 )
+
+type problemData struct {
+	Nav, Title, CSRF string
+	httpx.Problem
+}
+
+// problemPage shows a refusal inside the console's frame, so the owner
+// keeps the navigation.
+func (c *Console) problemPage(w http.ResponseWriter, r *http.Request, e *httpx.Error) {
+	httpx.PageHeaders(w, httpx.PagePolicy{})
+	pr := describeProblem(r, e)
+	pr.Message, pr.Code = e.Message, e.Code
+	c.pages.Render(w, e.Status, "problem-console.html", problemData{Title: pr.Title, CSRF: c.o.Owner.CSRFToken(w, r), Problem: pr})
+}
 
 // describeProblem titles the console's problem page and offers the way
 // back.
@@ -26,38 +36,8 @@ func describeProblem(r *http.Request, e *httpx.Error) httpx.Problem {
 	switch e.Code {
 	case "signed_out":
 		return httpx.Problem{Title: "Sign in", Link: "/login", LinkText: "Sign in"}
-	case "sign_in_again":
-		return httpx.Problem{Title: "Sign in again", Link: owner.ReauthURL(formPage(r)), LinkText: "Sign in again"}
 	}
 	return httpx.Problem{Title: "Not done", Link: "/console/activity", LinkText: "Back to the activity"}
-}
-
-// formPage is the console page whose form sent r, for coming back to it
-// after signing in again. It reads only the form already parsed.
-func formPage(r *http.Request) string {
-	f := r.PostForm
-	switch r.URL.Path {
-	case "/console/tokens":
-		return "/console/apps"
-	case "/console/trash/delete":
-		return "/console/trash"
-	case "/console/purge":
-		if p := f.Get("path"); p != "" {
-			return NoteURL(p)
-		}
-	case "/console/app/purge", "/console/app/scope":
-		if id := f.Get("id"); id != "" {
-			return "/console/app?" + url.Values{"id": {id}}.Encode()
-		}
-		if tok := f.Get("token"); tok != "" {
-			return "/console/app?" + url.Values{"token": {tok}}.Encode()
-		}
-	case "/console/undo-app":
-		if app := f.Get("app"); app != "" {
-			return "/console/undo-app?" + url.Values{"app": {app}, "since": {f.Get("since")}}.Encode()
-		}
-	}
-	return "/console/activity"
 }
 
 // refusal turns the history service's and the vault's refusals into what

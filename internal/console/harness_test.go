@@ -81,6 +81,9 @@ func newHarnessWith(t *testing.T, o notekit.Options) *harness {
 	h.mux.Handle("POST /console/trash/restore", ch.RestoreTrash)
 	h.mux.Handle("POST /console/trash/delete", ch.DeleteTrash)
 	h.mux.Handle("GET /console/status", ch.Status)
+	h.mux.Handle("GET /console/result/{id}", ch.Result)
+	h.mux.Handle("GET /console/pending/{id}", ch.Pending)
+	h.mux.Handle("POST /login/recovery", oh.LoginRecovery)
 	return h
 }
 
@@ -111,9 +114,25 @@ func (b *browser) get(path string) (*http.Response, string) {
 	return b.do(httptest.NewRequest(http.MethodGet, testPublicURL+path, nil))
 }
 
+// post sends form v to path, with a form id as the page's forms carry
+// unless v has its own.
 func (b *browser) post(path string, v url.Values) (*http.Response, string) {
+	if _, ok := v["form"]; !ok && strings.HasPrefix(path, "/console/") {
+		v.Set("form", b.h.c.out.formID())
+	}
 	resp := b.PostForm(testPublicURL+path, v)
 	return resp, testkit.Body(resp)
+}
+
+// act sends form v to path as post does and, when the answer sends the
+// browser to a result page, follows it there.
+func (b *browser) act(path string, v url.Values) (*http.Response, string) {
+	b.h.t.Helper()
+	resp, body := b.post(path, v)
+	if loc := resp.Header.Get("Location"); resp.StatusCode == http.StatusSeeOther && strings.HasPrefix(loc, "/console/result/") {
+		return b.get(loc)
+	}
+	return resp, body
 }
 
 // newPost is a form post as a browser sends it from a page of this site.

@@ -21,6 +21,8 @@ const maxVersionsShown = 200
 type noteData struct {
 	Nav      string
 	CSRF     string
+	Form     string // the page's form id
+	Recent   bool
 	Path     string
 	URL      string // the note page's own path
 	Title    string
@@ -49,7 +51,7 @@ type noteData struct {
 // notePage shows a note: rendered or raw, now or as a stored version, with
 // its history beside it and, when asked, the difference between two of
 // its versions (?from=ID&to=ID; no to: the note now).
-func (c *Console) notePage(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
+func (c *Console) notePage(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
 	ctx := r.Context()
 	p := r.PathValue("path")
 	q := r.URL.Query()
@@ -61,7 +63,7 @@ func (c *Console) notePage(w http.ResponseWriter, r *http.Request, _ owner.Sessi
 		}
 		return refusal(err)
 	}
-	d := noteData{Nav: "notes", CSRF: c.o.Owner.CSRFToken(w, r), Path: p, URL: NoteURL(p), Raw: q.Get("raw") == "1"}
+	d := noteData{Nav: "notes", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Recent: c.recent(s), Path: p, URL: NoteURL(p), Raw: q.Get("raw") == "1"}
 	n, err := c.o.Vault.Read(ctx, p)
 	var ve *vault.Error
 	switch {
@@ -150,21 +152,19 @@ func (c *Console) version(r *http.Request, p, ref string) (store.NoteVersion, []
 
 // purge forgets every stored version of a note (the note itself stays),
 // for a secret pasted by mistake. It needs a recent sign-in.
-func (c *Console) purge(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
-	if !c.recent(s) {
-		return errNotRecent
-	}
+func (c *Console) purge(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) (*outcome, error) {
 	p := r.PostFormValue("path")
 	if r.PostFormValue("confirm") != p {
-		return &httpx.Error{Status: http.StatusBadRequest, Code: "not_confirmed",
+		return nil, &httpx.Error{Status: http.StatusBadRequest, Code: "not_confirmed",
 			Message: "Type the note's path into the box to confirm that its history should be forgotten."}
 	}
 	n, err := c.o.History.Purge(r.Context(), p)
 	if err != nil {
-		return refusal(err)
+		return nil, refusal(err)
 	}
 	c.journal(r, store.JournalEntry{Tool: "purge", Path: p}, nil)
 	c.log.Info("owner purged a note's history from the console", "versions", n, "writer", history.OwnerConsole)
-	http.Redirect(w, r, NoteURL(p), http.StatusSeeOther)
-	return nil
+	return &outcome{Nav: "notes", Title: "History forgotten",
+		Message: "Forgot " + strconv.FormatInt(n, 10) + " stored versions of " + p + "; the note itself is unchanged.",
+		Link:    NoteURL(p), LinkText: "Open " + p}, nil
 }

@@ -79,7 +79,7 @@ func TestTokenCreationNeedsRecentSignIn(t *testing.T) {
 	b := h.browser()
 	b.signIn()
 	b.get("/console/apps")
-	resp, body := b.post("/console/tokens", url.Values{"name": {"phone"}})
+	resp, body := b.act("/console/tokens", url.Values{"name": {"phone"}})
 	want(t, resp, body, http.StatusOK, `id="token-secret">ctx_`)
 	secret := body[strings.Index(body, "ctx_"):]
 	secret = secret[:strings.Index(secret, "<")]
@@ -139,9 +139,11 @@ func TestTrashListAndRestore(t *testing.T) {
 	resp, body := b.get("/console/trash")
 	want(t, resp, body, http.StatusOK, `data-path=".trash/Ideas/Garden.md"`, "claude")
 	resp, body = b.post("/console/trash/restore", url.Values{"path": {".trash/Ideas/Garden.md"}})
-	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/notes/Ideas/Garden.md" {
+	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/console/result/") {
 		t.Fatalf("restore: %d %q %s", resp.StatusCode, resp.Header.Get("Location"), body)
 	}
+	resp, body = b.get(resp.Header.Get("Location"))
+	want(t, resp, body, http.StatusOK, "Restored Ideas/Garden.md from the trash", `href="/notes/Ideas/Garden.md"`)
 	if got := h.Read("Ideas/Garden.md"); got != before {
 		t.Fatalf("restored note %q", got)
 	}

@@ -6,16 +6,14 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
-var (
-	problemLinkRE = regexp.MustCompile(`<a href="([^"]+)" id="problem-link">Sign in again</a>`)
-	pageReauthRE  = regexp.MustCompile(`<a href="([^"]+)" class="reauth">`)
-)
+var pendingRE = regexp.MustCompile(`name="return" value="(/console/pending/[^"]+)"`)
 
 // link returns the first submatch of re in body, unescaped, or fails.
 func link(t *testing.T, re *regexp.Regexp, body string) string {
@@ -27,62 +25,79 @@ func link(t *testing.T, re *regexp.Regexp, body string) string {
 	return html.UnescapeString(m[1])
 }
 
-// A refusal for lack of a recent sign-in offers "Sign in again", which
-// shows the sign-in form to the signed-in owner and brings them back to
-// the page the refused form was on, in a new session.
-func TestSignInAgainFromARefusal(t *testing.T) {
+// signInAgain signs in with a TOTP code from the inline sign-in page
+// body and returns the answer of the login form.
+func (b *browser) signInAgain(body string) *http.Response {
+	b.h.t.Helper()
+	ret := link(b.h.t, pendingRE, body)
+	b.h.Clock.Advance(30 * time.Second)
+	code := testkit.TOTP(b.h.t, b.h.setup.TOTPSecret, b.h.Clock.Now())
+	resp, lb := b.post("/login/totp", url.Values{"code": {code}, "return": {ret}})
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != ret {
+		b.h.t.Fatalf("sign-in again: %d %q %s", resp.StatusCode, resp.Header.Get("Location"), lb)
+	}
+	return resp
+}
+
+// A sensitive action without a recent sign-in shows the sign-in on the
+// page itself, in the console's frame; nothing is done until the owner
+// signs in, and then it is done once, with the owner's choices.
+func TestSignInAgainInline(t *testing.T) {
 	h := newHarness(t, map[string]string{"Plan.md": before})
 	appEdit(h)
 	b := h.browser()
 	b.signIn()
 	h.Clock.Advance(RecentSignIn)
 
-	cases := []struct {
+	for _, tc := range []struct {
 		path string
 		form url.Values
-		back string
 	}{
-		{"/console/tokens", url.Values{"name": {"tablet"}}, "/console/apps"},
-		{"/console/purge", url.Values{"path": {"Plan.md"}, "confirm": {"Plan.md"}}, "/notes/Plan.md"},
-		{"/console/undo-app", url.Values{"app": {"claude"}, "since": {"2025-01-01"}}, "/console/undo-app?app=claude&since=2025-01-01"},
-		{"/console/trash/delete", url.Values{"path": {"Gone.md"}}, "/console/trash"},
-	}
-	for _, tc := range cases {
+		{"/console/tokens", url.Values{"name": {"tablet"}}},
+		{"/console/purge", url.Values{"path": {"Plan.md"}, "confirm": {"Plan.md"}}},
+		{"/console/undo-app", url.Values{"app": {"claude"}, "since": {"2025-01-01"}}},
+		{"/console/trash/delete", url.Values{"path": {"Gone.md"}, "confirm": {"yes"}}},
+	} {
 		b.get("/console/apps")
 		resp, body := b.post(tc.path, tc.form)
-		want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`)
-		if got, wantLoc := link(t, problemLinkRE, body), "/login?reauth=1&return="+url.QueryEscape(tc.back); got != wantLoc {
-			t.Errorf("%s: link %q, want %q", tc.path, got, wantLoc)
+		want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`, `id="totp-form"`, `id="recovery-form"`,
+			`href="/console/activity"`, `id="pending-what"`)
+		if strings.Contains(body, "/login?") {
+			t.Errorf("%s: the sign-in leaves the page", tc.path)
 		}
 	}
+	if toks, _ := h.Store.ListTokens(context.Background()); len(toks) != 0 {
+		t.Fatalf("a token was made without a fresh sign-in: %+v", toks)
+	}
 
-	// The apps page offers the same, back to itself.
-	resp, body := b.get("/console/apps")
-	want(t, resp, body, http.StatusOK, `id="token-needs-sign-in"`)
-	loc := link(t, pageReauthRE, body)
-	if loc != "/login?reauth=1&return=%2Fconsole%2Fapps" {
-		t.Fatalf("apps page link %q", loc)
-	}
-	resp, body = b.get(loc)
-	want(t, resp, body, http.StatusOK, `id="reauth"`, `id="totp-form"`, `name="return" value="/console/apps"`)
+	// The token form: sign in on its page, and the token is made, shown once.
+	b.get("/console/apps")
+	resp, body := b.post("/console/tokens", url.Values{"name": {"tablet"}})
+	want(t, resp, body, http.StatusForbidden, `id="pending-form"`, "tablet")
 	old := b.Cookies["__Host-cortex-session"]
-	h.Clock.Advance(30 * time.Second)
-	code := testkit.TOTP(t, h.setup.TOTPSecret, h.Clock.Now())
-	resp, body = b.post("/login/totp", url.Values{"code": {code}, "return": {"/console/apps"}})
-	want(t, resp, body, http.StatusSeeOther)
-	if got := resp.Header.Get("Location"); got != "/console/apps" {
-		t.Fatalf("after sign-in: %q", got)
-	}
+	resp = b.signInAgain(body)
 	if b.Cookies["__Host-cortex-session"] == old {
 		t.Fatal("session id not rotated")
 	}
-	resp, body = b.get("/console/apps")
-	want(t, resp, body, http.StatusOK)
-	if pageReauthRE.MatchString(body) {
-		t.Fatal("a fresh sign-in is told to sign in again")
-	}
-	resp, body = b.post("/console/tokens", url.Values{"name": {"tablet"}})
+	pending := resp.Header.Get("Location")
+	resp, body = b.get(pending)
+	want(t, resp, body, http.StatusSeeOther)
+	result := resp.Header.Get("Location")
+	resp, body = b.get(result)
 	want(t, resp, body, http.StatusOK, `id="token-secret">ctx_`)
+	// Opening the pending form again does nothing new.
+	resp, _ = b.get(pending)
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, result) {
+		t.Fatalf("pending opened again: %d %q", resp.StatusCode, loc)
+	}
+	resp, body = b.get(result)
+	want(t, resp, body, http.StatusOK, `id="token-secret-gone"`)
+	if strings.Contains(body, "ctx_") {
+		t.Fatal("the secret is shown twice")
+	}
+	if toks, _ := h.Store.ListTokens(context.Background()); len(toks) != 1 {
+		t.Fatalf("tokens %+v, want only tablet", toks)
+	}
 
 	// The old session is gone: a browser still holding it is signed out.
 	stale := h.browser()
@@ -91,7 +106,37 @@ func TestSignInAgainFromARefusal(t *testing.T) {
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("old session still opens the console: %d", resp.StatusCode)
 	}
-	if toks, _ := h.Store.ListTokens(context.Background()); len(toks) != 1 {
-		t.Fatalf("tokens %+v, want only tablet", toks)
+	// A pending id nobody kept is a clear page.
+	resp, body = b.get("/console/pending/NOSUCHFORM")
+	want(t, resp, body, http.StatusNotFound, `data-code="form_gone"`)
+}
+
+// The ticks of a bulk undo survive the sign-in: after it, the ticked
+// conflict is undone too.
+func TestSignInAgainKeepsBulkUndoTicks(t *testing.T) {
+	h := newHarness(t, map[string]string{"A.md": "alpha\n", "B.md": "beta\n"})
+	h.Call("claude", "edit_note", map[string]any{"id": "A.md", "version": h.Version("A.md"), "old_text": "alpha", "new_text": "ALPHA"})
+	h.Call("claude", "edit_note", map[string]any{"id": "B.md", "version": h.Version("B.md"), "old_text": "beta", "new_text": "BETA"})
+	h.Call("chatgpt", "append", map[string]any{"id": "B.md", "text": "later\n"})
+	b := h.browser()
+	b.signIn()
+	h.Clock.Advance(RecentSignIn)
+	resp, body := b.get("/console/undo-app?app=claude")
+	want(t, resp, body, http.StatusOK, `id="bulk-needs-sign-in"`, "Undo these changes (sign in again first)")
+	resp, body = b.post("/console/undo-app", url.Values{"app": {"claude"}, "include": {"B.md"}})
+	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`, "B.md")
+	if strings.Contains(body, "B.md\"") || strings.Contains(pendingRE.FindString(body), "B.md") {
+		t.Error("the ticks are in the page's URLs")
+	}
+	if h.Read("A.md") != "ALPHA\n" {
+		t.Fatal("the bulk undo ran before the sign-in")
+	}
+	resp = b.signInAgain(body)
+	resp, body = b.get(resp.Header.Get("Location"))
+	want(t, resp, body, http.StatusSeeOther)
+	resp, body = b.get(resp.Header.Get("Location"))
+	want(t, resp, body, http.StatusOK, `id="result-title">Undone`)
+	if a, bb := h.Read("A.md"), h.Read("B.md"); a != "alpha\n" || bb != "beta\n" {
+		t.Fatalf("after signing in again: A.md %q, B.md %q; want both undone", a, bb)
 	}
 }

@@ -19,6 +19,8 @@ const trashDir = ".trash"
 
 type trashData struct {
 	Nav, Title, CSRF string
+	Form             string // the page's form id
+	Recent           bool
 	Items            []trashItem
 }
 
@@ -31,9 +33,9 @@ type trashItem struct {
 }
 
 // trashPage lists what is in .trash/, who deleted it and when.
-func (c *Console) trashPage(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
+func (c *Console) trashPage(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
 	ctx := r.Context()
-	d := trashData{Nav: "trash", Title: "Trash", CSRF: c.o.Owner.CSRFToken(w, r)}
+	d := trashData{Nav: "trash", Title: "Trash", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Recent: c.recent(s)}
 	entries, err := c.o.Vault.List(ctx, trashDir, true)
 	var ve *vault.Error
 	if errors.As(err, &ve) && ve.Code == vault.CodeNotFound {
@@ -78,26 +80,26 @@ func originalPath(p string) string {
 
 // restoreTrash moves a note out of .trash/ back to where it was, journaled
 // as the owner's.
-func (c *Console) restoreTrash(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
+func (c *Console) restoreTrash(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) (*outcome, error) {
 	ctx := vault.WithWriter(r.Context(), history.OwnerConsole)
 	from := r.PostFormValue("path")
 	if !strings.HasPrefix(from, trashDir+"/") {
-		return &httpx.Error{Status: http.StatusBadRequest, Code: vault.CodeInvalidPath,
+		return nil, &httpx.Error{Status: http.StatusBadRequest, Code: vault.CodeInvalidPath,
 			Message: "Only notes in .trash/ can be restored from the trash; reload the trash page."}
 	}
 	n, err := c.o.Vault.Read(ctx, from)
 	if err != nil {
-		return refusal(err)
+		return nil, refusal(err)
 	}
 	to := originalPath(from)
 	res, err := c.o.Vault.Move(ctx, from, to, n.Version, false)
 	c.journal(r, store.JournalEntry{Tool: "restore", Path: from, OldVersion: n.Version}, err)
 	if err != nil {
-		return refusal(err)
+		return nil, refusal(err)
 	}
 	c.journal(r, store.JournalEntry{Tool: "restore", Path: res.To, NewVersion: res.Version}, nil)
-	http.Redirect(w, r, NoteURL(res.To), http.StatusSeeOther)
-	return nil
+	return &outcome{Nav: "trash", Title: "Restored", Message: "Restored " + res.To + " from the trash.",
+		Link: NoteURL(res.To), LinkText: "Open " + res.To}, nil
 }
 
 // journal records a change the console made as written by the owner.
@@ -118,13 +120,10 @@ func (c *Console) journal(r *http.Request, e store.JournalEntry, err error) {
 // deleteForGood removes a note from .trash/ for good, after the owner
 // ticked the confirmation, with a recent sign-in. Its last content stays
 // in the history for the retention.
-func (c *Console) deleteForGood(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
-	if !c.recent(s) {
-		return errNotRecent
-	}
+func (c *Console) deleteForGood(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) (*outcome, error) {
 	p := r.PostFormValue("path")
 	if r.PostFormValue("confirm") != "yes" {
-		return &httpx.Error{Status: http.StatusBadRequest, Code: "not_confirmed",
+		return nil, &httpx.Error{Status: http.StatusBadRequest, Code: "not_confirmed",
 			Message: "Tick the box to confirm that this note should be deleted for good."}
 	}
 	ctx := vault.WithWriter(r.Context(), history.OwnerConsole)
@@ -134,8 +133,8 @@ func (c *Console) deleteForGood(w http.ResponseWriter, r *http.Request, s owner.
 		c.journal(r, store.JournalEntry{Tool: "delete_for_good", Path: p, OldVersion: n.Version}, err)
 	}
 	if err != nil {
-		return refusal(err)
+		return nil, refusal(err)
 	}
-	http.Redirect(w, r, "/console/trash", http.StatusSeeOther)
-	return nil
+	return &outcome{Nav: "trash", Title: "Deleted for good", Message: "Removed " + p + " from the vault; its text stays in the history for its retention.",
+		Link: "/console/trash", LinkText: "Back to the trash"}, nil
 }

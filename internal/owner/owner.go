@@ -207,3 +207,7 @@ func SafeReturnPath(s string) (string, bool) {
 	}
 	return s, true
 }
+
+// Passkeys reports whether passkey sign-in is on (it is off when the server
+// is reached by an IP address), for pages that offer the sign-in inline.
+func (o *Owner) Passkeys() bool { return o.wa != nil }

@@ -67,6 +67,8 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("POST /console/trash/restore", form(h.RestoreTrash))
 		mux.Handle("POST /console/trash/delete", form(h.DeleteTrash))
 		mux.Handle("GET /console/status", page(h.Status))
+		mux.Handle("GET /console/result/{id}", page(h.Result))
+		mux.Handle("GET /console/pending/{id}", page(h.Pending))
 	}
 
 	if a := s.opts.OAuth; a != nil {
