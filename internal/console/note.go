@@ -44,8 +44,47 @@ type noteData struct {
 	DiffTo             *store.NoteVersion
 	Diffing            bool
 	Same               bool // the two versions are the same text
-	Versions           []store.NoteVersion
+	Versions           []versionRow
 	More               int
+}
+
+// versionRow is one stored version as the history column lists it.
+type versionRow struct {
+	store.NoteVersion
+	// Current: the note now is this version (it has nothing to restore).
+	Current bool
+	// Delta is its size change from the version before it ("+120 B").
+	Delta string
+}
+
+// versionRows marks the note's current version and each version's size
+// change; versions are newest first, and the oldest listed has no
+// version before it to compare with.
+func versionRows(vs []store.NoteVersion, present bool, current string) []versionRow {
+	out := make([]versionRow, len(vs))
+	marked := false
+	for i, v := range vs {
+		out[i].NoteVersion = v
+		if present && !marked && !v.Gone && v.Version == current {
+			out[i].Current, marked = true, true
+		}
+		if i+1 < len(vs) {
+			out[i].Delta = sizeDelta(v.Size - vs[i+1].Size)
+		} else {
+			out[i].Delta = "+" + strconv.FormatInt(v.Size, 10) + " B"
+		}
+	}
+	return out
+}
+
+func sizeDelta(n int64) string {
+	switch {
+	case n > 0:
+		return "+" + strconv.FormatInt(n, 10) + " B"
+	case n < 0:
+		return "−" + strconv.FormatInt(-n, 10) + " B"
+	}
+	return "±0 B"
 }
 
 // notePage shows a note: rendered or raw, now or as a stored version, with
@@ -90,7 +129,7 @@ func (c *Console) notePage(w http.ResponseWriter, r *http.Request, s owner.Sessi
 		d.More = len(versions) - maxVersionsShown
 		versions = versions[:maxVersionsShown]
 	}
-	d.Versions = versions
+	d.Versions = versionRows(versions, d.Present, d.Version)
 
 	if ref := q.Get("v"); ref != "" {
 		nv, data, err := c.version(r, p, ref)

@@ -114,3 +114,25 @@ func TestNotePageDiffOfSameText(t *testing.T) {
 	resp, body := b.get("/notes/Plan.md?from=" + ids[0][1] + "&to=" + ids[0][1])
 	want(t, resp, body, http.StatusOK, `id="diff-same"`)
 }
+
+// The history column marks the version the note is now, offers no
+// restore of it, and gives each version's size change.
+func TestNotePageMarksCurrentVersion(t *testing.T) {
+	h := newHarness(t, map[string]string{"Plan.md": before})
+	appEdit(h)
+	b := h.browser()
+	b.signIn()
+	resp, body := b.get("/notes/Plan.md")
+	want(t, resp, body, http.StatusOK, `class="current" aria-current="true"`, `<strong class="current">current</strong>`, "&#43;6 B")
+	if n := strings.Count(body, `class="current" aria-current="true"`); n != 1 {
+		t.Fatalf("%d versions marked current, want 1", n)
+	}
+	cur := body[strings.Index(body, `class="current" aria-current="true"`):]
+	cur = cur[:strings.Index(cur, "</li>")]
+	if strings.Contains(cur, "restore") {
+		t.Errorf("the current version offers a restore:\n%s", cur)
+	}
+	if n := strings.Count(body, `class="link restore"`); n != strings.Count(body, `<li id="v`)-1 {
+		t.Errorf("%d restore buttons for %d versions", n, strings.Count(body, `<li id="v`))
+	}
+}
