@@ -150,6 +150,9 @@ func (c *Console) undo(w http.ResponseWriter, r *http.Request, _ owner.SessionIn
 			out.Force = url.Values{"entry": {strconv.FormatInt(id, 10)}}
 		}
 	}
+	if out.Later, err = c.laterWriters(r.Context(), plan); err != nil {
+		return nil, err
+	}
 	c.log.Info("owner undid a change from the console", "entry", id)
 	return out, nil
 }
@@ -169,7 +172,11 @@ func (c *Console) restore(w http.ResponseWriter, r *http.Request, _ owner.Sessio
 		Writer: history.OwnerConsole, Expect: r.PostFormValue("expect"), Force: r.PostFormValue("force") == "1"})
 	var he *history.Error
 	if errors.As(err, &he) && he.Code == history.CodeConflict && he.Plan != nil {
-		return &outcome{Nav: "notes", Title: "The note changed", What: "restore", Failed: true,
+		later, err := c.laterWriters(r.Context(), he.Plan)
+		if err != nil {
+			return nil, err
+		}
+		return &outcome{Nav: "notes", Title: "The note changed", What: "restore", Failed: true, Later: later,
 			Plan: he.Plan, Diffs: planViews(he.Plan), Message: he.Message, Force: url.Values{"path": {p}, "version": {ref}},
 			Link: NoteURL(p), LinkText: "Back to " + p}, nil
 	}

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"net/url"
@@ -16,8 +17,9 @@ type bulkData struct {
 	Form             string // the page's form id
 	App, Since       string
 	Plan             *history.Plan
-	Diffs            []diffView // what each change of Plan does
-	Nothing          string     // why there is nothing to undo
+	Diffs            []diffView        // what each change of Plan does
+	Later            map[string]string // who changed each conflict later, and when
+	Nothing          string            // why there is nothing to undo
 	Recent           bool
 }
 
@@ -60,6 +62,9 @@ func (c *Console) bulkPage(w http.ResponseWriter, r *http.Request, s owner.Sessi
 		return refusal(err)
 	}
 	d.Diffs = planViews(d.Plan)
+	if d.Later, err = c.laterWriters(r.Context(), d.Plan); err != nil {
+		return err
+	}
 	c.pages.Render(w, http.StatusOK, "bulk.html", d)
 	return nil
 }
@@ -88,5 +93,48 @@ func (c *Console) bulkUndo(w http.ResponseWriter, r *http.Request, s owner.Sessi
 			out.Title = "Partly undone"
 		}
 	}
+	if out.Later, err = c.laterWriters(r.Context(), plan); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// laterWriters names, for each conflict of plan, who made the note what
+// it is now and when, as "gpt, 2026-01-31 14:30 UTC": the journal's last
+// write of the note, when that write made its current version. A note
+// changed outside cortex has no such entry and is named so.
+func (c *Console) laterWriters(ctx context.Context, plan *history.Plan) (map[string]string, error) {
+	if plan == nil || plan.Conflicts() == 0 {
+		return nil, nil
+	}
+	var paths []string
+	for _, ch := range plan.Changes {
+		if ch.Conflict {
+			paths = append(paths, nowAt(ch))
+		}
+	}
+	last, err := c.o.Store.LastWrites(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, ch := range plan.Changes {
+		if !ch.Conflict {
+			continue
+		}
+		if e, ok := last[nowAt(ch)]; ok && e.NewVersion == ch.Current {
+			out[ch.Path] = e.App + ", " + e.Time.UTC().Format("2006-01-02 15:04") + " UTC"
+		} else {
+			out[ch.Path] = "a change outside cortex"
+		}
+	}
+	return out, nil
+}
+
+// nowAt is where the note of ch is now.
+func nowAt(ch history.Change) string {
+	if ch.From != "" {
+		return ch.From
+	}
+	return ch.Path
 }
