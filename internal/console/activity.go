@@ -40,10 +40,13 @@ const actionsShown = 25
 
 type entry struct {
 	store.JournalEntry
-	OK       bool
-	URL      string
-	Diff     diffView
-	DiffNote string // why no diff is shown
+	OK  bool
+	URL string
+	// MovedFrom is where a moved note was; Trashed where a deleted note
+	// went. Either makes this card the one call's two journal entries.
+	MovedFrom, Trashed string
+	Diff               diffView
+	DiffNote           string // why no diff is shown
 }
 
 // sinceFormats are the times the activity filter takes.
@@ -78,6 +81,10 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 			d.Apps = append(d.Apps, e.App)
 		}
 		if (d.App != "" && e.App != d.App) || (d.Note != "" && !strings.Contains(e.Path, d.Note)) || (before > 0 && e.ID >= before) {
+			continue
+		}
+		if n := len(d.Entries); n > 0 && sameCall(d.Entries[n-1].JournalEntry, e) {
+			d.Entries[n-1] = c.merge(r, d.Entries[n-1], e, b)
 			continue
 		}
 		if len(d.Entries) == entriesShown {
@@ -119,6 +126,29 @@ func (c *Console) entry(r *http.Request, e store.JournalEntry, b *budget) entry 
 	}
 	en.Diff = cardView(diff.Lines(old, nw), 3, changeURL(e.Path, e.OldVersion, e.NewVersion), b)
 	return en
+}
+
+// sameCall reports whether e, older, was journaled by the same move or
+// delete as card (the leaving and the arriving path), as the history
+// groups them when it undoes one.
+func sameCall(card, e store.JournalEntry) bool {
+	return (e.Tool == "move_note" || e.Tool == "delete_note") && card.Tool == e.Tool && card.App == e.App &&
+		card.Time.Equal(e.Time) && card.Result == e.Result
+}
+
+// merge makes one card of a move's or a delete's two entries: newer is
+// the card of the path the note arrived at, e the path it left.
+func (c *Console) merge(r *http.Request, newer entry, e store.JournalEntry, b *budget) entry {
+	if e.Tool == "delete_note" {
+		card := c.entry(r, e, b)
+		card.Trashed = newer.Path
+		return card
+	}
+	newer.MovedFrom = e.Path
+	if newer.OK && e.OldVersion == newer.NewVersion {
+		newer.Diff, newer.DiffNote = diffView{}, "The text did not change."
+	}
+	return newer
 }
 
 // text is the stored text of version of the note at p; "" for none.

@@ -156,3 +156,24 @@ func TestActivityPages(t *testing.T) {
 	resp, body = b.get("/console/activity?before=x")
 	want(t, resp, body, http.StatusBadRequest, `data-code="bad_request"`)
 }
+
+// A delete and a move are each one card, saying what happened; the
+// delete's card shows the text that went, not "no longer in the history".
+func TestActivityOneCardPerMoveAndDelete(t *testing.T) {
+	h := newHarness(t, map[string]string{"A.md": "alpha\n", "B.md": "beta\n"})
+	h.Call("claude", "delete_note", map[string]any{"id": "A.md", "version": h.Version("A.md")})
+	h.Call("claude", "move_note", map[string]any{"id": "B.md", "to": "Sub/B.md", "version": h.Version("B.md")})
+	if n := len(h.journal()); n != 4 {
+		t.Fatalf("the journal holds %d entries; the test expects two per call", n)
+	}
+	b := h.browser()
+	b.signIn()
+	resp, body := b.get("/console/activity")
+	want(t, resp, body, http.StatusOK, "Deleted: moved to the trash as .trash/A.md", "Moved from B.md", "The text did not change.", "alpha")
+	if n := strings.Count(body, `<section class="entry`); n != 2 {
+		t.Errorf("%d cards for one delete and one move, want 2:\n%s", n, body)
+	}
+	if strings.Contains(body, "no longer in the history") {
+		t.Error("a card says its text is no longer in the history")
+	}
+}

@@ -75,7 +75,9 @@ func TestConsoleBrowserAppPage(t *testing.T) {
 	do("save a scope", chromedp.SendKeys(chromedp.CSS("#scope-read"), "Work/**"),
 		chromedp.Click(chromedp.CSS("#scope-private")),
 		chromedp.Click(chromedp.CSS("#scope-save")),
-		chromedp.WaitVisible(chromedp.CSS("#app-done")))
+		chromedp.WaitVisible(chromedp.CSS("#result-title")),
+		chromedp.Click(chromedp.CSS("#result-link")),
+		chromedp.WaitVisible(chromedp.CSS("#scope-form")))
 	if got := text("#app-scope"); got != "read Work/**; write nothing, private notes included" {
 		t.Errorf("after saving, the scope shown is %q", got)
 	}

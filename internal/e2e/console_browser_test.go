@@ -163,10 +163,19 @@ func TestConsoleBrowser(t *testing.T) {
 		t.Errorf("the trash lists %q", got)
 	}
 	shoot("trash")
-	do("restore from the trash", chromedp.Click(chromedp.CSS("button.restore-trash")), chromedp.WaitVisible(chromedp.CSS("#note-title")))
+	do("restore from the trash", chromedp.Click(chromedp.CSS("button.restore-trash")), chromedp.WaitVisible(chromedp.CSS("#result-title")))
 	if b, err := os.ReadFile(notePath); err != nil || string(b) != consoleNote {
 		t.Fatalf("after restoring from the trash the file is %q (%v)", b, err)
 	}
+	// A reload of the result shows it again and restores nothing more.
+	do("reload the result", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#result-title")))
+	if got := text("#result-message"); !strings.Contains(got, "Restored Garden/Plan.md") {
+		t.Errorf("the reloaded result says %q", got)
+	}
+	if entries, err := os.ReadDir(filepath.Join(in.Vault, ".trash", "Garden")); err == nil && len(entries) != 0 {
+		t.Errorf("the trash holds %d notes after the reload", len(entries))
+	}
+	do("open the restored note", chromedp.Click(chromedp.CSS("#result-link")), chromedp.WaitVisible(chromedp.CSS("#note-title")))
 
 	// Revoking the app's token refuses its next call.
 	do("open apps", chromedp.Navigate(in.URL+"/console/apps"), chromedp.WaitVisible(chromedp.CSS(`tr[data-token="claude"]`)))
@@ -174,8 +183,18 @@ func TestConsoleBrowser(t *testing.T) {
 	if status, _ := mcpStatus(t, in, tok, mcpInitialize); status != 200 {
 		t.Fatalf("before revoking, the token gets %d", status)
 	}
-	do("revoke the token", chromedp.Click(chromedp.CSS(`tr[data-token="claude"] button.revoke-token`)),
-		chromedp.WaitVisible(chromedp.CSS("#no-tokens")))
+	// Revoke asks first, then says what it did.
+	do("ask to revoke the token", chromedp.Click(chromedp.CSS(`tr[data-token="claude"] summary.revoke-token`)),
+		chromedp.WaitVisible(chromedp.CSS(`tr[data-token="claude"] button.confirm-revoke-token`)))
+	if status, _ := mcpStatus(t, in, tok, mcpInitialize); status != 200 {
+		t.Fatalf("asking to revoke revoked the token: %d", status)
+	}
+	do("revoke the token", chromedp.Click(chromedp.CSS(`tr[data-token="claude"] button.confirm-revoke-token`)),
+		chromedp.WaitVisible(chromedp.CSS("#result-title")))
+	if got := text("#result-message"); !strings.Contains(got, "Revoked the token claude") {
+		t.Errorf("the revoke result says %q", got)
+	}
+	do("back to the apps", chromedp.Click(chromedp.CSS("#result-link")), chromedp.WaitVisible(chromedp.CSS("#no-tokens")))
 	if status, _ := mcpStatus(t, in, tok, mcpInitialize); status != 401 {
 		t.Errorf("after revoking, the token gets %d; want 401", status)
 	}

@@ -111,7 +111,11 @@ func TestConsoleBrowserBulkUndoAndRecentSignIn(t *testing.T) {
 	if n := count("#bulk-needs-sign-in"); n != 0 {
 		t.Errorf("a passkey sign-in just now is told to sign in again")
 	}
-	do("apply without the conflict", chromedp.Click(chromedp.CSS("#bulk-apply")), chromedp.WaitVisible(chromedp.CSS("#result-title")))
+	// A double click sends the form twice; it is done once.
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => { const b = document.querySelector("#bulk-apply"); b.click(); b.click(); return true; })()`)); err != nil {
+		t.Fatal(err)
+	}
+	do("wait for the result", chromedp.WaitVisible(chromedp.CSS("#result-title")))
 	if got := file(planPath); got != bulkPlan {
 		t.Errorf("after the bulk undo Plan.md is %q; want the bytes before claude", got)
 	}
@@ -122,11 +126,30 @@ func TestConsoleBrowserBulkUndoAndRecentSignIn(t *testing.T) {
 		t.Errorf("the result does not say Seeds.md was skipped: %q", got)
 	}
 
-	// Ticked, the conflict is undone too: Seeds.md goes back to before
-	// claude, gpt's later lines with it.
-	do("preview again", chromedp.Navigate(base+"/console/undo-app?app=claude"), chromedp.WaitVisible(chromedp.CSS("#bulk-form")))
+	// A reload of the result undoes nothing more and offers nothing red.
+	do("reload the result", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#result-title")))
+	if got := file(seedsPath); got != seedsByGPT {
+		t.Errorf("the reload changed Seeds.md to %q", got)
+	}
+
+	// Ten minutes later the owner ticks the conflict and applies: the
+	// sign-in shows on the page, and after the passkey the undo is done
+	// with the tick kept: Seeds.md goes back to before claude, gpt's later
+	// lines with it.
+	ageSessions(t, in.State, 10*time.Minute)
+	do("preview again", chromedp.Navigate(base+"/console/undo-app?app=claude"), chromedp.WaitVisible(chromedp.CSS("#bulk-needs-sign-in")))
+	if got := text("#bulk-apply"); !strings.Contains(got, "sign in again first") {
+		t.Errorf("the apply button does not say it asks for a sign-in: %q", got)
+	}
 	do("tick the conflict and apply", chromedp.Click(chromedp.CSS(`section[data-path="Seeds.md"] input.include`)),
-		chromedp.Click(chromedp.CSS("#bulk-apply")), chromedp.WaitVisible(chromedp.CSS("#result-title")))
+		chromedp.Click(chromedp.CSS("#bulk-apply")), chromedp.WaitVisible(chromedp.CSS("#sign-in-again")))
+	if got := file(seedsPath); got != seedsByGPT {
+		t.Fatalf("the undo ran before the sign-in: Seeds.md %q", got)
+	}
+	if got := text("#pending-form"); !strings.Contains(got, "Seeds.md") {
+		t.Errorf("the sign-in page does not show the tick: %q", got)
+	}
+	do("sign in on the page", chromedp.Click(chromedp.CSS("#passkey-login")), chromedp.WaitVisible(chromedp.CSS("#result-title")))
 	if got := file(seedsPath); got != bulkSeeds {
 		t.Errorf("after undoing the ticked conflict Seeds.md is %q; want the bytes before claude", got)
 	}
@@ -139,27 +162,24 @@ func TestConsoleBrowserBulkUndoAndRecentSignIn(t *testing.T) {
 	ageSessions(t, in.State, 10*time.Minute)
 	do("open apps", chromedp.Navigate(base+"/console/apps"), chromedp.WaitVisible(chromedp.CSS("#token-needs-sign-in")))
 	do("create a token too late", chromedp.SendKeys(chromedp.CSS("#token-name"), "tablet"),
-		chromedp.Click(chromedp.CSS("#token-create")), chromedp.WaitVisible(chromedp.CSS("#problem")))
-	if got, _ := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("#problem"), "data-code")); got.Value != "sign_in_again" {
+		chromedp.Click(chromedp.CSS("#token-create")), chromedp.WaitVisible(chromedp.CSS("#sign-in-again")))
+	if got, _ := chromedp.Run(ctx, chromedp.AttributeValue(chromedp.CSS("#sign-in-again"), "data-code")); got.Value != "sign_in_again" {
 		t.Errorf("a stale sign-in's token creation answered %q; want sign_in_again", got.Value)
 	}
 	if out, _, _ := in.admin("token", "list"); strings.Contains(out, "tablet") {
 		t.Fatalf("a token was created without a recent sign-in:\n%s", out)
 	}
 
-	// "Sign in again" with the passkey leads back to the apps page, where
-	// the token is made and shown once.
-	do("sign in again", chromedp.Click(chromedp.CSS("#problem-link")),
-		chromedp.WaitVisible(chromedp.CSS("#reauth")),
-		chromedp.Click(chromedp.CSS("#passkey-login")),
-		chromedp.WaitVisible(chromedp.CSS("#token-name")),
-	)
-	if n := count("#token-needs-sign-in"); n != 0 {
-		t.Fatal("after signing in again the apps page still asks for it")
-	}
-	do("create the token", chromedp.SendKeys(chromedp.CSS("#token-name"), "tablet"),
-		chromedp.Click(chromedp.CSS("#token-create")), chromedp.WaitVisible(chromedp.CSS("#token-secret")))
+	// Signing in with the passkey on that page makes the token, shown once.
+	do("sign in again", chromedp.Click(chromedp.CSS("#passkey-login")), chromedp.WaitVisible(chromedp.CSS("#token-secret")))
 	secret := text("#token-secret")
+	do("reload the token's result", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#token-secret-gone")))
+	if n := count("#token-secret"); n != 0 {
+		t.Error("a reload shows the secret again")
+	}
+	if out, _, _ := in.admin("token", "list"); strings.Count(out, "tablet") != 1 {
+		t.Errorf("after the reload the tokens are:\n%s", out)
+	}
 	if status, body := mcpStatus(t, in, secret, mcpInitialize); status != 200 {
 		t.Fatalf("the new token gets %d: %s", status, body)
 	}
