@@ -36,10 +36,12 @@ func TestAppsAndTokens(t *testing.T) {
 	resp, body := b.get("/console/apps")
 	want(t, resp, body, http.StatusOK, `data-token="laptop"`, `data-app="client-1"`, "Claude", "from 192.0.2.7")
 
-	resp, body = b.post("/console/tokens/revoke", url.Values{"token": {"laptop"}})
-	if resp.StatusCode != http.StatusSeeOther {
-		t.Fatalf("revoke token: %d %s", resp.StatusCode, body)
+	// Revoking asks first (the button is inside a closed confirmation).
+	if !strings.Contains(body, `<summary class="danger revoke-token">Revoke…</summary>`) || !strings.Contains(body, `class="danger confirm-revoke-token">Revoke laptop</button>`) {
+		t.Errorf("the token's revoke does not ask first:\n%s", body)
 	}
+	resp, body = b.act("/console/tokens/revoke", url.Values{"token": {"laptop"}})
+	want(t, resp, body, http.StatusOK, `id="result-title">Token revoked`, "Revoked the token laptop")
 	if _, err := h.Store.VerifyToken(ctx, secret); err == nil {
 		t.Fatal("the revoked token still works")
 	}
