@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/owner"
@@ -20,6 +21,7 @@ type actionFunc func(w http.ResponseWriter, r *http.Request, s owner.SessionInfo
 // a sign-in within RecentSignIn, and what the owner is asking for, in
 // words, while signing in again.
 type action struct {
+	path  string
 	do    actionFunc
 	fresh bool
 	what  string
@@ -28,6 +30,7 @@ type action struct {
 // act routes the form sent to path through post/redirect/get (see
 // outcomes.go).
 func (c *Console) act(path string, a action) http.Handler {
+	a.path = path
 	c.actions[path] = a
 	return c.post(func(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
 		return c.send(w, r, s, path, a)
@@ -135,7 +138,7 @@ type choice struct {
 // form waits here as pid and is done once the owner is back.
 func (c *Console) signInPage(w http.ResponseWriter, r *http.Request, pid string, a action, form url.Values) error {
 	httpx.PageHeaders(w, httpx.PagePolicy{Scripts: true})
-	d := signInData{Nav: "activity", Title: "Sign in again", CSRF: c.o.Owner.CSRFToken(w, r), What: a.what,
+	d := signInData{Nav: navOf(a.path), Title: "Sign in again", CSRF: c.o.Owner.CSRFToken(w, r), What: a.what,
 		Return: "/console/pending/" + pid, Passkeys: c.o.Owner.Passkeys()}
 	names := make([]string, 0, len(form))
 	for k := range form {
@@ -152,6 +155,19 @@ func (c *Console) signInPage(w http.ResponseWriter, r *http.Request, pid string,
 	}
 	c.pages.Render(w, http.StatusForbidden, "signin.html", d)
 	return nil
+}
+
+// navOf is the console section an action's form belongs to.
+func navOf(path string) string {
+	switch {
+	case strings.HasPrefix(path, "/console/trash/"):
+		return "trash"
+	case strings.HasPrefix(path, "/console/app"), path == "/console/tokens", strings.HasPrefix(path, "/console/tokens/"):
+		return "apps"
+	case path == "/console/purge", path == "/console/restore":
+		return "notes"
+	}
+	return "activity"
 }
 
 // choiceNames are the form fields as the sign-in page names them.
