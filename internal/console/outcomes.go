@@ -190,6 +190,15 @@ func (o *outcomes) put(out *outcome, session string, now time.Time) string {
 	o.pruneLocked(now)
 	evictOldest(o.results, func(r *outcome) time.Time { return r.expires })
 	out.session, out.expires = session, now.Add(outcomeLife)
+	if out.Plan != nil {
+		// The page shows Diffs, which are bounded; the plan's own diffs
+		// are whole notes, too big to keep for 15 minutes.
+		p := &history.Plan{Changes: append([]history.Change(nil), out.Plan.Changes...)}
+		for i := range p.Changes {
+			p.Changes[i].Diff = nil
+		}
+		out.Plan = p
+	}
 	id := randomID()
 	o.results[id] = out
 	return id
