@@ -9,6 +9,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cortex-mcp/cortex/internal/diff"
+	"github.com/cortex-mcp/cortex/internal/history"
 )
 
 // Every state-changing form answers 303 to a result page; reloading that
@@ -145,5 +148,24 @@ func TestOutcomesBounded(t *testing.T) {
 	}
 	if _, ok := o.view(first, "s", now); ok {
 		t.Fatal("the oldest result was kept past the bound")
+	}
+}
+
+// A kept outcome holds the bounded views of its plan, not the plan's
+// whole-note diffs.
+func TestOutcomeDropsWholeDiffs(t *testing.T) {
+	o, err := newOutcomes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	plan := &history.Plan{Changes: []history.Change{{Path: "A.md", Diff: make([]diff.Line, 100000)}}}
+	id := o.put(&outcome{Plan: plan}, "s", now)
+	got, ok := o.view(id, "s", now)
+	if !ok || len(got.Plan.Changes) != 1 || got.Plan.Changes[0].Diff != nil {
+		t.Fatalf("kept plan %+v", got.Plan)
+	}
+	if len(plan.Changes[0].Diff) != 100000 {
+		t.Fatal("keeping the outcome changed the caller's plan")
 	}
 }
