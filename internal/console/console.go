@@ -47,8 +47,10 @@ type Console struct {
 	pages   *httpx.Pages
 	static  fs.FS
 	problem httpx.Renderer
-	guard   *httpx.FormGuard
-	out     *outcomes
+	// plainProblem is the problem page without the console's frame.
+	plainProblem httpx.Renderer
+	guard        *httpx.FormGuard
+	out          *outcomes
 	// actions are the state-changing forms by path, for doing one kept
 	// while the owner signed in again.
 	actions map[string]action
@@ -79,6 +81,7 @@ func New(o Options) (*Console, error) {
 	if c.static, err = fs.Sub(assets, "assets"); err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
+	c.plainProblem = c.pages.ProblemPage(describeProblem)
 	c.problem = c.problemPage
 	return c, nil
 }

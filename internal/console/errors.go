@@ -22,8 +22,14 @@ type problemData struct {
 }
 
 // problemPage shows a refusal inside the console's frame, so the owner
-// keeps the navigation.
+// keeps the navigation. A visitor who is not signed in gets the shared
+// problem page instead, rendered once per problem: refusals of strangers
+// cost no template work and set no cookie.
 func (c *Console) problemPage(w http.ResponseWriter, r *http.Request, e *httpx.Error) {
+	if _, ok := c.o.Owner.Session(r); !ok {
+		c.plainProblem(w, r, e)
+		return
+	}
 	httpx.PageHeaders(w, httpx.PagePolicy{})
 	pr := describeProblem(r, e)
 	pr.Message, pr.Code = e.Message, e.Code

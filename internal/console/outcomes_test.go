@@ -169,3 +169,19 @@ func TestOutcomeDropsWholeDiffs(t *testing.T) {
 		t.Fatal("keeping the outcome changed the caller's plan")
 	}
 }
+
+// A refusal shows the console's navigation to the owner, and the plain
+// problem page, with no console link, to a stranger.
+func TestProblemPageFrame(t *testing.T) {
+	h := newHarness(t, nil)
+	stranger := h.browser()
+	resp, body := stranger.post("/console/tokens", url.Values{"name": {"x"}})
+	want(t, resp, body, http.StatusUnauthorized, `data-code="signed_out"`)
+	if strings.Contains(body, `href="/console/apps"`) {
+		t.Error("a stranger is shown the console's navigation")
+	}
+	b := h.browser()
+	b.signIn()
+	resp, body = b.get("/notes/Nothing/Here.md")
+	want(t, resp, body, http.StatusNotFound, `id="problem"`, `href="/console/apps"`, `action="/logout"`)
+}
