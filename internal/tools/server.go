@@ -75,14 +75,26 @@ type server struct {
 	log     *slog.Logger
 	now     func() time.Time
 	app     string
-	names   []string        // the tools' names, in the order they are added
-	writes  map[string]bool // the tools not annotated read-only
+	names   []string        // the model's tools' names, in the order they are added
+	writes  map[string]bool // the model's tools not annotated read-only
+	// appOnly are the tools only an MCP App's view may call (visibility
+	// ["app"]): listed only to clients that offered the UI extension.
+	appOnly map[string]bool
+	ui      *uiClients
 }
 
 // NewServer builds an MCP server. instructions is the content of the
 // vault's instructions file; "" sends none. Servers keeps one per content.
 func NewServer(d Deps, instructions string) *mcp.Server {
+	return newServer(d, instructions, newUIClients())
+}
+
+// newServer is NewServer remembering in ui which credentials' clients
+// offered the UI extension.
+func newServer(d Deps, instructions string, ui *uiClients) *mcp.Server {
 	s := &server{
+		appOnly: map[string]bool{},
+		ui:      ui,
 		vault:   d.Vault,
 		journal: d.Journal,
 		reads:   d.Reads,
@@ -122,9 +134,9 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 		// never change.
 		Capabilities: &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{}, Prompts: &mcp.PromptCapabilities{}},
 		SchemaCache:  schemaCache,
-		SetCacheable: cacheScope,
+		SetCacheable: s.cacheScope,
 	})
-	srv.AddReceivingMiddleware(s.schemaErrors, serverInfoOnce(impl))
+	srv.AddReceivingMiddleware(s.schemaErrors, serverInfoOnce(impl), s.apps)
 	s.addReadTools(srv)
 	s.addWriteTools(srv)
 	return srv
@@ -133,10 +145,17 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 // cacheScope marks server/discover (MCP 2026-07-28) private: it carries the
 // instructions, a note of the owner's, which a cache shared between clients
 // (a gateway) must not hand to another caller. The tool and prompt lists are
-// the same for every app and stay public, the SDK's default.
-func cacheScope(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
-	if _, ok := req.(*mcp.ServerRequest[*mcp.DiscoverParams]); ok {
+// the same for every app and stay public, the SDK's default, but for a
+// client that offered the UI extension, which gets them with its views
+// named: that list must not be handed to a client that did not.
+func (s *server) cacheScope(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
+	switch req.(type) {
+	case *mcp.ServerRequest[*mcp.DiscoverParams]:
 		c.CacheScope = "private"
+	case *mcp.ListToolsRequest:
+		if s.uiOffered(req) {
+			c.CacheScope = "private"
+		}
 	}
 }
 
@@ -146,6 +165,7 @@ func cacheScope(_ context.Context, req mcp.Request, c *mcp.Cacheable) {
 // the owner changed the instructions file. It is safe for concurrent use.
 type Servers struct {
 	deps Deps
+	ui   *uiClients
 
 	mu    sync.Mutex
 	instr string
@@ -153,14 +173,14 @@ type Servers struct {
 }
 
 // NewServers returns a Servers building with d.
-func NewServers(d Deps) *Servers { return &Servers{deps: d} }
+func NewServers(d Deps) *Servers { return &Servers{deps: d, ui: newUIClients()} }
 
 // For returns the server whose instructions are instructions.
 func (s *Servers) For(instructions string) *mcp.Server {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.srv == nil || s.instr != instructions {
-		s.srv, s.instr = NewServer(s.deps, instructions), instructions
+		s.srv, s.instr = newServer(s.deps, instructions, s.ui), instructions
 	}
 	return s.srv
 }
@@ -213,9 +233,16 @@ func writes(title string, destructive, idempotent bool) *mcp.ToolAnnotations {
 // call: it is produced from Out, the type its schema is inferred from
 // (TestOutputsMatchSchemas checks that they agree).
 func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In, Out]) {
-	s.names = append(s.names, t.Name)
-	if t.Annotations == nil || !t.Annotations.ReadOnlyHint {
-		s.writes[t.Name] = true
+	if ui, _ := t.Meta["ui"].(map[string]any); ui != nil && reflect.DeepEqual(ui["visibility"], []string{"app"}) {
+		// Not the model's: left out of the names a wrong call is told
+		// and of the writers IsWriteTool's set is built from.
+		s.appOnly[t.Name] = true
+		delete(t.Meta, "ui")
+	} else {
+		s.names = append(s.names, t.Name)
+		if t.Annotations == nil || !t.Annotations.ReadOnlyHint {
+			s.writes[t.Name] = true
+		}
 	}
 	in := inputSchema[In]()
 	t.InputSchema = in.Schema()

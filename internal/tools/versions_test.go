@@ -15,6 +15,13 @@ import (
 // database, as serve keeps it, and given to the tools.
 func newHistoryEnv(t *testing.T) *env {
 	t.Helper()
+	return newHistoryEnvDeps(t, nil)
+}
+
+// newHistoryEnvDeps is newHistoryEnv with deps seeing (and changing) the
+// tools' dependencies.
+func newHistoryEnvDeps(t *testing.T, deps func(*Deps)) *env {
+	t.Helper()
 	h, err := store.OpenHistory(t.Context(), t.TempDir(), store.HistoryOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -22,6 +29,9 @@ func newHistoryEnv(t *testing.T) *env {
 	var e *env
 	e = newEnvDeps(t, func(d *Deps) {
 		d.History = history.New(history.Options{Vault: d.Vault, History: h, Journal: nil})
+		if deps != nil {
+			deps(d)
+		}
 	}, func(o *vault.Options) { o.History = history.Keeper(h) })
 	t.Cleanup(func() { h.Close() })
 	return e
