@@ -292,9 +292,15 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 		if err != nil {
 			return nil, fmt.Errorf("marshal %s output: %w", t.Name, err)
 		}
+		structured := b
+		if x, ok := any(out).(changed); ok && s.uiOffered(req) {
+			// The view's data, for the host's view only: the text the
+			// model reads stays what it was.
+			structured = s.withView(ctx, c, x.change(), b)
+		}
 		res := &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-			StructuredContent: json.RawMessage(b),
+			StructuredContent: json.RawMessage(structured),
 		}
 		if x, ok := any(out).(withContent); ok {
 			res.Content = append(res.Content, x.content()...)
