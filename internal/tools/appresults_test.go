@@ -44,7 +44,7 @@ func TestWriteResultCarriesTheChange(t *testing.T) {
 		_, sc := callRaw(t, ui, "create_note", map[string]any{"path": p, "content": "# Plan\n\nSow beans in May.\nWater daily.\n"})
 		var created viewResult
 		if err := json.Unmarshal(sc, &created); err != nil || created.View == nil || created.View.Change != "create" ||
-			created.View.Added != 4 || created.View.Removed != 0 {
+			created.View.Added != 4 || created.View.Removed != 0 || !created.View.Undoable {
 			t.Fatalf("%s: create view %s", v, sc)
 		}
 		text, sc := callRaw(t, ui, "edit_note", map[string]any{"id": p, "version": created.Version, "old_text": "May", "new_text": "June"})
@@ -54,7 +54,7 @@ func TestWriteResultCarriesTheChange(t *testing.T) {
 		}
 		cv := got.View
 		if cv == nil || cv.Path != p || cv.Title != "Plan" || cv.App != "phone" || cv.Change != "edit" ||
-			cv.Before != created.Version || cv.After != got.Version || cv.Summary != "+1 \u22121 lines" ||
+			cv.Before != created.Version || cv.After != got.Version || cv.Summary != "+1 \u22121 lines" || !cv.Undoable ||
 			cv.URL != testURL+"/notes/Garden/Plan"+fmt.Sprint(i)+".md" {
 			t.Fatalf("%s: view %s", v, sc)
 		}

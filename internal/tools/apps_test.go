@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/appview"
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 // versions are the MCP versions the app tests run at: the last with an
@@ -39,13 +40,21 @@ func newHTTPEnv(t *testing.T) *httpEnv {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return servers.For("Keep notes short.") },
 		&mcp.StreamableHTTPOptions{Stateless: true})
 	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		app, ok := map[string]string{"ui-token": "phone", "plain-token": "script", "other-token": "laptop"}[token]
+		app, ok := map[string]string{"ui-token": "phone", "plain-token": "script", "other-token": "laptop", "owner-token": "owner"}[token]
 		if !ok {
 			return nil, auth.ErrInvalidToken
 		}
 		return &auth.TokenInfo{UserID: "sub-" + app, Extra: map[string]any{"app": app}, Expiration: time.Now().Add(time.Hour)}, nil
 	}
-	srv := httptest.NewServer(auth.RequireBearerToken(verify, nil)(h))
+	// The owner's token sees private notes; the others, as a credential
+	// without a scope, do not.
+	owner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") == "Bearer owner-token" {
+			r = r.WithContext(scope.NewContext(r.Context(), scope.All))
+		}
+		h.ServeHTTP(w, r)
+	})
+	srv := httptest.NewServer(auth.RequireBearerToken(verify, nil)(owner))
 	t.Cleanup(srv.Close)
 	return &httpEnv{env: e, url: srv.URL}
 }
@@ -142,12 +151,12 @@ func TestUIClientGetsViews(t *testing.T) {
 		if len(model) != 12 || slices.Contains(model, "undo_change") {
 			t.Errorf("%s: the model is shown %d tools: %v", v, len(model), model)
 		}
-		for _, name := range []string{"create_note", "edit_note", "replace_section", "append", "update_frontmatter", "move_note", "delete_note"} {
+		for _, name := range []string{"create_note", "edit_note", "replace_section", "append", "update_frontmatter", "move_note", "delete_note", "undo_change"} {
 			if uris[name] != appview.ChangeURI {
 				t.Errorf("%s: %s names view %q", v, name, uris[name])
 			}
 		}
-		if uris["fetch"] != appview.NoteURI || len(uris) != 8 {
+		if uris["fetch"] != appview.NoteURI || len(uris) != 9 {
 			t.Errorf("%s: views %v", v, uris)
 		}
 		for _, uri := range []string{appview.ChangeURI, appview.NoteURI} {

@@ -79,8 +79,9 @@ type server struct {
 	writes  map[string]bool // the model's tools not annotated read-only
 	// appOnly are the tools only an MCP App's view may call (visibility
 	// ["app"]): listed only to clients that offered the UI extension.
-	appOnly map[string]bool
-	ui      *uiClients
+	appOnly   map[string]bool
+	appWrites map[string]bool // the app-only tools that write
+	ui        *uiClients
 }
 
 // NewServer builds an MCP server. instructions is the content of the
@@ -93,8 +94,9 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 // offered the UI extension.
 func newServer(d Deps, instructions string, ui *uiClients) *mcp.Server {
 	s := &server{
-		appOnly: map[string]bool{},
-		ui:      ui,
+		appOnly:   map[string]bool{},
+		appWrites: map[string]bool{},
+		ui:        ui,
 		vault:   d.Vault,
 		journal: d.Journal,
 		reads:   d.Reads,
@@ -139,6 +141,7 @@ func newServer(d Deps, instructions string, ui *uiClients) *mcp.Server {
 	srv.AddReceivingMiddleware(s.schemaErrors, serverInfoOnce(impl), s.apps)
 	s.addReadTools(srv)
 	s.addWriteTools(srv)
+	s.addAppTools(srv)
 	return srv
 }
 
@@ -237,6 +240,9 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 		// Not the model's: left out of the names a wrong call is told
 		// and of the writers IsWriteTool's set is built from.
 		s.appOnly[t.Name] = true
+		if t.Annotations == nil || !t.Annotations.ReadOnlyHint {
+			s.appWrites[t.Name] = true
+		}
 		delete(t.Meta, "ui")
 	} else {
 		s.names = append(s.names, t.Name)
@@ -490,7 +496,7 @@ type lastChange struct{ writer, kind string }
 // owner's restores and undos are restores.
 var changeKinds = map[string]string{
 	"create_note": "create", "append": "append", "edit_note": "edit", "replace_section": "edit",
-	"update_frontmatter": "edit", "move_note": "move", "delete_note": "delete", "restore": "restore", "undo": "restore",
+	"update_frontmatter": "edit", "move_note": "move", "delete_note": "delete", "restore": "restore", "undo": "restore", undoTool: "restore",
 }
 
 // changeKind is the kind of change a journal entry made. A move journals

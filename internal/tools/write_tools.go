@@ -99,12 +99,12 @@ type deleteOut struct {
 // HTTP layer can refuse it to a credential that may only read. A tool
 // writes unless its annotations say it is read-only (ReadOnlyHint): the
 // same answer a client reads in tools/list.
-func IsWriteTool(name string) bool { return writeTools()[name] }
+func IsWriteTool(name string) bool { return writeTools()[name] || appWriteTools()[name] }
 
 // writeTools is the set behind IsWriteTool, taken from the tools as they
 // are added, once: no vault is needed, as no tool is called.
 var writeTools = sync.OnceValue(func() map[string]bool {
-	s := &server{writes: map[string]bool{}}
+	s := &server{writes: map[string]bool{}, appOnly: map[string]bool{}, appWrites: map[string]bool{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cortex"}, nil)
 	s.addReadTools(srv)
 	s.addWriteTools(srv)
