@@ -142,7 +142,13 @@ func (u *uiClients) remember(cred string, ui bool) {
 func (s *server) apps(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
-		case "initialize", "server/discover", "tools/list", "tools/call", "resources/list", "resources/read":
+		case "initialize", "server/discover", "tools/list", "resources/list", "resources/read":
+		case "tools/call":
+			// Only an app-only tool's call depends on the client here; a
+			// write's result asks for itself (addTool).
+			if r, ok := req.(*mcp.CallToolRequest); !ok || !s.appOnly[r.Params.Name] {
+				return next(ctx, method, req)
+			}
 		default:
 			return next(ctx, method, req)
 		}
