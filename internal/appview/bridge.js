@@ -1,6 +1,6 @@
 // The view's side of the host bridge: JSON-RPC over postMessage with the
 // window that framed it, nothing else (no network, no storage).
-var nextId = 1, pending = {}, handlers = {}, hostCaps = {}, lastSize = "";
+var nextId = 1, pending = {}, handlers = {}, hostCaps = {}, hostContext = {}, lastSize = "";
 function send(m) { window.parent.postMessage(m, "*"); }
 function request(method, params) {
   var id = nextId++;
@@ -24,6 +24,7 @@ window.addEventListener("message", function (e) {
 // without them the page follows prefers-color-scheme.
 function applyContext(c) {
   if (!c) return;
+  for (var f in c) hostContext[f] = c[f];
   var root = document.documentElement;
   if (c.theme === "light" || c.theme === "dark") root.setAttribute("data-theme", c.theme);
   var v = c.styles && c.styles.variables;
@@ -54,6 +55,21 @@ function link(url, text) {
     request("ui/open-link", {url: url}).catch(function () { window.open(url, "_blank", "noopener"); });
   });
   return a;
+}
+// fullScreenButton offers the host's full-screen mode when it has one.
+function fullScreenButton(into) {
+  var modes = (hostContext.availableDisplayModes || []);
+  if (modes.indexOf("fullscreen") < 0) return;
+  var b = el("button", "", "Full screen");
+  b.type = "button";
+  b.addEventListener("click", function () {
+    var want = document.documentElement.getAttribute("data-mode") === "fullscreen" ? "inline" : "fullscreen";
+    request("ui/request-display-mode", {mode: want}).then(function (r) {
+      if (r && r.mode) document.documentElement.setAttribute("data-mode", r.mode);
+      b.textContent = r && r.mode === "fullscreen" ? "Back inline" : "Full screen";
+    }, function () {});
+  });
+  into.appendChild(b);
 }
 function start(onResult) {
   handlers["ui/notifications/tool-result"] = onResult;

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -194,6 +195,25 @@ func TestViewsInBrowser(t *testing.T) {
 	if link := inView(`d.querySelector(".bar a").href`); link != testURL+"/notes/Recipes/Soup.md" {
 		t.Errorf("the console link is %q", link)
 	}
+	// Many notes built of hostile pieces: the renderer's own elements,
+	// without attributes, are all that come out, and every "<" stays text.
+	cases, _ := json.Marshal(hostileNotes(500))
+	bad := inView(`(function(w, cases) {
+		var bad = [];
+		cases.forEach(function(c) {
+			var div = d.createElement("div");
+			w.renderMarkdown(c, "T", div);
+			div.querySelectorAll("*").forEach(function(e) {
+				if (!/^(H2|H3|H4|P|UL|LI|PRE)$/.test(e.tagName) || e.attributes.length) bad.push(e.outerHTML.slice(0, 120));
+			});
+			if (c.slice(0, 3) !== "---" && c.split("<").length !== div.textContent.split("<").length) bad.push("lost a < in " + JSON.stringify(c).slice(0, 120));
+		});
+		return bad.slice(0, 5).join("\n");
+	})(d.defaultView, ` + string(cases) + `)`)
+	if bad != "" {
+		t.Errorf("the note renderer let markup through:\n%s", bad)
+	}
+
 	// No host theme: the page follows the system's dark scheme.
 	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}); err != nil {
@@ -205,4 +225,24 @@ func TestViewsInBrowser(t *testing.T) {
 		t.Errorf("without a host theme, the dark scheme's background is %s", bg)
 	}
 	shot("mcp-app-note-dark.png")
+}
+
+// hostileNotes builds n notes from pieces that a renderer building markup
+// from text would get wrong, in a fixed pseudo-random order.
+func hostileNotes(n int) []string {
+	pieces := []string{"<script>alert(1)</script>", "<img src=x onerror=alert(1)>", `"><svg onload=alert(1)>`, "'", "&lt;b&gt;",
+		"# ", "## Heading", "- ", "1. ", "* item", "```", "~~~", "---", "[link](javascript:alert(1))", "<a href=\"javascript:x\">x</a>",
+		"<!--", "-->", "<style>*{}</style>", "\u202e", "é", "\t", "    code", "> quote", "| a | b |", "<iframe src=//x>", "&#60;p&#62;"}
+	r := rand.New(rand.NewPCG(24, 24))
+	seps := []string{"\n", " ", "", "\n\n"}
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range 1 + r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		out[i] = b.String()
+	}
+	return out
 }
