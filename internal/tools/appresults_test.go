@@ -102,3 +102,27 @@ func TestLargeChangeIsSummarised(t *testing.T) {
 		t.Errorf("edit of 400 lines: %d bytes, view %+v", len(sc), e.View)
 	}
 }
+
+// A move and a delete show what they did but offer no undo in the view:
+// they touch more than one path, which the console undoes.
+func TestMoveAndDeleteViews(t *testing.T) {
+	h := newHTTPEnv(t)
+	ui := h.dial(t, "ui-token", versions[1], true)
+	var c viewResult
+	_, sc := callRaw(t, ui, "create_note", map[string]any{"path": "A.md", "content": "one\ntwo\n"})
+	json.Unmarshal(sc, &c)
+	_, sc = callRaw(t, ui, "move_note", map[string]any{"id": "A.md", "version": c.Version, "to": "B.md"})
+	var m struct {
+		View *changeView `json:"view"`
+	}
+	json.Unmarshal(sc, &m)
+	if m.View == nil || m.View.Change != "move" || m.View.From != "A.md" || m.View.Path != "B.md" || m.View.Undoable || m.View.Note != "Moved from A.md." {
+		t.Errorf("move view %s", sc)
+	}
+	_, sc = callRaw(t, ui, "delete_note", map[string]any{"id": "B.md", "version": c.Version})
+	m.View = nil
+	json.Unmarshal(sc, &m)
+	if m.View == nil || m.View.Change != "delete" || m.View.Removed != 2 || m.View.Added != 0 || m.View.Undoable {
+		t.Errorf("delete view %s", sc)
+	}
+}
