@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/cortex-mcp/cortex/internal/diff"
+	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
 // Bounds of the diff a change view is handed, those of the console's
@@ -23,20 +24,26 @@ const (
 type noteChange struct {
 	path, from    string // from: where a moved note was
 	before, after string // versions; "" when the note did not exist
+	// texts, when the write has them, are the note's texts before and
+	// after; else they are read from the note and its history.
+	texts *vault.WriteResult
 }
 
-// changed is an output that names the change it made.
-type changed interface{ change() noteChange }
+// changed is an output that names the change it made; false when it
+// made none (a dry run).
+type changed interface{ change() (noteChange, bool) }
 
-func (o writeOut) change() noteChange {
-	return noteChange{path: o.ID, before: o.PreviousVersion, after: o.Version}
+func (o writeOut) change() (noteChange, bool) {
+	return noteChange{path: o.ID, before: o.PreviousVersion, after: o.Version, texts: o.texts}, !o.DryRun
 }
 
-func (o moveOut) change() noteChange {
-	return noteChange{path: o.ID, from: o.From, before: o.PreviousVersion, after: o.Version}
+func (o moveOut) change() (noteChange, bool) {
+	return noteChange{path: o.ID, from: o.From, before: o.PreviousVersion, after: o.Version}, true
 }
 
-func (o deleteOut) change() noteChange { return noteChange{path: o.ID, before: o.PreviousVersion} }
+func (o deleteOut) change() (noteChange, bool) {
+	return noteChange{path: o.ID, before: o.PreviousVersion}, true
+}
 
 // changeView is the data of the change view, in structuredContent's
 // "view" for a client that offered the UI extension only: the model is
@@ -97,28 +104,10 @@ func (s *server) changeView(ctx context.Context, c call, ch noteChange) changeVi
 	if ch.from != "" {
 		v.Note = "Moved from " + ch.from + "."
 	}
-	var before, after string
-	if ch.after != "" {
-		if n, err := s.vault.Read(ctx, ch.path); err == nil && n.Version == ch.after {
-			after, v.Title = n.Content, n.Title
-		} else if text, ok := s.versionText(ctx, ch.path, ch.after); ok {
-			after = text
-		} else {
-			v.Note = "The note changed again since; the console shows its history."
-			return v
-		}
-	}
-	if ch.before != "" {
-		at := ch.path
-		if ch.from != "" {
-			at = ch.from
-		}
-		text, ok := s.versionText(ctx, at, ch.before)
-		if !ok {
-			v.Note = "cortex keeps no earlier version of this note, so the change cannot be shown here."
-			return v
-		}
-		before = text
+	before, after, note := s.changeTexts(ctx, ch, &v.Title)
+	if note != "" {
+		v.Note = note
+		return v
 	}
 	d := diff.Lines(before, after)
 	v.Added, v.Removed = diff.Count(d)
@@ -130,6 +119,41 @@ func (s *server) changeView(ctx context.Context, c call, ch noteChange) changeVi
 	}
 	v.Undoable = s.appOnly[undoTool] && s.history != nil && s.journal != nil && ch.from == "" && ch.after != "" && undoableKinds[v.Change]
 	return v
+}
+
+// changeTexts finds the note's texts before and after the change: the
+// write's own when it has them, else the note as it is and its history.
+// note says why they cannot be shown; title is set to the note's title
+// when the note is still as the change left it.
+func (s *server) changeTexts(ctx context.Context, ch noteChange, title *string) (before, after, note string) {
+	known := ch.texts != nil && (ch.texts.Before != "" || ch.texts.After != "")
+	if known {
+		before, after = ch.texts.Before, ch.texts.After
+	}
+	if ch.after != "" {
+		if n, err := s.vault.Read(ctx, ch.path); err == nil && n.Version == ch.after {
+			*title = n.Title
+			if !known {
+				after = n.Content
+			}
+		} else if text, ok := s.versionText(ctx, ch.path, ch.after); !known && ok {
+			after = text
+		} else if !known {
+			return "", "", "The note changed again since; the console shows its history."
+		}
+	}
+	if ch.before != "" && !known {
+		at := ch.path
+		if ch.from != "" {
+			at = ch.from
+		}
+		text, ok := s.versionText(ctx, at, ch.before)
+		if !ok {
+			return "", "", "cortex keeps no earlier version of this note, so the change cannot be shown here."
+		}
+		before = text
+	}
+	return before, after, ""
 }
 
 // versionText is a stored version's text, if the history has it.

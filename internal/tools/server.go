@@ -302,7 +302,9 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 		if x, ok := any(out).(changed); ok && s.uiOffered(req) {
 			// The view's data, for the host's view only: the text the
 			// model reads stays what it was.
-			structured = s.withView(ctx, c, x.change(), b)
+			if ch, made := x.change(); made {
+				structured = s.withView(ctx, c, ch, b)
+			}
 		}
 		res := &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},

@@ -75,6 +75,8 @@ type writeOut struct {
 	PreviousVersion string         `json:"previous_version,omitempty" jsonschema:"the version before this change"`
 	Change          *changeSummary `json:"change,omitempty" jsonschema:"what the write changed (or, with dry_run, would change)"`
 	DryRun          bool           `json:"dry_run,omitempty" jsonschema:"true: nothing was written; call again without dry_run to make the change"`
+
+	texts *vault.WriteResult // the texts before and after, for the change view
 }
 
 type moveOut struct {
@@ -188,7 +190,7 @@ func (s *server) written(ctx context.Context, c call, id, version string, r vaul
 		return writeOut{ID: r.Path, Version: r.OldVersion, Change: summarize(r.Before, r.After), DryRun: true}, nil
 	}
 	s.record(ctx, c, r.Path, r.OldVersion, r.Version, nil)
-	out := writeOut{ID: r.Path, Version: r.Version, PreviousVersion: r.OldVersion}
+	out := writeOut{ID: r.Path, Version: r.Version, PreviousVersion: r.OldVersion, texts: &r}
 	if r.Before != "" || r.After != "" {
 		out.Change = summarize(r.Before, r.After)
 	}
