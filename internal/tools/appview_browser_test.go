@@ -117,7 +117,7 @@ func TestViewsInBrowser(t *testing.T) {
 	}
 	inView := func(expr string) string {
 		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(d){return ` + expr + `})(document.getElementById("view").contentDocument)`))
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(function(d){return `+expr+`})(document.getElementById("view").contentDocument)`))
 		if err != nil {
 			t.Fatalf("%s: %v", expr, err)
 		}

@@ -22,9 +22,9 @@ func TestMatchLines(t *testing.T) {
 		{"task-todo:paint", nil, false},
 		{`line:(roofer call)`, []LineHit{{5, "- [ ] call the roofer about the leak"}, {8, "The roofer said call back."}}, true},
 		{`line:("call back")`, []LineHit{{8, "The roofer said call back."}}, true},
-		{`line:(roofer fence)`, nil, false},                        // on different lines
-		{"task-todo:code", nil, false},                              // in a code block
-		{"line:home", nil, false},                                   // in the frontmatter
+		{`line:(roofer fence)`, nil, false}, // on different lines
+		{"task-todo:code", nil, false},      // in a code block
+		{"line:home", nil, false},           // in the frontmatter
 		{"task-todo:leak task-done:fence", []LineHit{{5, "- [ ] call the roofer about the leak"}, {6, "- [x] paint the fence"}}, true},
 		{"task-todo:leak OR task-todo:nothing", []LineHit{{5, "- [ ] call the roofer about the leak"}}, true},
 	}
