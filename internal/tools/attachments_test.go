@@ -64,6 +64,13 @@ func TestAttachments(t *testing.T) {
 		}
 	}
 
+	// A PDF says plainly that its text cannot be read here.
+	var pdf fetchOut
+	e.ok("fetch", map[string]any{"id": "Attachments/paper.pdf"}, &pdf)
+	if !strings.HasPrefix(pdf.Text, "PDF of 13 bytes: cortex cannot read the text of PDFs") || pdf.Metadata.MediaType != "application/pdf" {
+		t.Errorf("PDF fetch = %q", pdf.Text)
+	}
+
 	var lk linksOut
 	e.ok("links", map[string]any{"id": "Garden"}, &lk)
 	want := []embed{{"Attachments/diagram.png", "diagram.png", 2}, {"Attachments/paper.pdf", "Attachments/paper.pdf", 3}, {"Other.md", "Other", 4}, {"", "missing.png", 5}}

@@ -88,6 +88,12 @@ func (s *server) fetchAttachment(ctx context.Context, p string) (fetchOut, error
 		return out, nil
 	case vault.ViewableImage(a.MediaType):
 		out.Text = fmt.Sprintf("%s image of %d bytes, too large to show here (at most %d bytes)", a.MediaType, a.Size, maxImageBytes)
+	case a.MediaType == "application/pdf":
+		// Reading text out of a PDF needs a parser of a hostile format;
+		// none small, pure Go and kept up is at hand (see docs), so the
+		// model is told plainly rather than given a link it cannot open.
+		out.Text = fmt.Sprintf("PDF of %d bytes: cortex cannot read the text of PDFs, so its content is not available here; "+
+			"search the notes that link to it (links with this id) or ask the owner what it says", a.Size)
 	default:
 		out.Text = fmt.Sprintf("%s file of %d bytes; only PNG, JPEG, GIF and WebP images can be shown here", a.MediaType, a.Size)
 	}
