@@ -146,7 +146,9 @@ func repeatedHeader(h http.Header) string {
 // isBatch reports whether the body is a JSON array, and leaves the body
 // whole for the SDK, which would refuse a batch in plain text.
 func isBatch(r *http.Request) bool {
-	br := bufio.NewReader(r.Body)
+	// A small buffer: only the first bytes are looked at, and a 4 KB one
+	// for every request was a tenth of the edge's allocations.
+	br := bufio.NewReaderSize(r.Body, 64)
 	r.Body = struct {
 		io.Reader
 		io.Closer
