@@ -89,7 +89,8 @@ func New(o Options) (*Console, error) {
 // Handlers are the console's pages and forms; internal/web routes them
 // (the patterns are noted here).
 type Handlers struct {
-	Note     http.Handler // GET /notes/{path...}
+	Note     http.Handler // GET /notes/{path...} (a folder when it ends in "/")
+	Search   http.Handler // GET /console/search
 	Asset    http.Handler // GET /console/assets/{name}
 	Home     http.Handler // GET /console
 	Activity http.Handler // GET /console/activity
@@ -117,7 +118,8 @@ type Handlers struct {
 // Handlers returns the console's handlers.
 func (c *Console) Handlers() Handlers {
 	return Handlers{
-		Note:     c.page(c.notePage),
+		Note:     c.page(c.notes),
+		Search:   c.page(c.searchPage),
 		Asset:    httpx.Assets(c.static, assetTypes, httpx.PagePolicy{}),
 		Home:     c.page(c.home),
 		Activity: c.page(c.activityPage),

@@ -65,6 +65,7 @@ func newHarnessWith(t *testing.T, o notekit.Options) *harness {
 	h.mux.Handle("GET /console", ch.Home)
 	h.mux.Handle("GET /console/assets/{name}", ch.Asset)
 	h.mux.Handle("GET /console/activity", ch.Activity)
+	h.mux.Handle("GET /console/search", ch.Search)
 	h.mux.Handle("POST /console/undo", ch.Undo)
 	h.mux.Handle("POST /console/restore", ch.Restore)
 	h.mux.Handle("POST /console/purge", ch.Purge)

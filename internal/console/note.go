@@ -100,6 +100,11 @@ func (c *Console) notePage(w http.ResponseWriter, r *http.Request, s owner.Sessi
 			http.Redirect(w, r, NoteURL(named.Path), http.StatusSeeOther)
 			return nil
 		}
+		// A folder's path typed or linked without its final slash.
+		if _, lerr := c.o.Vault.List(ctx, p, false); lerr == nil {
+			http.Redirect(w, r, FolderURL(p), http.StatusSeeOther)
+			return nil
+		}
 		return refusal(err)
 	}
 	d := noteData{Nav: "notes", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Recent: c.recent(s), Path: p, URL: NoteURL(p), Raw: q.Get("raw") == "1"}

@@ -51,6 +51,7 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET /console", page(h.Home))
 		mux.Handle("GET /console/assets/{name}", page(h.Asset))
 		mux.Handle("GET /console/activity", page(h.Activity))
+		mux.Handle("GET /console/search", page(h.Search))
 		mux.Handle("POST /console/undo", form(h.Undo))
 		mux.Handle("POST /console/restore", form(h.Restore))
 		mux.Handle("POST /console/purge", form(h.Purge))
