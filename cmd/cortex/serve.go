@@ -162,7 +162,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 
 	past := history.New(history.Options{Vault: v, History: hist, Journal: st})
 	con, err := console.New(console.Options{Owner: own, Vault: v, Store: st, Logger: log, Version: version,
-		HistoryDB: hist, MinFree: cfg.MinFreeBytes, History: past})
+		HistoryDB: hist, MinFree: cfg.MinFreeBytes, History: past, PublicURL: cfg.PublicURL})
 	if err != nil {
 		return err
 	}

@@ -106,6 +106,8 @@ type resultData struct {
 	// views have SecretGone instead.
 	Secret     string
 	SecretGone bool
+	// Connect holds, beside a new token's secret, the setups that carry it.
+	Connect Connect
 }
 
 // resultPage shows what an action did. It changes nothing, so a reload
@@ -117,6 +119,9 @@ func (c *Console) resultPage(w http.ResponseWriter, r *http.Request, _ owner.Ses
 	}
 	d := resultData{outcome: out, CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Again: r.URL.Query().Get("again") == "1",
 		Secret: out.secret, SecretGone: out.TokenName != "" && out.secret == ""}
+	if d.Secret != "" {
+		d.Connect = connectFor(c.mcpURL(), d.Secret)
+	}
 	c.pages.Render(w, http.StatusOK, "result.html", d)
 	return nil
 }

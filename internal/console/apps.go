@@ -17,6 +17,8 @@ type appsData struct {
 	Apps             []appRow
 	Tokens           []store.Token
 	Recent           bool // token creation needs no sign-in first
+	// Connect is the address to add cortex at in claude.ai and ChatGPT.
+	Connect Connect
 }
 
 type appRow struct {
@@ -55,6 +57,7 @@ func (c *Console) apps(w http.ResponseWriter, r *http.Request, s owner.SessionIn
 		}
 		d.Apps = append(d.Apps, row)
 	}
+	d.Connect = connectFor(c.mcpURL(), "")
 	if d.Tokens, err = c.o.Store.ListTokens(ctx); err != nil {
 		return d, err
 	}

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/owner"
@@ -34,6 +35,8 @@ type Options struct {
 	// MinFree is the disk floor it shows.
 	HistoryDB *store.HistoryDB
 	MinFree   uint64
+	// PublicURL is this server's address, for the connect instructions.
+	PublicURL config.PublicURL
 	Logger    *slog.Logger
 	Now       func() time.Time
 	Version   string
@@ -175,6 +178,9 @@ func (c *Console) post(h func(w http.ResponseWriter, r *http.Request, s owner.Se
 		})(w, r)
 	})
 }
+
+// mcpURL is where assistants reach cortex's MCP endpoint.
+func (c *Console) mcpURL() string { return c.o.PublicURL.JoinPath("/mcp") }
 
 // recent reports whether the owner signed in within RecentSignIn.
 func (c *Console) recent(s owner.SessionInfo) bool {

@@ -50,7 +50,7 @@ func newHarnessWith(t *testing.T, o notekit.Options) *harness {
 	if h.own, err = owner.New(owner.Options{Store: h.Store, PublicURL: pub, Now: h.Clock.Now}); err != nil {
 		t.Fatal(err)
 	}
-	h.c, err = New(Options{Owner: h.own, Vault: h.Vault, Store: h.Store, Now: h.Clock.Now, HistoryDB: h.History, MinFree: 1 << 30, Version: "v-test",
+	h.c, err = New(Options{Owner: h.own, Vault: h.Vault, Store: h.Store, Now: h.Clock.Now, HistoryDB: h.History, MinFree: 1 << 30, Version: "v-test", PublicURL: pub,
 		History: history.New(history.Options{Vault: h.Vault, History: h.History, Journal: h.Store, Now: h.Clock.Now})})
 	if err != nil {
 		t.Fatal(err)
