@@ -110,7 +110,7 @@ func TestLargeChangeIsSummedUp(t *testing.T) {
 }
 
 var (
-	changedRowRE = regexp.MustCompile(`<div class="d([12])" role="row">(?:<span class="ln">\d*</span>){2}<span class="tx">(.*?)</span></div>`)
+	changedRowRE = regexp.MustCompile(`<div class="d([12])" role="row">(?:<span class="ln" role="cell">\d*</span>){2}<span class="tx" role="cell">(?:<span class="visually-hidden">(?:added|removed): </span>)?(.*?)</span></div>`)
 	nextRE       = regexp.MustCompile(`<a href="([^"]+)" rel="next"`)
 )
 

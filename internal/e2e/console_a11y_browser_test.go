@@ -1,0 +1,176 @@
+package e2e
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/chromedp"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
+)
+
+// axeSource is axe-core's script as .ci/install-test-deps installs it
+// (pinned by testdata/axe-package-lock.json). Without it the test is
+// skipped, except in CI (CI=true), where its absence is a failure.
+func axeSource(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("CORTEX_AXE_DIR")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			cache = filepath.Join(os.Getenv("HOME"), ".cache")
+		}
+		dir = filepath.Join(cache, "cortex-axe")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "node_modules", "axe-core", "axe.min.js"))
+	if err == nil {
+		return string(b)
+	}
+	msg := fmt.Sprintf("axe-core is not installed in %s (%v); run .ci/install-test-deps", dir, err)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// axeViolation is one rule axe-core found broken on a page.
+type axeViolation struct {
+	ID, Impact, Help string
+	Nodes            []string
+}
+
+// runAxe checks every axe-core rule on the page the tab shows: each
+// page's own WCAG 2.x A and AA rules and the best practices.
+const runAxe = `(async () => {
+  const r = await axe.run(document, {resultTypes: ["violations"]});
+  return r.violations.map(v => ({ID: v.id, Impact: v.impact || "", Help: v.help,
+    Nodes: v.nodes.slice(0, 5).map(n => n.target.join(" ") + " — " + (n.failureSummary || "").replace(/\s+/g, " "))}));
+})()`
+
+// TestConsoleAccessibility runs axe-core in Chromium on every console page,
+// in light and in dark mode, and fails on any violation of impact serious
+// or critical; lesser ones are logged.
+func TestConsoleAccessibility(t *testing.T) {
+	axe := axeSource(t)
+	testkit.Chromium(t)
+	in := newInstance(t)
+	if err := os.MkdirAll(filepath.Join(in.Vault, "Garden"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(in.Vault, "Garden", "Plan.md"), []byte(consoleNote), 0o644)
+	os.WriteFile(filepath.Join(in.Vault, "Seeds.md"), []byte("# Seeds\n\nTomato, basil.\n"), 0o644)
+	os.WriteFile(filepath.Join(in.Vault, "Old.md"), []byte("# Old\n\nTo delete.\n"), 0o644)
+	in.start()
+	owner := setupOwner(t, in)
+	tok := in.token("claude")
+
+	tab := testkit.NewTab(t, 4*time.Minute, in.logs)
+	ctx, do := tab.Ctx, tab.Do
+	cs := in.connect(ctx, tok)
+	fetched := callTool(ctx, t, cs, "fetch", map[string]any{"id": "Garden/Plan.md"})
+	version, _ := fetched["metadata"].(map[string]any)["version"].(string)
+	callTool(ctx, t, cs, "edit_note", map[string]any{"id": "Garden/Plan.md", "version": version,
+		"old_text": "Plant tomatoes in May.", "new_text": "Plant tomatoes in June."})
+	old := callTool(ctx, t, cs, "fetch", map[string]any{"id": "Old.md"})
+	oldVersion, _ := old["metadata"].(map[string]any)["version"].(string)
+	callTool(ctx, t, cs, "delete_note", map[string]any{"id": "Old.md", "version": oldVersion})
+
+	if _, err := chromedp.Call(ctx, page.SetBypassCSP, page.SetBypassCSPParams{Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	check := func(name string) {
+		t.Helper()
+		for _, scheme := range []string{"light", "dark"} {
+			if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+				t.Fatal(err)
+			}
+			vs, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](
+				`typeof axe === "undefined" ? (0, eval)(`+jsString(axe)+`) : 0; `+runAxe, chromedp.EvalAwaitPromise))
+			if errors.Is(err, context.DeadlineExceeded) || err != nil {
+				t.Fatalf("%s (%s): axe: %v", name, scheme, err)
+			}
+			for _, v := range vs {
+				msg := fmt.Sprintf("%s (%s): %s [%s] %s\n  %s", name, scheme, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n  "))
+				if v.Impact == "serious" || v.Impact == "critical" {
+					t.Error(msg)
+				} else {
+					t.Log(msg)
+				}
+			}
+		}
+	}
+
+	do("the sign-in page", chromedp.Navigate(in.URL+"/login"), chromedp.WaitVisible(chromedp.CSS("#totp-code")))
+	check("sign in")
+	code := testkit.TOTP(t, owner.totpSecret, time.Now())
+	do("sign in", chromedp.SendKeys(chromedp.CSS("#totp-code"), code),
+		chromedp.Click(chromedp.CSS("#totp-submit")), chromedp.WaitVisible(chromedp.CSS("main")))
+
+	pages := []struct{ name, path, ready string }{
+		{"activity", "/console/activity", ".entry .diff"},
+		{"notes", "/notes/", "#folder"},
+		{"folder", "/notes/Garden/", "#folder"},
+		{"note", "/notes/Garden/Plan.md", "#note-body"},
+		{"raw note", "/notes/Garden/Plan.md?raw=1", "#note-body"},
+		{"search", "/console/search?q=tomatoes", "#hits"},
+		{"apps", "/console/apps", "#tokens"},
+		{"app", "/console/app?token=claude", "main h1"},
+		{"bulk undo", "/console/undo-app?app=claude", "main h1"},
+		{"trash", "/console/trash", "#trash"},
+		{"status", "/console/status", "main h1"},
+		{"missing folder", "/notes/Nowhere/", "#problem"},
+	}
+	for _, p := range pages {
+		do(p.name, chromedp.Navigate(in.URL+p.path), chromedp.WaitVisible(chromedp.CSS(p.ready)))
+		check(p.name)
+	}
+	// The note's diff, from its first version to now.
+	do("note", chromedp.Navigate(in.URL+"/notes/Garden/Plan.md"), chromedp.WaitVisible(chromedp.CSS("a.diff-now")))
+	do("diff", chromedp.Click(chromedp.CSS("#history li:last-child a.diff-now")), chromedp.WaitVisible(chromedp.CSS("#diff-title")))
+	check("note diff")
+
+	// The first Tab reaches the skip link, shown with a visible ring.
+	type focused struct{ Class, Outline, Href string }
+	do("tab", chromedp.Navigate(in.URL+"/console/status"), chromedp.WaitVisible(chromedp.CSS("main h1")), chromedp.KeyEvent("\t"))
+	f, err := chromedp.Run(ctx, chromedp.Evaluate[focused](`(() => { const e = document.activeElement;
+	  return {Class: e.className, Outline: getComputedStyle(e).outlineStyle, Href: e.getAttribute("href") || ""}; })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Class != "skip" || f.Href != "#main" || f.Outline == "none" {
+		t.Errorf("after one Tab the focus is on %+v; want the skip link to #main with an outline", f)
+	}
+}
+
+// jsString is s as a JavaScript string literal.
+func jsString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == 0x2028 || r == 0x2029 || r < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
