@@ -30,6 +30,8 @@ func (s *Server) routes() http.Handler {
 	mux.Handle("/mcp/", rpc(httpx.Handle(httpx.JSONRPC, notFound)))
 	mux.Handle("GET /healthz", api(httpx.Handle(httpx.JSON, s.healthz)))
 	mux.Handle("/healthz", api(methodNotAllowed(httpx.JSON, "GET, HEAD")))
+	mux.Handle("GET /favicon.ico", page(favicon("image/x-icon", faviconICO)))
+	mux.Handle("GET /favicon.svg", page(favicon("image/svg+xml", faviconSVG)))
 
 	if o := s.opts.Owner; o != nil {
 		h := o.Handlers()
