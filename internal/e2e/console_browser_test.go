@@ -73,29 +73,7 @@ func TestConsoleBrowser(t *testing.T) {
 		t.Fatalf("search url = %q", noteURL)
 	}
 
-	shots := os.Getenv("CORTEX_SCREENSHOTS")
-	shoot := func(name string) {
-		t.Helper()
-		if shots == "" {
-			return
-		}
-		for _, size := range []struct {
-			w, h int64
-			name string
-		}{{390, 844, "phone"}, {1280, 800, "desktop"}} {
-			err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h))
-			var png []byte
-			if err == nil {
-				png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
-			}
-			if err != nil {
-				t.Fatalf("screenshot %s: %v", name, err)
-			}
-			if err := os.WriteFile(filepath.Join(shots, "console-"+name+"-"+size.name+".png"), png, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	shoot := func(name string) { t.Helper(); shootConsole(ctx, t, name) }
 
 	// Signed out, Activity sends the owner to sign in, and back.
 	code := testkit.TOTP(t, owner.totpSecret, time.Now())
@@ -213,5 +191,32 @@ func TestConsoleBrowser(t *testing.T) {
 	)
 	if got := text("#st-session"); !strings.Contains(got, "by recovery") || !strings.Contains(got, "recent") {
 		t.Errorf("after signing in again the session is %q", got)
+	}
+}
+
+// shootConsole saves the page the tab shows at phone and desktop sizes
+// as console-NAME-SIZE.png in $CORTEX_SCREENSHOTS, when that is set (the
+// pictures in docs/console.md).
+func shootConsole(ctx context.Context, t *testing.T, name string) {
+	t.Helper()
+	shots := os.Getenv("CORTEX_SCREENSHOTS")
+	if shots == "" {
+		return
+	}
+	for _, size := range []struct {
+		w, h int64
+		name string
+	}{{390, 844, "phone"}, {1280, 800, "desktop"}} {
+		err := chromedp.Do(ctx, chromedp.EmulateViewport(size.w, size.h))
+		var png []byte
+		if err == nil {
+			png, err = chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		}
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(shots, "console-"+name+"-"+size.name+".png"), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
