@@ -15,7 +15,8 @@ import (
 // TestConsoleBrowseSearchConnect drives the real binary in Chromium as an
 // owner would: the search box on a console page finds a note by a word
 // in its body, /notes/ lists a folder and leads to its notes, and after
-// creating a token the connect setups carry this server's /mcp URL.
+// creating a token the connect setups carry this server's /mcp URL. With
+// CORTEX_SCREENSHOTS=DIR it saves those pages there.
 func TestConsoleBrowseSearchConnect(t *testing.T) {
 	testkit.Chromium(t)
 	in := newInstance(t)
@@ -29,7 +30,7 @@ func TestConsoleBrowseSearchConnect(t *testing.T) {
 	owner := setupOwner(t, in)
 
 	tab := testkit.NewTab(t, 3*time.Minute, in.logs)
-	do, text := tab.Do, tab.Text
+	ctx, do, text := tab.Ctx, tab.Do, tab.Text
 	code := testkit.TOTP(t, owner.totpSecret, time.Now())
 	do("sign in", chromedp.Navigate(in.URL+"/console/status"),
 		chromedp.WaitVisible(chromedp.CSS("#totp-code")),
@@ -43,6 +44,7 @@ func TestConsoleBrowseSearchConnect(t *testing.T) {
 	if got := text("#hits"); !strings.Contains(got, "Beds") || !strings.Contains(got, "rhubarb bed by the fence") || strings.Contains(got, "Seeds") {
 		t.Errorf("search results:\n%s", got)
 	}
+	shootConsole(ctx, t, "search")
 	do("open a result", chromedp.Click(chromedp.CSS("#hits a")), chromedp.WaitVisible(chromedp.CSS("#note-body")))
 	if got := text("#note-title"); got != "Beds" {
 		t.Errorf("the result opened %q", got)
@@ -53,6 +55,7 @@ func TestConsoleBrowseSearchConnect(t *testing.T) {
 	if got := text("#folder"); !strings.Contains(got, "Garden/") || !strings.Contains(got, "Seeds.md") {
 		t.Errorf("/notes/ lists:\n%s", got)
 	}
+	shootConsole(ctx, t, "notes")
 	do("folder", chromedp.Click(chromedp.CSS(`#folder a[href="/notes/Garden/"]`)), chromedp.WaitVisible(chromedp.CSS("#folder-title")))
 	if got := text("#folder"); !strings.Contains(got, "Beds.md") || !strings.Contains(got, "Plan.md") || strings.Contains(got, "Seeds.md") {
 		t.Errorf("/notes/Garden/ lists:\n%s", got)
@@ -71,6 +74,7 @@ func TestConsoleBrowseSearchConnect(t *testing.T) {
 	do("create a token", chromedp.SendKeys(chromedp.CSS("#token-name"), "laptop"),
 		chromedp.Click(chromedp.CSS("#token-create")), chromedp.WaitVisible(chromedp.CSS("#setup-claude-code")))
 	secret := text("#token-secret")
+	shootConsole(ctx, t, "connect")
 	if got, want := text("#setup-claude-code"), `claude mcp add --transport http cortex `+in.URL+`/mcp --header "Authorization: Bearer `+secret+`"`; got != want {
 		t.Errorf("Claude Code:\n%s\nwant\n%s", got, want)
 	}
