@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/chromedp"
+	"golang.org/x/oauth2"
 
 	"github.com/cortex-mcp/cortex/internal/testkit"
 )
@@ -56,7 +58,8 @@ const runAxe = `(async () => {
     Nodes: v.nodes.slice(0, 5).map(n => n.target.join(" ") + " — " + (n.failureSummary || "").replace(/\s+/g, " "))}));
 })()`
 
-// TestConsoleAccessibility runs axe-core in Chromium on every console page,
+// TestConsoleAccessibility runs axe-core in Chromium on every console page
+// (and the sign-in and consent pages),
 // in light and in dark mode, and fails on any violation of impact serious
 // or critical; lesser ones are logged.
 func TestConsoleAccessibility(t *testing.T) {
@@ -134,6 +137,15 @@ func TestConsoleAccessibility(t *testing.T) {
 		do(p.name, chromedp.Navigate(in.URL+p.path), chromedp.WaitVisible(chromedp.CSS(p.ready)))
 		check(p.name)
 	}
+	// The consent page an app's sign-in leads to (the app's callback is
+	// never reached: the page is only looked at).
+	clientID := registerPublicClient(t, in, "a11y app", "http://127.0.0.1:9/cb")
+	do("consent", chromedp.Navigate(in.URL+"/authorize?"+url.Values{"response_type": {"code"}, "client_id": {clientID},
+		"redirect_uri": {"http://127.0.0.1:9/cb"}, "state": {"s"}, "scope": {"notes:read notes:write"},
+		"code_challenge": {oauth2.S256ChallengeFromVerifier(oauth2.GenerateVerifier())}, "code_challenge_method": {"S256"},
+		"resource": {in.URL + "/mcp"}}.Encode()), chromedp.WaitVisible(chromedp.CSS("#approve")))
+	check("consent")
+
 	// The note's diff, from its first version to now.
 	do("note", chromedp.Navigate(in.URL+"/notes/Garden/Plan.md"), chromedp.WaitVisible(chromedp.CSS("a.diff-now")))
 	do("diff", chromedp.Click(chromedp.CSS("#history li:last-child a.diff-now")), chromedp.WaitVisible(chromedp.CSS("#diff-title")))
