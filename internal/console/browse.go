@@ -16,6 +16,9 @@ import (
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
+// codeNoFolder refuses a folder that does not exist.
+const codeNoFolder = "no_folder"
+
 // folderPageSize is how many entries one page of a folder lists: enough
 // to scan at a glance, small enough that a folder of 50,000 notes still
 // answers a page of a few kilobytes.
@@ -78,7 +81,7 @@ func (c *Console) folderPage(w http.ResponseWriter, r *http.Request, folder stri
 	entries, err := c.o.Vault.List(r.Context(), folder, false)
 	var ve *vault.Error
 	if errors.As(err, &ve) && ve.Code == vault.CodeNotFound {
-		return &httpx.Error{Status: http.StatusNotFound, Code: "no_folder", Err: err,
+		return &httpx.Error{Status: http.StatusNotFound, Code: codeNoFolder, Err: err,
 			Message: "There is no folder at this path; open the list of notes and pick one from there."}
 	}
 	if err != nil {

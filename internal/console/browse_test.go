@@ -58,7 +58,7 @@ func TestFolderPageListsFoldersAndNotes(t *testing.T) {
 	}
 	// A folder that does not exist is a clear page, not an empty list.
 	resp, body = b.get("/notes/Nowhere/")
-	want(t, resp, body, http.StatusNotFound, "no folder at this path")
+	want(t, resp, body, http.StatusNotFound, "no folder at this path", `href="/notes/" id="problem-link"`)
 	resp, body = b.get("/notes/Projects/?page=x")
 	want(t, resp, body, http.StatusBadRequest, "not a page of this list")
 	resp, body = b.get("/notes/%2E%2E/")
@@ -121,7 +121,7 @@ func TestSearchPageFindsByBodyWord(t *testing.T) {
 	want(t, resp, body, http.StatusOK, `id="search-page-q"`)
 
 	resp, body = b.get("/console/search?q=" + strings.Repeat("a", maxQueryBytes+1))
-	want(t, resp, body, http.StatusRequestURITooLong, "longer than 1,000 characters")
+	want(t, resp, body, http.StatusRequestURITooLong, "longer than 1,000 characters", `href="/console/search" id="problem-link"`)
 	resp, body = b.get("/console/search?q=zucchini&cursor=forged")
 	if resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("a forged cursor: %d %s", resp.StatusCode, body)

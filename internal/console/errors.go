@@ -42,6 +42,10 @@ func describeProblem(r *http.Request, e *httpx.Error) httpx.Problem {
 	switch e.Code {
 	case "signed_out":
 		return httpx.Problem{Title: "Sign in", Link: "/login", LinkText: "Sign in"}
+	case codeNoFolder:
+		return httpx.Problem{Title: "No such folder", Link: "/notes/", LinkText: "The list of notes"}
+	case codeQueryTooLong:
+		return httpx.Problem{Title: "Search too long", Link: "/console/search", LinkText: "Search again"}
 	}
 	return httpx.Problem{Title: "Not done", Link: "/console/activity", LinkText: "Back to the activity"}
 }

@@ -20,6 +20,9 @@ const (
 	searchPageSize = 20
 )
 
+// codeQueryTooLong refuses a query over maxQueryBytes.
+const codeQueryTooLong = "query_too_long"
+
 type searchData struct {
 	Nav, Title, CSRF string
 	Query            string
@@ -41,7 +44,7 @@ func (c *Console) searchPage(w http.ResponseWriter, r *http.Request, _ owner.Ses
 	q := r.URL.Query()
 	d := searchData{Nav: "search", Title: "Search", CSRF: c.o.Owner.CSRFToken(w, r), Query: q.Get("q")}
 	if len(d.Query) > maxQueryBytes {
-		return &httpx.Error{Status: http.StatusRequestURITooLong, Code: "query_too_long",
+		return &httpx.Error{Status: http.StatusRequestURITooLong, Code: codeQueryTooLong,
 			Message: "That search is longer than 1,000 characters; search for a few words or a phrase."}
 	}
 	if d.Query == "" {
