@@ -60,7 +60,7 @@ func TestAppsPageShowsHowToConnect(t *testing.T) {
 	if strings.Contains(body, `id="setup-claude-code"`) {
 		t.Error("token setups shown without a token")
 	}
-	resp, body = b.post("/console/tokens", url.Values{"name": {"laptop"}})
+	resp, _ = b.post("/console/tokens", url.Values{"name": {"laptop"}})
 	result := resp.Header.Get("Location")
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(result, "/console/result/") {
 		t.Fatalf("creating a token: %d %q", resp.StatusCode, result)

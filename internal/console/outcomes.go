@@ -38,19 +38,19 @@ const (
 type outcome struct {
 	Nav, Title string
 	// Message says what was done, in one or two sentences.
-	Message          string
-	Link, LinkText   string // where to go next
-	What             string // "undo" or "restore" when Plan is set
-	Plan             *history.Plan
-	Diffs            []diffView        // what each change of Plan does
-	Later            map[string]string // who changed each conflict later, and when
-	Force            url.Values        // the form that repeats the action over the conflicts
-	Failed           bool              // nothing was done (a conflict): the form may be sent again
-	TokenName        string
-	secret           string // a new token's secret, shown on the first view only
-	secretShown      bool
-	session, formKey string
-	expires          time.Time
+	Message        string
+	Link, LinkText string // where to go next
+	What           string // "undo" or "restore" when Plan is set
+	Plan           *history.Plan
+	Diffs          []diffView        // what each change of Plan does
+	Later          map[string]string // who changed each conflict later, and when
+	Force          url.Values        // the form that repeats the action over the conflicts
+	Failed         bool              // nothing was done (a conflict): the form may be sent again
+	TokenName      string
+	secret         string // a new token's secret, shown on the first view only
+	secretShown    bool
+	session        string
+	expires        time.Time
 }
 
 // outcomes keeps the console's outcomes, the forms already sent and the

@@ -26,8 +26,7 @@ func newHistoryEnvDeps(t *testing.T, deps func(*Deps)) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var e *env
-	e = newEnvDeps(t, func(d *Deps) {
+	e := newEnvDeps(t, func(d *Deps) {
 		d.History = history.New(history.Options{Vault: d.Vault, History: h, Journal: nil})
 		if deps != nil {
 			deps(d)
