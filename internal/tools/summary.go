@@ -80,7 +80,7 @@ func summarize(before, after string) *changeSummary {
 		}
 		text := l.Text
 		if utf8.RuneCountInString(text) > maxSummaryLineChar {
-			text = clipText(text, maxSummaryLineChar) + "…"
+			text = text[:byteIndex(text, maxSummaryLineChar)] + "…"
 		}
 		line.WriteString(text)
 		line.WriteByte('\n')
@@ -91,16 +91,5 @@ func summarize(before, after string) *changeSummary {
 		w.WriteString(line.String())
 	}
 	s.Diff = w.String()
-	return s
-}
-
-// clipText is the first n characters of s.
-func clipText(s string, n int) string {
-	for i := range s {
-		if n == 0 {
-			return s[:i]
-		}
-		n--
-	}
 	return s
 }
