@@ -115,9 +115,12 @@ func TestOwnerInRealBrowser(t *testing.T) {
 	// The sign-in form is filled on a page loaded after the sign-out
 	// has finished: filled while the sign-out's redirect was still
 	// loading, the field could be swapped out under the keys.
-	do("logout", chromedp.Click(chromedp.CSS("#logout")), chromedp.WaitNotPresent(chromedp.CSS("#signed-in")))
-	do("totp login", chromedp.Navigate(publicURL+"/login"),
-		chromedp.WaitVisible(chromedp.CSS("#totp-code")),
+	signOut := func() {
+		do("logout", chromedp.Click(chromedp.CSS("#logout")), chromedp.WaitNotPresent(chromedp.CSS("#signed-in")),
+			chromedp.Navigate(publicURL+"/login"), chromedp.WaitVisible(chromedp.CSS("#totp-code")))
+	}
+	signOut()
+	do("totp login",
 		chromedp.SendKeys(chromedp.CSS("#totp-code"), code()),
 		chromedp.Click(chromedp.CSS("#totp-submit")),
 		chromedp.WaitVisible(chromedp.CSS("#signed-in")),
@@ -134,9 +137,8 @@ func TestOwnerInRealBrowser(t *testing.T) {
 	// node with given id".
 	recovery := codes[3][1]
 	signInWithRecovery := func(what, outcome string) {
-		do(what, chromedp.Click(chromedp.CSS("#logout")),
-			chromedp.WaitVisible(chromedp.CSS("#totp-code")),
-			chromedp.Click(chromedp.CSS("details summary")),
+		signOut()
+		do(what, chromedp.Click(chromedp.CSS("details summary")),
 			chromedp.WaitVisible(chromedp.CSS("#recovery-code")),
 			chromedp.SendKeys(chromedp.CSS("#recovery-code"), strings.ToLower(recovery)),
 			chromedp.Click(chromedp.CSS("#recovery-submit")),
