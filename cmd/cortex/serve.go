@@ -187,6 +187,7 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 			}
 			return servers.For(instructions)
 		},
+		Quick:               servers.Quick,
 		Owner:               own,
 		OAuth:               as,
 		Console:             con,

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -82,6 +83,9 @@ type server struct {
 	appOnly   map[string]bool
 	appWrites map[string]bool // the app-only tools that write
 	ui        *uiClients
+	// quick are the handlers of the model's read-only tools, by name, for
+	// Servers.Quick.
+	quick map[string]mcp.ToolHandler
 }
 
 // NewServer builds an MCP server. instructions is the content of the
@@ -93,6 +97,12 @@ func NewServer(d Deps, instructions string) *mcp.Server {
 // newServer is NewServer remembering in ui which credentials' clients
 // offered the UI extension.
 func newServer(d Deps, instructions string, ui *uiClients) *mcp.Server {
+	srv, _ := buildServer(d, instructions, ui)
+	return srv
+}
+
+// buildServer is newServer, also returning the tools' own side.
+func buildServer(d Deps, instructions string, ui *uiClients) (*mcp.Server, *server) {
 	s := &server{
 		appOnly:   map[string]bool{},
 		appWrites: map[string]bool{},
@@ -142,7 +152,7 @@ func newServer(d Deps, instructions string, ui *uiClients) *mcp.Server {
 	s.addReadTools(srv)
 	s.addWriteTools(srv)
 	s.addAppTools(srv)
-	return srv
+	return srv, s
 }
 
 // cacheScope marks server/discover (MCP 2026-07-28) private: it carries the
@@ -173,6 +183,7 @@ type Servers struct {
 	mu    sync.Mutex
 	instr string
 	srv   *mcp.Server
+	tools *server // srv's tools, for Quick
 }
 
 // NewServers returns a Servers building with d.
@@ -183,7 +194,8 @@ func (s *Servers) For(instructions string) *mcp.Server {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.srv == nil || s.instr != instructions {
-		s.srv, s.instr = newServer(s.deps, instructions, s.ui), instructions
+		s.srv, s.tools = buildServer(s.deps, instructions, s.ui)
+		s.instr = instructions
 	}
 	return s.srv
 }
@@ -262,7 +274,7 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 			t.Icons = []mcp.Icon{pencilIcon}
 		}
 	}
-	srv.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	handle := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if name, bad := notUTF8(req.Params.Arguments); bad {
 			msg := "the arguments hold bytes that are not valid UTF-8; send every name and text as UTF-8"
 			if name != "" {
@@ -314,7 +326,14 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 			res.Content = append(res.Content, x.content()...)
 		}
 		return res, nil
-	})
+	}
+	srv.AddTool(t, handle)
+	if !s.appOnly[t.Name] && !s.writes[t.Name] {
+		if s.quick == nil {
+			s.quick = map[string]mcp.ToolHandler{}
+		}
+		s.quick[t.Name] = handle
+	}
 }
 
 // withContent is an output that brings content beyond its JSON text: an
@@ -378,7 +397,13 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, e
 		return in, fmt.Errorf("validating \"arguments\": applying schema defaults:\n%w", err)
 	}
 	if err := schema.Validate(&v); err != nil {
-		return in, fmt.Errorf("validating \"arguments\": %v", err)
+		msg := err.Error()
+		if strings.HasPrefix(msg, "validating root: unexpected additional properties ") {
+			// The schema library lists them in map order, so the same call
+			// would be told something else each time: list them sorted.
+			msg = fmt.Sprintf("validating root: unexpected additional properties %q", extraProperties(m, schema.Schema()))
+		}
+		return in, fmt.Errorf("validating \"arguments\": %s", msg)
 	}
 	b, err := json.Marshal(v)
 	if err != nil {
@@ -388,6 +413,19 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, e
 		return in, err
 	}
 	return in, nil
+}
+
+// extraProperties lists, sorted, the arguments the schema has no
+// property for.
+func extraProperties(args map[string]any, s *jsonschema.Schema) []string {
+	var extra []string
+	for k := range args {
+		if _, ok := s.Properties[k]; !ok {
+			extra = append(extra, k)
+		}
+	}
+	slices.Sort(extra)
+	return extra
 }
 
 // appFor names the writer: the token's app name when the HTTP layer put

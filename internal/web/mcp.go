@@ -80,10 +80,39 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	// Every tool call of this request sees the vault through the
 	// credential's scope.
 	ctx := scope.NewContext(r.Context(), id.Scope)
-	ctx = context.WithValue(ctx, tokenInfoKey{}, tokenInfo(id))
+	ti := tokenInfo(id)
+	ctx = context.WithValue(ctx, tokenInfoKey{}, ti)
+	if s.opts.Quick != nil {
+		body, err := io.ReadAll(r.Body)
+		if err == nil {
+			if answer, ok := s.opts.Quick(ctx, ti, r.Header, body); ok {
+				// The headers the SDK sets on a JSON answer.
+				w.Header().Set("Cache-Control", "no-cache, no-transform")
+				w.Header().Set("Content-Type", "application/json")
+				w.Write(answer)
+				return nil
+			}
+		}
+		// The SDK reads the body again, and meets the same error (a
+		// body over the limit) where reading it failed.
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.MultiReader(bytes.NewReader(body), errReader{err}), r.Body}
+	}
 	ctx = context.WithValue(ctx, serverMemoKey{}, new(serverMemo))
 	s.mcp.ServeHTTP(w, r.WithContext(ctx))
 	return nil
+}
+
+// errReader returns err, or io.EOF when err is nil.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) {
+	if e.err == nil {
+		return 0, io.EOF
+	}
+	return 0, e.err
 }
 
 const (

@@ -15,6 +15,7 @@
 package web
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +25,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/config"
@@ -72,6 +74,11 @@ type Options struct {
 	// NewMCPServer returns the MCP server for a request; it is asked once
 	// per request, so it should hand out a kept one. Required.
 	NewMCPServer func(r *http.Request) *mcp.Server
+	// Quick, when set, may answer a request to /mcp itself, as the MCP
+	// server would (tools.Servers.Quick): it gets the verified token, the
+	// headers and the whole body, and returns the JSON answer, or false
+	// to leave the request to the MCP server.
+	Quick func(ctx context.Context, ti *auth.TokenInfo, h http.Header, body []byte) ([]byte, bool)
 	// Owner, when set, is the owner's sign-in and passkey enrolment, and
 	// OAuth the authorization server: their handlers are routed here, with
 	// the rest.

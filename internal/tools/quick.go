@@ -1,0 +1,248 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Quick answers the commonest request /mcp gets, a call of a read-only
+// tool by a client of a version before 2026-07-28, without the SDK's
+// machinery around it: the SDK builds a session for every such request
+// (clients of these versions have none with a stateless server), hands the
+// call to a goroutine of a JSON-RPC connection, and encodes the answer
+// three times over (the text block, the result, the response, each a full
+// pass over a note that is in the answer twice). On the 10k-note vault that
+// was more than half of a fetch's CPU.
+//
+// It answers only requests whose meaning it can tell for certain, and
+// answers them byte for byte as the SDK would (TestQuickMatchesSDK and
+// FuzzQuickMatchesSDK compare the two on every tool and on mangled
+// requests); for anything else (another method, a write, a _meta, a
+// version from 2026-07-28 on, an id or a key it does not read the same
+// way as the SDK) ok is false and the request goes to the SDK unchanged.
+// header is the request's; body its whole body; ti the verified token.
+func (s *Servers) Quick(ctx context.Context, ti *auth.TokenInfo, header http.Header, body []byte) (answer []byte, ok bool) {
+	s.mu.Lock()
+	t := s.tools
+	s.mu.Unlock()
+	if t == nil || !quickHeaders(header) {
+		return nil, false
+	}
+	id, name, args, ok := quickRequest(body)
+	if !ok {
+		return nil, false
+	}
+	h := t.quick[name]
+	if h == nil {
+		return nil, false
+	}
+	req := &mcp.CallToolRequest{
+		Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args},
+		Extra:  &mcp.RequestExtra{TokenInfo: ti, Header: header},
+	}
+	// The receiving middleware of newServer that acts on a read-only
+	// tool's call before 2026-07-28 (serverInfoOnce and apps pass such a
+	// call through), around the handler as the SDK's callTool runs it.
+	res, err := t.schemaErrors(func(ctx context.Context, _ string, r mcp.Request) (mcp.Result, error) {
+		return h(ctx, r.(*mcp.CallToolRequest))
+	})(ctx, "tools/call", req)
+	var result []byte
+	if err == nil {
+		r := res.(*mcp.CallToolResult)
+		if r.Content == nil {
+			r.Content = []mcp.Content{} // as callTool does: never "null"
+		}
+		result, err = encodeResult(r)
+	}
+	if err != nil {
+		// Not reached by cortex's tools, whose outputs always encode;
+		// answered as JSON-RPC's internal error rather than not at all.
+		result = nil
+	}
+	var b bytes.Buffer
+	b.Grow(len(result) + len(id) + 48)
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.Write(id)
+	if err != nil {
+		b.WriteString(`,"error":{"code":-32603,"message":"the answer could not be encoded; try again or tell the owner"}}`)
+	} else {
+		b.WriteString(`,"result":`)
+		b.Write(result)
+		b.WriteByte('}')
+	}
+	return b.Bytes(), true
+}
+
+// quickHeaders reports whether the headers are those of a plain POST the
+// SDK would take as a call of a version before 2026-07-28.
+func quickHeaders(h http.Header) bool {
+	for _, k := range []string{"Mcp-Method", "Mcp-Name", "Mcp-Session-Id", "Last-Event-Id"} {
+		if len(h.Values(k)) > 0 {
+			return false
+		}
+	}
+	if v := h.Values("Mcp-Protocol-Version"); len(v) > 1 || len(v) == 1 && (v[0] >= firstStatelessVersion || v[0] < "2025-03-26") {
+		return false
+	}
+	if ct := h.Values("Content-Type"); len(ct) != 1 || ct[0] != "application/json" {
+		return false
+	}
+	json, stream := false, false
+	for _, v := range h.Values("Accept") {
+		for _, t := range bytes.Split([]byte(v), []byte(",")) {
+			switch string(bytes.TrimSpace(t)) {
+			case "application/json":
+				json = true
+			case "text/event-stream":
+				stream = true
+			}
+		}
+	}
+	return json && stream
+}
+
+// quickRequest reads a tools/call request: exactly the keys jsonrpc, id,
+// method and params, each once; params with name and optionally
+// arguments, an object. The id is returned as the SDK writes it back.
+func quickRequest(body []byte) (id []byte, name string, args json.RawMessage, ok bool) {
+	top, ok := objectFields(body)
+	if !ok || len(top) != 4 || string(top["jsonrpc"]) != `"2.0"` || string(top["method"]) != `"tools/call"` {
+		return nil, "", nil, false
+	}
+	if id, ok = plainID(top["id"]); !ok {
+		return nil, "", nil, false
+	}
+	params, ok := objectFields(top["params"])
+	if !ok || params["name"] == nil || len(params) > 2 || len(params) == 2 && params["arguments"] == nil {
+		return nil, "", nil, false
+	}
+	raw := params["name"]
+	if !plainString(raw) {
+		return nil, "", nil, false
+	}
+	name = string(raw[1 : len(raw)-1])
+	if a := params["arguments"]; a != nil {
+		if a[0] != '{' {
+			return nil, "", nil, false
+		}
+		args = a
+	}
+	return id, name, args, true
+}
+
+// objectFields splits a JSON object into its members, refusing anything
+// but an object whose keys are plain (see plainString) and each there once.
+func objectFields(b []byte) (map[string]json.RawMessage, bool) {
+	d := json.NewDecoder(bytes.NewReader(b))
+	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+		return nil, false
+	}
+	m := map[string]json.RawMessage{}
+	for d.More() {
+		off := d.InputOffset()
+		t, err := d.Token()
+		k, isKey := t.(string)
+		if err != nil || !isKey {
+			return nil, false
+		}
+		if raw := bytes.TrimLeft(b[off:d.InputOffset()], " \t\r\n,"); !plainString(raw) {
+			return nil, false
+		}
+		if _, dup := m[k]; dup {
+			return nil, false
+		}
+		var v json.RawMessage
+		if err := d.Decode(&v); err != nil {
+			return nil, false
+		}
+		m[k] = v
+	}
+	if t, err := d.Token(); err != nil || t != json.Delim('}') {
+		return nil, false
+	}
+	if _, err := d.Token(); err == nil || d.More() {
+		return nil, false // something after the object
+	}
+	return m, true
+}
+
+// plainString reports whether raw is a JSON string of printable ASCII
+// without escapes, which every decoder reads the same way.
+func plainString(raw []byte) bool {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return false
+	}
+	for _, c := range raw[1 : len(raw)-1] {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// plainID returns a request id as the SDK writes it back: a plain string
+// as it came, an integer in int64's range in decimal.
+func plainID(raw []byte) ([]byte, bool) {
+	if plainString(raw) {
+		return raw, true
+	}
+	if len(raw) == 0 || len(raw) > 1 && raw[0] == '0' || len(raw) > 2 && raw[0] == '-' && raw[1] == '0' {
+		return nil, false
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return nil, false
+	}
+	return strconv.AppendInt(nil, n, 10), true
+}
+
+// encodeResult encodes a tool's result as the SDK's response does: in one
+// pass for the usual shape (text blocks and structuredContent already
+// encoded), else with the SDK's own encoder.
+func encodeResult(r *mcp.CallToolResult) ([]byte, error) {
+	raw, isRaw := r.StructuredContent.(json.RawMessage)
+	plain := r.Meta == nil && isRaw && len(raw) > 0 && r.InputRequests == nil && r.RequestState == ""
+	for _, c := range r.Content {
+		tc, ok := c.(*mcp.TextContent)
+		plain = plain && ok && tc.Meta == nil && tc.Annotations == nil
+	}
+	if !plain {
+		var b bytes.Buffer
+		e := json.NewEncoder(&b)
+		e.SetEscapeHTML(false)
+		if err := e.Encode(r); err != nil {
+			return nil, err
+		}
+		return bytes.TrimRight(b.Bytes(), "\n"), nil
+	}
+	n := len(raw) + 64
+	for _, c := range r.Content {
+		n += len(c.(*mcp.TextContent).Text)*11/10 + 32
+	}
+	b := make([]byte, 0, n)
+	b = append(b, `{"content":[`...)
+	for i, c := range r.Content {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		text, err := json.Marshal(c.(*mcp.TextContent).Text)
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, `{"type":"text","text":`...)
+		b = append(b, text...)
+		b = append(b, '}')
+	}
+	b = append(b, `],"structuredContent":`...)
+	b = append(b, raw...)
+	if r.IsError {
+		b = append(b, `,"isError":true`...)
+	}
+	return append(b, '}'), nil
+}

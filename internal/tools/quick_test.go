@@ -1,0 +1,302 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault"
+	"github.com/cortex-mcp/cortex/internal/web"
+)
+
+const quickSecret = "ctx_quick-test-secret-0123456789"
+
+type quickTokens struct{}
+
+func (quickTokens) VerifyToken(_ context.Context, secret string) (store.Token, error) {
+	if secret != quickSecret {
+		return store.Token{}, store.ErrTokenNotFound
+	}
+	return store.Token{ID: 1, Name: "reader"}, nil
+}
+
+// quickPair serves one vault twice through the whole HTTP edge: with
+// Servers.Quick and without it, so that every answer comes from the SDK.
+type quickPair struct {
+	quick, sdk *httptest.Server
+	answered   *atomic.Int64 // requests Quick answered
+}
+
+func newQuickPair(t testing.TB) quickPair {
+	t.Helper()
+	dir := t.TempDir()
+	notes := maps.Clone(answerNotes)
+	// Characters the JSON encoders escape, each its own way.
+	notes["Odd/Escapes.md"] = "# Escapes <b>&amp;</b>\n\nA line\u2028separator, a\u2029paragraph one, a tab\there, a quote \" and a \\ backslash; bell \x07.\n"
+	base := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	for i, rel := range slices.Sorted(maps.Keys(notes)) {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(notes[rel]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		mod := base.Add(time.Duration(i) * time.Hour)
+		if err := os.Chtimes(p, mod, mod); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// An image, answered with content beyond the text block.
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N\x00\x00\x00\x00IEND\xaeB`\x82")
+	if err := os.WriteFile(filepath.Join(dir, "pic.png"), png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, err := vault.Open(vault.Options{Dir: dir, Index: true, FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { v.Close() })
+	if err := v.WaitIndexed(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	j := &memJournal{}
+	if err := j.RecordWrite(context.Background(), store.JournalEntry{Time: base, App: "planner", Tool: "edit_note",
+		Path: "Projects/Garden Plan.md", Result: store.ResultOK}); err != nil {
+		t.Fatal(err)
+	}
+	servers := NewServers(Deps{Vault: v, Journal: j, PublicURL: config.MustParsePublicURL(testURL + "/"),
+		Now: func() time.Time { return base.Add(100 * 24 * time.Hour) }, Version: "test"})
+	answered := new(atomic.Int64)
+	serve := func(quick bool) *httptest.Server {
+		o := web.Options{
+			PublicURL:    config.MustParsePublicURL(testURL),
+			Verify:       web.StoreVerifier(quickTokens{}),
+			NewMCPServer: func(*http.Request) *mcp.Server { return servers.For("Keep notes short.") },
+			Logger:       slog.New(slog.DiscardHandler),
+			// The edge's own defaults, but room for the fuzzer's calls.
+			RatePerMinute: 1 << 30, RateBurst: 1 << 30,
+		}
+		if quick {
+			o.Quick = func(ctx context.Context, ti *auth.TokenInfo, h http.Header, body []byte) ([]byte, bool) {
+				b, ok := servers.Quick(ctx, ti, h, body)
+				if ok {
+					answered.Add(1)
+				}
+				return b, ok
+			}
+		}
+		s, err := web.New(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(s.Handler())
+		t.Cleanup(ts.Close)
+		return ts
+	}
+	servers.For("Keep notes short.") // as the first request of a client does
+	return quickPair{quick: serve(true), sdk: serve(false), answered: answered}
+}
+
+// answer is what a client sees of one HTTP answer.
+type answer struct {
+	status  int
+	headers string
+	body    string
+}
+
+func quickPost(t testing.TB, ts *httptest.Server, h map[string]string, body string) answer {
+	t.Helper()
+	r, err := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Host = strings.TrimPrefix(testURL, "http://")
+	for k, v := range h {
+		r.Header.Set(k, v)
+	}
+	resp, err := ts.Client().Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Header.Del("Date")
+	var hs bytes.Buffer
+	resp.Header.Write(&hs)
+	return answer{resp.StatusCode, hs.String(), string(b)}
+}
+
+func quickHeadersFor(version string) map[string]string {
+	h := map[string]string{
+		"Authorization": "Bearer " + quickSecret,
+		"Content-Type":  "application/json",
+		"Accept":        "application/json, text/event-stream",
+	}
+	if version != "" {
+		h["Mcp-Protocol-Version"] = version
+	}
+	return h
+}
+
+// TestQuickMatchesSDK: for every read-only tool, on notes with every
+// shape fetch and search answer about, at every version before
+// 2026-07-28, the quick answer is the SDK's, byte for byte, headers too;
+// and the requests Quick must leave to the SDK get the SDK's answer.
+func TestQuickMatchesSDK(t *testing.T) {
+	p := newQuickPair(t)
+	var calls []string
+	for _, rel := range slices.Sorted(maps.Keys(answerNotes)) {
+		calls = append(calls, fmt.Sprintf(`{"name":"fetch","arguments":{"id":%q}}`, rel))
+	}
+	calls = append(calls,
+		`{"name":"fetch","arguments":{"id":"Odd/Escapes.md"}}`,
+		`{"name":"fetch","arguments":{"id":"pic.png"}}`,
+		`{"name":"fetch","arguments":{"id":"Backyard","max_chars":40}}`,
+		`{"name":"fetch","arguments":{"id":"Projects/Garden Plan.md","section":"Budget"}}`,
+		`{"name":"fetch","arguments":{"ids":["Budget","Backyard","Nope"]}}`,
+		`{"name":"fetch","arguments":{"id":"Garden Plann"}}`,
+		`{"name":"fetch","arguments":{"id":"Private/Diary.md"}}`,
+		`{"name":"fetch","arguments":{"id":"Budget","version":"nothex"}}`,
+		`{"name":"fetch","arguments":{}}`,
+		`{"name":"fetch","arguments":{"id":7}}`,
+		`{"name":"fetch","arguments":{"id":"Budget","extra":true}}`,
+		`{"name":"fetch"}`,
+		`{"name":"fetch","arguments":{"id":"Bud\u0067et"}}`,
+		`{"name":"search","arguments":{"query":"garden"}}`,
+		`{"name":"search","arguments":{"query":"garden","limit":2}}`,
+		`{"name":"search","arguments":{"query":"- [ ]"}}`,
+		`{"name":"search","arguments":{"query":"task-todo:"}}`,
+		`{"name":"search","arguments":{"query":"[[Budget]]"}}`,
+		`{"name":"list","arguments":{"folder":"Projects"}}`,
+		`{"name":"list","arguments":{}}`,
+		`{"name":"links","arguments":{"id":"Budget"}}`,
+		`{"name":"recent","arguments":{}}`,
+		`{"name":"recent","arguments":{"id":"Budget"}}`,
+		`{"name":"read_note","arguments":{"id":"Budget"}}`,
+		`{"name":"undo_change","arguments":{}}`,
+		`{"name":"create_note","arguments":{"path":"X.md","content":"x","dry_run":true}}`,
+	)
+	var bodies []string
+	for i, c := range calls {
+		bodies = append(bodies, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":%s}`, i+1, c))
+	}
+	bodies = append(bodies,
+		`{"jsonrpc":"2.0","id":"a-b","method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
+		`{"jsonrpc":"2.0","id":"\u00e9","method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
+		`{"jsonrpc":"2.0","id":0,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
+		`{"jsonrpc":"2.0","id":-3,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
+		`{"jsonrpc":"2.0","id":1e2,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
+		`{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
+		`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
+		` { "jsonrpc" : "2.0" , "id" : 9 , "method" : "tools/call" , "params" : { "name" : "fetch" , "arguments" : { "id" : "Budget" } } } `,
+		`{"jsonrpc":"2.0","id":9,"id":10,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"},"_meta":{"progressToken":1}}}`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"fetch","arguments":["Budget"]}}`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"fetch","arguments":null}}`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}},"extra":1}`,
+		`{"jsonrpc":"2.0","id":9,"Method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{}}`,
+		`{"jsonrpc":"1.0","id":9,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}x`,
+		`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}{}`,
+		`[{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}]`,
+		``,
+	)
+	for _, v := range []string{"", "2025-03-26", "2025-06-18", "2025-11-25"} {
+		for _, b := range bodies {
+			h := quickHeadersFor(v)
+			got, want := quickPost(t, p.quick, h, b), quickPost(t, p.sdk, h, b)
+			if got != want {
+				t.Errorf("version %q, body %s:\nquick: %d %s%s\nsdk:   %d %s%s", v, b, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
+			}
+		}
+	}
+	if n := p.answered.Load(); n < int64(4*len(calls)) {
+		t.Errorf("Quick answered %d requests, want at least %d: the test no longer tries the quick path", n, 4*len(calls))
+	}
+	// Headers that send a request to the SDK.
+	b := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`
+	for name, h := range map[string]map[string]string{
+		"json only":        {"Accept": "application/json"},
+		"any":              {"Accept": "*/*"},
+		"charset":          {"Content-Type": "application/json; charset=utf-8"},
+		"text":             {"Content-Type": "text/plain"},
+		"session":          {"Mcp-Session-Id": "abc"},
+		"2026 no meta":     {"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "fetch"},
+		"unknown version":  {"Mcp-Protocol-Version": "2024-01-01"},
+		"last event":       {"Last-Event-Id": "1"},
+		"no authorization": {"Authorization": ""},
+	} {
+		hs := quickHeadersFor("2025-11-25")
+		maps.Copy(hs, h)
+		if got, want := quickPost(t, p.quick, hs, b), quickPost(t, p.sdk, hs, b); got != want {
+			t.Errorf("%s:\nquick: %d %s%s\nsdk:   %d %s%s", name, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
+		}
+	}
+}
+
+func clip(s string) string {
+	if len(s) > 600 {
+		return s[:600] + "…"
+	}
+	return s
+}
+
+// FuzzQuickMatchesSDK: whatever the body, the quick path answers as the
+// SDK does (or leaves the request to it).
+func FuzzQuickMatchesSDK(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
+		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"search","arguments":{"query":"garden","limit":2}}}`,
+		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list","arguments":{}}}`,
+		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"fetch","arguments":{"ids":["Budget","Backyard"]}}}`,
+	} {
+		f.Add(s)
+	}
+	p := newQuickPair(f)
+	f.Fuzz(func(t *testing.T, body string) {
+		if !json.Valid([]byte(body)) {
+			return // the SDK's parse errors name Go types; not Quick's concern
+		}
+		h := quickHeadersFor("2025-11-25")
+		if got, want := quickPost(t, p.quick, h, body), quickPost(t, p.sdk, h, body); got != want {
+			t.Errorf("body %s:\nquick: %d %s%s\nsdk:   %d %s%s", body, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
+		}
+	})
+}
+
+// TestExtraArgumentsListedSorted: arguments a tool does not have are
+// named in one order, so that the same call is told the same thing each
+// time (the schema library lists them in map order).
+func TestExtraArgumentsListedSorted(t *testing.T) {
+	e := newEnv(t)
+	for range 20 {
+		te := e.fail("fetch", map[string]any{"id": "x", "zeta": 1, "alpha": 2, "mid": 3, "beta": 4}, vault.CodeInvalidArgument)
+		if !strings.Contains(te.Message, `unexpected additional properties ["alpha" "beta" "mid" "zeta"]`) {
+			t.Fatalf("message %q does not list the extra arguments sorted", te.Message)
+		}
+	}
+}
