@@ -31,45 +31,43 @@ func (s *Servers) Quick(ctx context.Context, ti *auth.TokenInfo, header http.Hea
 	s.mu.Lock()
 	t := s.tools
 	s.mu.Unlock()
-	if t == nil || !quickHeaders(header) {
+	version, ok := quickHeaders(header)
+	if t == nil || !ok {
 		return nil, false
 	}
-	id, name, args, ok := quickRequest(body)
-	if !ok {
+	q, ok := quickRequest(body, version)
+	if !ok || version >= firstStatelessVersion && header.Get("Mcp-Name") != q.name {
 		return nil, false
 	}
-	h := t.quick[name]
+	h := t.quick[q.name]
 	if h == nil {
 		return nil, false
 	}
 	req := &mcp.CallToolRequest{
-		Params: &mcp.CallToolParamsRaw{Name: name, Arguments: args},
+		Params: &mcp.CallToolParamsRaw{Meta: q.meta, Name: q.name, Arguments: q.args},
 		Extra:  &mcp.RequestExtra{TokenInfo: ti, Header: header},
 	}
 	// The receiving middleware of newServer that acts on a read-only
-	// tool's call before 2026-07-28 (serverInfoOnce and apps pass such a
-	// call through), around the handler as the SDK's callTool runs it.
-	res, err := t.schemaErrors(func(ctx context.Context, _ string, r mcp.Request) (mcp.Result, error) {
+	// tool's call (apps passes it through), around the handler as the
+	// SDK's callTool runs it.
+	res, err := t.schemaErrors(t.serverInfo(func(ctx context.Context, _ string, r mcp.Request) (mcp.Result, error) {
 		return h(ctx, r.(*mcp.CallToolRequest))
-	})(ctx, "tools/call", req)
+	}))(ctx, "tools/call", req)
 	var result []byte
 	if err == nil {
 		r := res.(*mcp.CallToolResult)
 		if r.Content == nil {
 			r.Content = []mcp.Content{} // as callTool does: never "null"
 		}
-		result, err = encodeResult(r)
+		result, err = encodeResult(r, version >= firstStatelessVersion)
 	}
+	var b bytes.Buffer
+	b.Grow(len(result) + len(q.id) + 48)
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.Write(q.id)
 	if err != nil {
 		// Not reached by cortex's tools, whose outputs always encode;
 		// answered as JSON-RPC's internal error rather than not at all.
-		result = nil
-	}
-	var b bytes.Buffer
-	b.Grow(len(result) + len(id) + 48)
-	b.WriteString(`{"jsonrpc":"2.0","id":`)
-	b.Write(id)
-	if err != nil {
 		b.WriteString(`,"error":{"code":-32603,"message":"the answer could not be encoded; try again or tell the owner"}}`)
 	} else {
 		b.WriteString(`,"result":`)
@@ -79,19 +77,32 @@ func (s *Servers) Quick(ctx context.Context, ti *auth.TokenInfo, header http.Hea
 	return b.Bytes(), true
 }
 
-// quickHeaders reports whether the headers are those of a plain POST the
-// SDK would take as a call of a version before 2026-07-28.
-func quickHeaders(h http.Header) bool {
-	for _, k := range []string{"Mcp-Method", "Mcp-Name", "Mcp-Session-Id", "Last-Event-Id"} {
+// quickHeaders reports whether the headers are those of a plain POST of
+// a call, and its version ("" for none). The edge has checked the version
+// is one served and, from 2026-07-28 on, made Mcp-Name plain.
+func quickHeaders(h http.Header) (version string, ok bool) {
+	for _, k := range []string{"Mcp-Session-Id", "Last-Event-Id"} {
 		if len(h.Values(k)) > 0 {
-			return false
+			return "", false
 		}
 	}
-	if v := h.Values("Mcp-Protocol-Version"); len(v) > 1 || len(v) == 1 && (v[0] >= firstStatelessVersion || v[0] < "2025-03-26") {
-		return false
+	v := h.Values("Mcp-Protocol-Version")
+	if len(v) > 1 || len(v) == 1 && v[0] < "2025-03-26" {
+		return "", false
+	}
+	if len(v) == 1 {
+		version = v[0]
+	}
+	method, name := h.Values("Mcp-Method"), h.Values("Mcp-Name")
+	if version >= firstStatelessVersion {
+		if len(method) != 1 || method[0] != "tools/call" || len(name) != 1 {
+			return "", false
+		}
+	} else if len(method) > 0 || len(name) > 0 {
+		return "", false
 	}
 	if ct := h.Values("Content-Type"); len(ct) != 1 || ct[0] != "application/json" {
-		return false
+		return "", false
 	}
 	json, stream := false, false
 	for _, v := range h.Values("Accept") {
@@ -104,36 +115,92 @@ func quickHeaders(h http.Header) bool {
 			}
 		}
 	}
-	return json && stream
+	return version, json && stream
+}
+
+// quickCall is a call as Quick reads it.
+type quickCall struct {
+	id   []byte // as the SDK writes it back
+	name string
+	args json.RawMessage
+	meta mcp.Meta // from 2026-07-28 on
 }
 
 // quickRequest reads a tools/call request: exactly the keys jsonrpc, id,
-// method and params, each once; params with name and optionally
-// arguments, an object. The id is returned as the SDK writes it back.
-func quickRequest(body []byte) (id []byte, name string, args json.RawMessage, ok bool) {
+// method and params, each once; params with name, optionally arguments (an
+// object) and, from 2026-07-28 on, the _meta every request then carries.
+func quickRequest(body []byte, version string) (q quickCall, ok bool) {
 	top, ok := objectFields(body)
 	if !ok || len(top) != 4 || string(top["jsonrpc"]) != `"2.0"` || string(top["method"]) != `"tools/call"` {
-		return nil, "", nil, false
+		return q, false
 	}
-	if id, ok = plainID(top["id"]); !ok {
-		return nil, "", nil, false
+	if q.id, ok = plainID(top["id"]); !ok {
+		return q, false
 	}
 	params, ok := objectFields(top["params"])
-	if !ok || params["name"] == nil || len(params) > 2 || len(params) == 2 && params["arguments"] == nil {
-		return nil, "", nil, false
+	if !ok || params["name"] == nil {
+		return q, false
 	}
 	raw := params["name"]
 	if !plainString(raw) {
-		return nil, "", nil, false
+		return q, false
 	}
-	name = string(raw[1 : len(raw)-1])
-	if a := params["arguments"]; a != nil {
-		if a[0] != '{' {
-			return nil, "", nil, false
+	q.name = string(raw[1 : len(raw)-1])
+	for k, v := range params {
+		switch k {
+		case "name":
+		case "arguments":
+			if v[0] != '{' {
+				return q, false
+			}
+			q.args = v
+		case "_meta":
+			if version < firstStatelessVersion {
+				return q, false
+			}
+			if q.meta, ok = quickMeta(v, version); !ok {
+				return q, false
+			}
+		default:
+			return q, false
 		}
-		args = a
 	}
-	return id, name, args, true
+	return q, version < firstStatelessVersion || q.meta != nil
+}
+
+// quickMeta reads the _meta of a 2026-07-28 call: its version (the
+// header's), the client's capabilities and optionally its name, each as
+// the SDK takes them, and nothing else (a progress token or a log level
+// asks for what Quick does not do).
+func quickMeta(raw json.RawMessage, version string) (mcp.Meta, bool) {
+	f, ok := objectFields(raw)
+	if !ok || string(f[mcp.MetaKeyProtocolVersion]) != `"`+version+`"` || !plainString(f[mcp.MetaKeyProtocolVersion]) {
+		return nil, false
+	}
+	var caps struct {
+		mcp.ClientCapabilities
+		Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+	}
+	if c := f[mcp.MetaKeyClientCapabilities]; len(c) == 0 || c[0] != '{' || json.Unmarshal(c, &caps) != nil {
+		return nil, false
+	}
+	for k, v := range f {
+		switch k {
+		case mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilities:
+		case mcp.MetaKeyClientInfo:
+			var info mcp.Implementation
+			if len(v) == 0 || v[0] != '{' || json.Unmarshal(v, &info) != nil {
+				return nil, false
+			}
+		default:
+			return nil, false
+		}
+	}
+	var m mcp.Meta
+	if json.Unmarshal(raw, &m) != nil {
+		return nil, false
+	}
+	return m, true
 }
 
 // objectFields splits a JSON object into its members, refusing anything
@@ -204,45 +271,62 @@ func plainID(raw []byte) ([]byte, bool) {
 
 // encodeResult encodes a tool's result as the SDK's response does: in one
 // pass for the usual shape (text blocks and structuredContent already
-// encoded), else with the SDK's own encoder.
-func encodeResult(r *mcp.CallToolResult) ([]byte, error) {
+// encoded), else with the SDK's own encoder. complete adds what the SDK
+// adds to every result from 2026-07-28 on.
+func encodeResult(r *mcp.CallToolResult, complete bool) ([]byte, error) {
 	raw, isRaw := r.StructuredContent.(json.RawMessage)
-	plain := r.Meta == nil && isRaw && len(raw) > 0 && r.InputRequests == nil && r.RequestState == ""
+	plain := isRaw && len(raw) > 0 && r.InputRequests == nil && r.RequestState == ""
 	for _, c := range r.Content {
 		tc, ok := c.(*mcp.TextContent)
 		plain = plain && ok && tc.Meta == nil && tc.Annotations == nil
 	}
+	var b []byte
 	if !plain {
-		var b bytes.Buffer
-		e := json.NewEncoder(&b)
+		var buf bytes.Buffer
+		e := json.NewEncoder(&buf)
 		e.SetEscapeHTML(false)
 		if err := e.Encode(r); err != nil {
 			return nil, err
 		}
-		return bytes.TrimRight(b.Bytes(), "\n"), nil
-	}
-	n := len(raw) + 64
-	for _, c := range r.Content {
-		n += len(c.(*mcp.TextContent).Text)*11/10 + 32
-	}
-	b := make([]byte, 0, n)
-	b = append(b, `{"content":[`...)
-	for i, c := range r.Content {
-		if i > 0 {
+		b = bytes.TrimRight(buf.Bytes(), "\n")
+		b = b[:len(b)-1] // the closing brace, written below
+	} else {
+		n := len(raw) + 160
+		for _, c := range r.Content {
+			n += len(c.(*mcp.TextContent).Text)*11/10 + 32
+		}
+		b = make([]byte, 0, n)
+		b = append(b, '{')
+		if r.Meta != nil {
+			m, err := json.Marshal(r.Meta)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, `"_meta":`...)
+			b = append(b, m...)
 			b = append(b, ',')
 		}
-		text, err := json.Marshal(c.(*mcp.TextContent).Text)
-		if err != nil {
-			return nil, err
+		b = append(b, `"content":[`...)
+		for i, c := range r.Content {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			text, err := json.Marshal(c.(*mcp.TextContent).Text)
+			if err != nil {
+				return nil, err
+			}
+			b = append(b, `{"type":"text","text":`...)
+			b = append(b, text...)
+			b = append(b, '}')
 		}
-		b = append(b, `{"type":"text","text":`...)
-		b = append(b, text...)
-		b = append(b, '}')
+		b = append(b, `],"structuredContent":`...)
+		b = append(b, raw...)
+		if r.IsError {
+			b = append(b, `,"isError":true`...)
+		}
 	}
-	b = append(b, `],"structuredContent":`...)
-	b = append(b, raw...)
-	if r.IsError {
-		b = append(b, `,"isError":true`...)
+	if complete {
+		b = append(b, `,"resultType":"complete"`...)
 	}
 	return append(b, '}'), nil
 }

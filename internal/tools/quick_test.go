@@ -237,6 +237,53 @@ func TestQuickMatchesSDK(t *testing.T) {
 	if n := p.answered.Load(); n < int64(4*len(calls)) {
 		t.Errorf("Quick answered %d requests, want at least %d: the test no longer tries the quick path", n, 4*len(calls))
 	}
+	// 2026-07-28: the same calls with the _meta each request carries, and
+	// _meta of every shape.
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}`
+	var bodies2026 []string
+	for i, c := range calls {
+		bodies2026 = append(bodies2026, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s,%s}`, i+1, meta, c[1:]))
+	}
+	call := `"name":"fetch","arguments":{"id":"Budget"}`
+	for _, m := range []string{
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2025-11-25","io.modelcontextprotocol/clientCapabilities":{}}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":"yes"}}}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":[]}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":5}}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"x","title":"X","version":"1","websiteUrl":"https://x.example"}}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"debug"}`,
+		`{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"progressToken":1}`,
+		`{}`, `null`, `[]`,
+	} {
+		bodies2026 = append(bodies2026, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"_meta":`+m+`,`+call+`}}`)
+	}
+	bodies2026 = append(bodies2026, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{`+call+`}}`)
+	for _, b := range bodies2026 {
+		h := quickHeadersFor("2026-07-28")
+		h["Mcp-Method"] = "tools/call"
+		var m struct {
+			Params struct {
+				Name string `json:"name"`
+			} `json:"params"`
+		}
+		json.Unmarshal([]byte(b), &m)
+		h["Mcp-Name"] = m.Params.Name
+		got, want := quickPost(t, p.quick, h, b), quickPost(t, p.sdk, h, b)
+		if got != want {
+			t.Errorf("2026-07-28, body %s:\nquick: %d %s%s\nsdk:   %d %s%s", b, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
+		}
+		h["Mcp-Name"] = "search" // not the body's
+		if got, want := quickPost(t, p.quick, h, b), quickPost(t, p.sdk, h, b); got != want {
+			t.Errorf("2026-07-28, other Mcp-Name, body %s:\nquick: %d %s%s\nsdk:   %d %s%s", b, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
+		}
+	}
+	if n := p.answered.Load(); n < int64(5*len(calls)) {
+		t.Errorf("Quick answered %d requests, want at least %d: the test no longer tries the quick path at 2026-07-28", n, 5*len(calls))
+	}
+
 	// Headers that send a request to the SDK.
 	b := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`
 	for name, h := range map[string]map[string]string{
@@ -246,6 +293,8 @@ func TestQuickMatchesSDK(t *testing.T) {
 		"text":             {"Content-Type": "text/plain"},
 		"session":          {"Mcp-Session-Id": "abc"},
 		"2026 no meta":     {"Mcp-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call", "Mcp-Name": "fetch"},
+		"2026 no method":   {"Mcp-Protocol-Version": "2026-07-28", "Mcp-Name": "fetch"},
+		"old with method":  {"Mcp-Method": "tools/call"},
 		"unknown version":  {"Mcp-Protocol-Version": "2024-01-01"},
 		"last event":       {"Last-Event-Id": "1"},
 		"no authorization": {"Authorization": ""},
@@ -265,23 +314,39 @@ func clip(s string) string {
 	return s
 }
 
-// FuzzQuickMatchesSDK: whatever the body, the quick path answers as the
-// SDK does (or leaves the request to it).
+// FuzzQuickMatchesSDK: whatever the body, at 2025-11-25 or 2026-07-28,
+// the quick path answers as the SDK does (or leaves the request to it).
 func FuzzQuickMatchesSDK(f *testing.F) {
+	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}`
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
 		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"search","arguments":{"query":"garden","limit":2}}}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"list","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"fetch","arguments":{"ids":["Budget","Backyard"]}}}`,
 	} {
-		f.Add(s)
+		f.Add(s, false)
+		f.Add(strings.Replace(s, `"params":{`, `"params":{`+meta+`,`, 1), true)
 	}
 	p := newQuickPair(f)
-	f.Fuzz(func(t *testing.T, body string) {
+	f.Fuzz(func(t *testing.T, body string, v2026 bool) {
 		if !json.Valid([]byte(body)) {
 			return // the SDK's parse errors name Go types; not Quick's concern
 		}
 		h := quickHeadersFor("2025-11-25")
+		if v2026 {
+			h = quickHeadersFor("2026-07-28")
+			h["Mcp-Method"] = "tools/call"
+			var m struct {
+				Params struct {
+					Name string `json:"name"`
+				} `json:"params"`
+			}
+			json.Unmarshal([]byte(body), &m)
+			h["Mcp-Name"] = m.Params.Name
+			if !plainString([]byte(`"` + m.Params.Name + `"`)) {
+				h["Mcp-Name"] = "fetch"
+			}
+		}
 		if got, want := quickPost(t, p.quick, h, body), quickPost(t, p.sdk, h, body); got != want {
 			t.Errorf("body %s:\nquick: %d %s%s\nsdk:   %d %s%s", body, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
 		}

@@ -86,6 +86,9 @@ type server struct {
 	// quick are the handlers of the model's read-only tools, by name, for
 	// Servers.Quick.
 	quick map[string]mcp.ToolHandler
+	// serverInfo is the middleware naming the server in every answer
+	// of 2026-07-28 and later.
+	serverInfo mcp.Middleware
 }
 
 // NewServer builds an MCP server. instructions is the content of the
@@ -148,7 +151,8 @@ func buildServer(d Deps, instructions string, ui *uiClients) (*mcp.Server, *serv
 		SchemaCache:  schemaCache,
 		SetCacheable: s.cacheScope,
 	})
-	srv.AddReceivingMiddleware(s.schemaErrors, serverInfoOnce(impl), s.apps)
+	s.serverInfo = serverInfoOnce(impl)
+	srv.AddReceivingMiddleware(s.schemaErrors, s.serverInfo, s.apps)
 	s.addReadTools(srv)
 	s.addWriteTools(srv)
 	s.addAppTools(srv)
