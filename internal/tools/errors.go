@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -56,17 +55,27 @@ func (e *toolError) text() string {
 	return b.String()
 }
 
-// invalidArgument reports a bad argument; msg says how to fix it.
-func invalidArgument(msg string) error {
-	return &vault.Error{Code: vault.CodeInvalidArgument, Message: msg}
-}
+// Error makes a refusal the tools write themselves an error: it is
+// already in the words the client sees.
+func (e *toolError) Error() string { return e.text() }
 
-// toolMessages are the sentences a client is told, one per error code,
-// phrased in terms of this server's tools and arguments: the one table of
-// them. They stand in for the vault's general sentence of a code; a
-// sentence the vault wrote for the very failure (naming the rule, the
-// limit or the key, see vault.Error.Specific) is passed on instead, in the
-// "code: sentence" form. multiple_matches takes how often old_text occurs.
+// refuse is a refusal of the tools' own, with its sentence in their terms.
+func refuse(code, msg string) *toolError { return &toolError{Code: code, Message: msg} }
+
+// invalidArgument reports a bad argument; msg says how to fix it.
+func invalidArgument(msg string) error { return refuse(vault.CodeInvalidArgument, msg) }
+
+// key is where a vault refusal's sentence stands in toolMessages: its
+// code, or its code and reason (see vault.Error.Key).
+func key(code, reason string) string { return (&vault.Error{Code: code, Reason: reason}).Key() }
+
+// toolMessages are the sentences a client is told of a vault refusal, one
+// per error code and one per code and reason, phrased in terms of this
+// server's tools and arguments: the one table of them. The vault reports
+// what went wrong (code, reason and values, see vault.Error); values stand
+// in braces (see vault.Error.Fill), and {why} is the sentence of the
+// refusal behind this one. Internal errors all get the one sentence of
+// their code, whatever their reason.
 var toolMessages = map[string]string{
 	vault.CodeInvalidPath:      "the path is not valid; use a vault-relative path with '/' between folders, like projects/plan.md",
 	vault.CodeProtectedPath:    "this path is protected and cannot be used through cortex; choose a note outside the protected folders",
@@ -82,64 +91,135 @@ var toolMessages = map[string]string{
 	vault.CodeSectionAmbiguous: "several headings match this section; name it with its level as shown in candidates (like \"## Plan\"), or if two are identical, rename one with edit_note first",
 	vault.CodeSectionHasSubsections: "this section holds the subsections listed in candidates, which replace_section would erase with it; " +
 		"replace one of them, change exact text with edit_note, or set include_subsections to replace them all",
-	vault.CodeNoMatch:         "old_text was not found in the note; fetch the note again and copy the exact text, including spaces and line breaks",
-	vault.CodeMultipleMatches: "old_text occurs %s; include more surrounding text so it occurs once, or set replace_all to change every occurrence",
-	vault.CodeBadFrontmatter:  "the note's frontmatter is not valid YAML; repair it with edit_note before using update_frontmatter",
-	vault.CodeNotANote:        "only Markdown notes (paths ending in .md) can be used here",
-	vault.CodeInvalidArgument: "check the arguments against the tool's input schema and try again",
-	vault.CodeInternal:        "something went wrong on the server; try again later, and tell the owner if it keeps happening",
+	vault.CodeNoMatch:            "old_text was not found in the note; fetch the note again and copy the exact text, including spaces and line breaks",
+	vault.CodeMultipleMatches:    "old_text occurs {times}; include more surrounding text so it occurs once, or set replace_all to change every occurrence",
+	vault.CodeBadFrontmatter:     "the note's frontmatter is not valid YAML; repair it with edit_note before using update_frontmatter",
+	vault.CodeNotANote:           "only Markdown notes (paths ending in .md) can be used here",
+	vault.CodeInvalidArgument:    "check the arguments against the tool's input schema and try again",
+	vault.CodeInternal:           "something went wrong on the server; try again later, and tell the owner if it keeps happening",
+	vault.CodeOutsideScope:       "this app may not reach notes here; use notes inside its scope, or ask the owner to widen the app's scope in the console",
+	vault.CodeAmbiguousName:      "several notes have this name; pass the path of the one you mean, from candidates",
+	vault.CodeHistoryUnavailable: "the note's history could not be saved, so the change was refused to keep the old text safe; tell the owner (the server log says why) and try again later",
+
+	key(vault.CodeInvalidArgument, vault.ReasonVersionForm):          "the version {subject_q} is not a note version (12 hex digits); fetch the note and pass its metadata.version as version",
+	key(vault.CodeInvalidArgument, vault.ReasonNoText):               "give the text to add",
+	key(vault.CodeInvalidArgument, vault.ReasonNoOldText):            "give the exact text to replace; it must not be empty",
+	key(vault.CodeInvalidArgument, vault.ReasonNoHeading):            "name the heading of the section to replace",
+	key(vault.CodeInvalidArgument, vault.ReasonNoKeys):               "give at least one frontmatter key to set or remove",
+	key(vault.CodeInvalidArgument, vault.ReasonFrontmatterLimit):     "the frontmatter would be past what cortex reads ({limit_n} KiB, {count} keys); keep it smaller, or shorten it with an edit first",
+	key(vault.CodeInvalidArgument, vault.ReasonDanglingAlias):        "the change would remove or replace a value that an alias (*name) elsewhere in the frontmatter uses; change the frontmatter with edit_note instead",
+	key(vault.CodeInvalidArgument, vault.ReasonKeyEmptySet):          "a key in set is empty; name every frontmatter key you set",
+	key(vault.CodeInvalidArgument, vault.ReasonKeyEmptyRemove):       "a key in remove is empty; name every frontmatter key you remove",
+	key(vault.CodeInvalidArgument, vault.ReasonKeySetAndRemoved):     "the key {subject_q} is both in set and in remove; put it in set to change its value, or in remove to delete it, not both",
+	key(vault.CodeInvalidArgument, vault.ReasonKeyValue):             "frontmatter value for {subject_q} cannot be written as YAML; use strings, numbers, booleans, null, lists or objects",
+	key(vault.CodeInvalidArgument, vault.ReasonFrontmatterUnwritten): "frontmatter cannot be written as YAML",
+	key(vault.CodeInvalidArgument, vault.ReasonObsidianOperator):     "search does not have Obsidian's {subject}; use words, \"phrases\", OR, -word, tag:#x, path:x, file:x, [property:value], task-todo:x, line:(a b) or a folder",
+	key(vault.CodeInvalidArgument, vault.ReasonTooManyAlternatives):  "the query has more than 32 alternatives (each OR counts, and each combination of property values such as [a:x OR y] [b:1 OR 2]); split it into several searches",
+	key(vault.CodeInvalidArgument, vault.ReasonLineNeedsWords):       "{subject} needs the words to find on the line, as in {subject}call or {subject}(call Ana); to find every open task, search - [ ] instead",
+	key(vault.CodeInvalidArgument, vault.ReasonOperatorNeedsValue):   "{subject} needs its value right after it, as in tag:#project, path:Daily, file:budget or folder:Projects; add one or leave it out",
+	key(vault.CodeInvalidArgument, vault.ReasonEmptyQuery):           "give words to search for, a tag or a folder",
+	key(vault.CodeInvalidArgument, vault.ReasonForeignCursor):        "the cursor does not belong to this search; repeat the search without a cursor",
+	key(vault.CodeInvalidArgument, vault.ReasonSamePath):             "the new path is the same as the old one; give a different path",
+	key(vault.CodeInvalidArgument, vault.ReasonNoName):               "name a note by its path, like Projects/Plan.md, or by its name, like Plan",
+	key(vault.CodeInvalidArgument, vault.ReasonBlockAndPlace):        "name either a block to add after, or a place at the start or end of a section, not both",
+	key(vault.CodeInvalidArgument, vault.ReasonNotUTF8):              "the text is not valid UTF-8; send it as UTF-8 text",
+	key(vault.CodeInvalidPath, vault.ReasonFileInNewPath):            "a part of this path is a file, not a folder; choose another path",
+	key(vault.CodeInvalidPath, vault.ReasonLinkInPath):               "a folder in this path is a symbolic link, which cortex never follows; use the real path",
+	key(vault.CodeInvalidPath, vault.ReasonTrashBlocked):             "the trash holds a file where this note's folder would go, so the note cannot be moved there; ask the owner to tidy .trash/",
+	key(vault.CodeInvalidPath, vault.ReasonLinkFile):                 "this file is a symbolic link, which cortex never follows; use the path of the file it points to",
+	key(vault.CodeInvalidPath, vault.ReasonLinkNote):                 "this note is a symbolic link, which cortex never follows; use the path of the note it points to, or ask the owner to replace the link with the note itself",
+	key(vault.CodeInvalidPath, vault.ReasonPathEmpty):                "the path is empty; give a vault-relative path such as Projects/Plan.md",
+	key(vault.CodeInvalidPath, vault.ReasonPathNotUTF8):              "the path is not valid UTF-8; send names as UTF-8 text",
+	key(vault.CodeInvalidPath, vault.ReasonPathTooLong):              "the path is {size_n} bytes long, over the limit of {limit_n}; choose a shorter path",
+	key(vault.CodeInvalidPath, vault.ReasonPathAbsolute):             "the path starts with '/'; give it relative to the top of the vault, such as Projects/Plan.md",
+	key(vault.CodeInvalidPath, vault.ReasonPathEmptyPart):            "the path has an empty part ('//' or a '/' at the end); remove it",
+	key(vault.CodeInvalidPath, vault.ReasonPathDotPart):              "the path has a '.' or '..' part; give the path from the top of the vault without them",
+	key(vault.CodeInvalidPath, vault.ReasonNameTooLong):              "a name in the path is {size_n} bytes long, over the limit of {limit_n}; choose a shorter name",
+	key(vault.CodeInvalidPath, vault.ReasonPathBackslash):            "the path holds a backslash; separate folders with '/'",
+	key(vault.CodeInvalidPath, vault.ReasonPathInvisible):            "the path holds a control character or an invisible one (such as a zero-width space or a direction mark); remove it",
+	key(vault.CodeInvalidPath, vault.ReasonLinkChar):                 "the name {subject_q} holds {detail_q}, and Obsidian cannot link to a name with any of # ^ [ ] | (a link reads them as heading, block or alias marks); choose a name without them",
+	key(vault.CodeInvalidPath, vault.ReasonWindowsChar):              "the name {subject_q} holds {detail_q}, and names with any of < > : \" | ? * cannot be stored on Windows or Android; choose a name without them",
+	key(vault.CodeInvalidPath, vault.ReasonTrailingDot):              "the name {subject_q} ends in a dot or a space, which Windows drops, so that it would name another file there; remove it",
+	key(vault.CodeInvalidPath, vault.ReasonDeviceName):               "the name {subject_q} is a device name that Windows reserves (CON, PRN, AUX, NUL, COM0-9, LPT0-9, with any extension); choose another name",
+	key(vault.CodeInvalidPath, vault.ReasonHiddenPart):               "hidden folders and files (names starting with '.') are not for notes, because list and search never show them; choose a path without such a part",
+	key(vault.CodeInvalidPath, vault.ReasonDailyPath):                "the daily-notes settings give the path {subject_q}, which cortex cannot use: {why}",
+	key(vault.CodeInvalidPath, vault.ReasonCaseFolder):               "a folder {subject_q} already exists here, differing only in case or Unicode form, and macOS, Windows and phones would take both for one; use its spelling",
+	key(vault.CodeNotFound, vault.ReasonFileInPath):                  "a part of this path is a file, not a folder; check the path",
+	key(vault.CodeNotFound, vault.ReasonNoSuchName):                  "no note has the path, name or alias {subject_q}; use search or list to find it",
+	key(vault.CodeNotFound, vault.ReasonNoSuchNameClose):             "no note has the path, name or alias {subject_q}; pass one of the close names in candidates, or use search to find it",
+	key(vault.CodeNotFound, vault.ReasonReplaced):                    "the note was replaced while being read; try again",
+	key(vault.CodeNoteExists, vault.ReasonTrashFull):                 "the trash already holds too many notes of this name; ask the owner to empty .trash/",
+	key(vault.CodeNoteExists, vault.ReasonCaseTwin):                  "a note or folder {subject_q} already exists here, differing only in case or Unicode form, and macOS, Windows and phones would take both for one; edit that note, or choose another name",
+	key(vault.CodeProtectedPath, vault.ReasonAlreadyInTrash):         "this note is already in .trash/; nothing in .trash/ is removed by cortex",
+	key(vault.CodeProtectedPath, vault.ReasonMoveWithinTrash):        "a note in .trash/ is only moved out of it, to restore it; give a path outside .trash/",
+	key(vault.CodeProtectedPath, vault.ReasonMoveIntoTrash):          "notes go to .trash/ by delete_note, which keeps them for the owner to restore; call delete_note on this note instead of moving it",
+	key(vault.CodeProtectedPath, vault.ReasonHiddenFile):             "hidden files and folders are not shown through cortex",
+	key(vault.CodeProtectedPath, vault.ReasonInstructions):           "the instructions file is read-only here; ask the owner to change it",
+	key(vault.CodeProtectedPath, vault.ReasonInTrash):                "notes in .trash/ cannot be changed; move the note out of .trash/ first to restore it",
+	key(vault.CodeProtectedPath, vault.ReasonForgetOutsideTrash):     "only notes in .trash/ can be deleted for good; delete the note first",
+	key(vault.CodeNotANote, vault.ReasonNotShown):                    "this is neither a note nor an attachment cortex shows",
+	key(vault.CodeNotANote, vault.ReasonSpecialFile):                 "this path is a folder or a special file; list it instead",
+	key(vault.CodeNotANote, vault.ReasonSpecialNote):                 "this path is a folder or a special file, not a note; list it instead",
+	key(vault.CodeNotANote, vault.ReasonFolder):                      "this is a folder, not a note; list it to see its notes",
+	key(vault.CodeNotANote, vault.ReasonConflictCopy):                "this is a Syncthing conflict copy (its name holds .sync-conflict-): it can be read or deleted but not changed; merge its text into the note it copies, then delete it",
+	key(vault.CodeNotANote, vault.ReasonConflictName):                "names holding .sync-conflict- are Syncthing conflict copies, which cortex never writes; choose another name",
+	key(vault.CodeSectionNotFound, vault.ReasonNotAmong):             "no heading matches this section; pass one of the note's headings listed in candidates, like \"## Plan\"",
+	key(vault.CodeSectionNotFound, vault.ReasonNoHeadings):           "the note has no headings; leave the section out to use the whole note",
+	key(vault.CodeSectionNotFound, vault.ReasonNoBlocks):             "the note has no block ^{subject}, nor any other; leave the block out to read the whole note",
+	key(vault.CodeSectionNotFound, vault.ReasonNoBlock):              "the note has no block ^{subject}; pass one of its blocks, listed in candidates, or leave the block out to read the whole note",
+	key(vault.CodeSectionNotFound, vault.ReasonNoAnchor):             "the note has no block ^{subject}; fetch the note to see its block ids, or leave the block out to add at the end",
+	key(vault.CodeWriteTooLarge, vault.ReasonSizes):                  "the text sent is {size}, over the limit of {limit} for one write; send it in smaller parts, for example a create_note followed by several append calls",
+	key(vault.CodeNoteTooLarge, vault.ReasonSizes):                   "the note is {size}, over the largest size cortex reads, {limit}; ask the owner to split it",
+	key(vault.CodeNoteTooLarge, vault.ReasonOverLimit):               "the note is over the largest size cortex reads, {limit}; ask the owner to split it",
+	key(vault.CodeNoteTooLarge, vault.ReasonWouldGrow):               "the note would grow to {size}, over the largest size cortex reads, {limit}; write the text into a new note instead",
+	key(vault.CodeOutsideScope, vault.ReasonWrite):                   "this app may not change notes here: its scope is {subject}; choose a path inside it, or ask the owner to widen the app's scope in the console",
+	key(vault.CodeOutsideScope, vault.ReasonDaily):                   "the daily notes lie outside this app's scope ({subject}); fetch or append to notes inside it, or ask the owner to widen the app's scope in the console",
+	key(vault.CodeAmbiguousName, vault.ReasonNamed):                  "{count} notes are named {subject_q}; pass the path of the one you mean, from candidates",
+}
+
+// toolSentence is what the client is told of a vault refusal: the
+// sentence of its reason, else of its code, with its values filled in.
+func toolSentence(ve *vault.Error) string {
+	msg, ok := toolMessages[ve.Key()]
+	if !ok {
+		msg, ok = toolMessages[ve.Code]
+	}
+	if !ok {
+		// A code the table lacks (a test keeps it from happening): the
+		// vault's own sentence for people says at least what is wrong.
+		return ve.Message
+	}
+	if ve.Why != nil {
+		msg = strings.ReplaceAll(msg, "{why}", toolSentence(ve.Why))
+	}
+	return ve.Fill(msg)
 }
 
 // toolError maps any error to what the client sees, and logs what the
 // client must not see. Unknown errors become "internal".
 func (s *server) toolError(c call, err error) *toolError {
+	if te := (*toolError)(nil); errors.As(err, &te) {
+		return te
+	}
 	var ve *vault.Error
 	if !errors.As(err, &ve) || ve.Code == vault.CodeInternal || ve.Code == "" {
 		s.log.Error("tool failed", "tool", c.tool, "app", c.app, "err", err)
 		return &toolError{Code: vault.CodeInternal, Message: toolMessages[vault.CodeInternal]}
 	}
-	msg, ok := toolMessages[ve.Code]
-	switch {
-	case ve.Code == vault.CodeMultipleMatches:
-		// The tool's sentence names replace_all and says how often, all
-		// that the vault's own sentence says.
-		msg = fmt.Sprintf(msg, occurrences(ve.Count))
-	case !ok || ve.Specific():
-		msg = sentence(ve.Message)
-	}
-	if msg == "" {
-		msg = toolMessages[vault.CodeInvalidArgument]
-	}
 	if ve.Err != nil {
 		s.log.Debug("tool refused", "tool", c.tool, "app", c.app, "code", ve.Code, "err", ve.Err)
 	}
-	return &toolError{
+	te := &toolError{
 		Code:           ve.Code,
-		Message:        msg,
+		Message:        toolSentence(ve),
 		CurrentVersion: ve.Version,
-		Count:          ve.Count,
 		Candidates:     ve.Candidates,
 		More:           ve.More,
 	}
-}
-
-// occurrences says how often old_text occurs: the count when the vault
-// counted, else "more than once".
-func occurrences(n int) string {
-	if n > 1 {
-		return strconv.Itoa(n) + " times"
+	if ve.Code == vault.CodeMultipleMatches {
+		te.Count = ve.Count // the vault counts other things too
 	}
-	return "more than once"
-}
-
-// sentence fits a vault message to the "code: sentence" form: first letter
-// lowercased, final period dropped.
-func sentence(m string) string {
-	m = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m), "."))
-	if m != "" && m[0] >= 'A' && m[0] <= 'Z' {
-		m = strings.ToLower(m[:1]) + m[1:]
-	}
-	return m
+	return te
 }
 
 // errorCode is the journal's result code for err ("ok" when nil).
@@ -150,6 +230,9 @@ func errorCode(err error) string {
 	var ve *vault.Error
 	if errors.As(err, &ve) && ve.Code != "" {
 		return ve.Code
+	}
+	if te := (*toolError)(nil); errors.As(err, &te) {
+		return te.Code
 	}
 	return vault.CodeInternal
 }

@@ -137,15 +137,19 @@ func TestErrorText(t *testing.T) {
 	}{
 		{&vault.Error{Code: vault.CodeNoteChanged, Version: "v2"},
 			"note_changed: the note changed since you read it; fetch it again and retry with the new version (current_version: v2)"},
-		{&vault.Error{Code: vault.CodeInvalidArgument, Message: "Pass a limit below 10."}, "invalid_argument: pass a limit below 10"},
 		{&vault.Error{Code: vault.CodeMultipleMatches, Count: 1}, "multiple_matches: old_text occurs more than once;"},
-		{&vault.Error{Code: "brand_new", Message: "Do the new thing."}, "brand_new: do the new thing"},
+		{&vault.Error{Code: vault.CodeMultipleMatches, Count: 3}, "multiple_matches: old_text occurs 3 times;"},
 		{&vault.Error{Code: vault.CodeSectionAmbiguous, Candidates: []string{"## A (line 1)"}}, `(candidates: ["## A (line 1)"])`},
 		{&vault.Error{Code: vault.CodeSectionAmbiguous, Candidates: []string{"## A (line 1)"}, More: 7}, `(candidates: ["## A (line 1)"] and 7 more)`},
-		// A sentence written for the very failure is passed on; the
-		// general one is replaced by the tool's wording.
-		{&vault.Error{Code: vault.CodeInvalidPath, Message: "This path is a symbolic link, which cortex never follows."},
-			"invalid_path: this path is a symbolic link, which cortex never follows"},
+		// A reason has its own sentence, with the values of the failure;
+		// the vault's sentence for people is never what the client reads.
+		{&vault.Error{Code: vault.CodeInvalidPath, Reason: vault.ReasonLinkFile, Message: "For people."},
+			"invalid_path: this file is a symbolic link, which cortex never follows"},
+		{&vault.Error{Code: vault.CodeSectionNotFound, Reason: vault.ReasonNoAnchor, Subject: "ab12"},
+			"section_not_found: the note has no block ^ab12; fetch the note to see its block ids"},
+		{&vault.Error{Code: vault.CodeInvalidPath, Reason: vault.ReasonDailyPath, Subject: "Daily/.x.md",
+			Why: &vault.Error{Code: vault.CodeInvalidPath, Reason: vault.ReasonHiddenPart}},
+			`invalid_path: the daily-notes settings give the path "Daily/.x.md", which cortex cannot use: hidden folders and files`},
 		{&vault.Error{Code: vault.CodeInvalidPath}, "invalid_path: the path is not valid; use a vault-relative path"},
 	}
 	for _, tt := range tests {

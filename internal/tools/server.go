@@ -491,8 +491,8 @@ func (s *server) daily(ctx context.Context, id string) (vault.DailyNote, bool, e
 
 // noDaily is the answer for a daily note that does not exist yet.
 func noDaily(d vault.DailyNote) error {
-	return &vault.Error{Code: vault.CodeNotFound, Message: fmt.Sprintf(
-		"there is no daily note for %s yet (it would be %s); append to it to create it", d.Day.Format("2006-01-02"), d.Path)}
+	return refuse(vault.CodeNotFound, fmt.Sprintf(
+		"there is no daily note for %s yet (it would be %s); append to it to create it", d.Day.Format("2006-01-02"), d.Path))
 }
 
 // target finds the note an id names: a day's daily note (today,

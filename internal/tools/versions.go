@@ -56,8 +56,8 @@ func checkVersionRef(v string) error {
 // not kept, of another note, or hidden by the caller's scope (a version
 // marked private), so that the answer says nothing of what is hidden.
 func unknownVersion(v string) error {
-	return &vault.Error{Code: codeUnknownVersion,
-		Message: "This note has no stored version " + strconv.Quote(v) + "; call recent with the note's id to list the versions it has."}
+	return refuse(codeUnknownVersion,
+		"this note has no stored version "+strconv.Quote(v)+"; call recent with the note's id to list the versions it has")
 }
 
 // earlier is the note at p as it was at version, read from the history
@@ -67,8 +67,8 @@ func (s *server) earlier(ctx context.Context, current *vault.Note, version strin
 		return nil, store.NoteVersion{}, err
 	}
 	if s.history == nil {
-		return nil, store.NoteVersion{}, &vault.Error{Code: codeNoHistory,
-			Message: "This server keeps no history of the notes, so only the current version can be read; leave version out."}
+		return nil, store.NoteVersion{}, refuse(codeNoHistory,
+			"this server keeps no history of the notes, so only the current version can be read; leave version out")
 	}
 	nv, data, err := s.history.Version(ctx, current.Path, version)
 	if err != nil {
@@ -101,8 +101,8 @@ func isHistoryRefusal(err error) bool { return errors.Is(err, store.ErrNoHistory
 // most limit, for a caller that can see the note now.
 func (s *server) versionsOf(ctx context.Context, current *vault.Note, limit int) ([]noteVersion, error) {
 	if s.history == nil {
-		return nil, &vault.Error{Code: codeNoHistory,
-			Message: "This server keeps no history of the notes; leave id out to list the recently changed notes."}
+		return nil, refuse(codeNoHistory,
+			"this server keeps no history of the notes; leave id out to list the recently changed notes")
 	}
 	vs, err := s.history.Versions(ctx, current.Path)
 	if err != nil {

@@ -155,7 +155,7 @@ func (v *Vault) hideInPath(a access, p string, e *Error) *Error {
 // hideFileInPath is hideInPath for the folder dir and what lies below it:
 // the file in the way is dir or one of the folders above it.
 func (v *Vault) hideFileInPath(a access, dir string, e *Error) *Error {
-	if e == nil || e.Message != msgFileInPath || a.all() {
+	if !isReason(e, CodeNotFound, ReasonFileInPath) || a.all() {
 		return e
 	}
 	for q := dir; q != "." && q != ""; q = path.Dir(q) {
@@ -179,13 +179,12 @@ func (v *Vault) writable(a access, p string) bool {
 
 // errHidden is what a call gets for a note it may not see: exactly the
 // answer for a note that does not exist.
-func errHidden() *Error { return newErr(CodeNotFound, "", nil) }
+func errHidden() *Error { return newErr(CodeNotFound, reasonNone, nil) }
 
 // errOutside refuses a change outside the call's write scope, naming the
 // scope the app has and nothing else.
 func errOutside(a access) *Error {
-	return newErr(CodeOutsideScope, "This app may not change notes here: its scope is "+a.s.Describe()+
-		"; choose a path inside it, or ask the owner to widen the app's scope in the console.", nil)
+	return fail(&Error{Code: CodeOutsideScope, Reason: ReasonWrite, Subject: a.s.Describe()})
 }
 
 // checkSee refuses, as not found, a note path the call may not see. Like
@@ -460,7 +459,7 @@ func (v *Vault) hideExisting(ctx context.Context, p string, e *Error) *Error {
 		if fi, err := v.root.Lstat(p); err == nil && fi.Mode().IsRegular() && v.notePrivate(p, fi) {
 			return errOutside(a)
 		}
-	case e.Message == msgFileInNewPath:
+	case isReason(e, CodeInvalidPath, ReasonFileInNewPath):
 		for q := path.Dir(p); q != "." && q != ""; q = path.Dir(q) {
 			if fi, err := v.root.Lstat(q); err == nil && !fi.IsDir() {
 				if !v.visibleNote(a, q) {

@@ -83,7 +83,7 @@ func TestScopeHidesNotes(t *testing.T) {
 				if code(t, err) != CodeNotFound {
 					t.Errorf("Read(%s) = %v, want not_found", p, err)
 				}
-				if err.Error() != newErr(CodeNotFound, "", nil).Error() {
+				if err.Error() != newErr(CodeNotFound, reasonNone, nil).Error() {
 					t.Errorf("Read(%s) says %q, not what a missing note says", p, err)
 				}
 				noCanary(t, "Read", n, nil)

@@ -40,15 +40,22 @@ const (
 	CodeVaultReplaced = "vault_replaced"
 )
 
-// Error is what every exported vault method returns on failure. Message is one
-// sentence telling the caller what to do next; it never contains a host path
-// or note content.
+// Error is what every exported vault method returns on failure. Code and
+// Reason say what went wrong, and the fields after them hold the values of
+// the failure, so that a caller can write its own sentence (the tools write
+// theirs in terms of their tools and arguments). Message is a sentence for
+// people, built from the same values, that names no tool; it never contains
+// a host path or note content.
 type Error struct {
-	Code    string
+	Code string
+	// Reason says, within Code, what exactly went wrong (a Reason*
+	// constant); empty for the code's general case.
+	Reason  string
 	Message string
 	// Version is the note's current version for CodeNoteChanged.
 	Version string
-	// Count is the number of matches for CodeMultipleMatches.
+	// Count is the number of matches for CodeMultipleMatches, of notes of
+	// the name for CodeAmbiguousName, of keys for ReasonFrontmatterLimit.
 	Count int
 	// Candidates lists what the caller may choose from: the matching
 	// headings (CodeSectionAmbiguous), the note's headings
@@ -56,6 +63,18 @@ type Error struct {
 	// (CodeSectionHasSubsections). At most 50; More counts the rest.
 	Candidates []string
 	More       int
+	// Subject is what Reason is about, clipped to a few hundred bytes: the
+	// name, block id, version or key given, a name of the path, a query
+	// operator, the scope of the app. Detail is a second such value (the
+	// character a name may not hold).
+	Subject string
+	Detail  string
+	// Size and Limit are the sizes Reason compares: bytes, or KiB for
+	// ReasonFrontmatterLimit.
+	Size, Limit int64
+	// Why is the refusal behind this one (ReasonDailyPath: why the path
+	// the settings give cannot be used).
+	Why *Error
 	// Err is the underlying cause, for logs only.
 	Err error
 }
@@ -63,10 +82,14 @@ type Error struct {
 func (e *Error) Error() string { return e.Code + ": " + e.Message }
 func (e *Error) Unwrap() error { return e.Err }
 
-// Specific reports whether Message was written for this very failure (it
-// names the rule broken, the limit passed, the key at fault) rather than
-// being the code's general sentence.
-func (e *Error) Specific() bool { return e.Message != "" && e.Message != defaultMessages[e.Code] }
+// Key is where the error's sentence stands in a table of sentences:
+// "code/reason", or the code alone when there is no reason.
+func (e *Error) Key() string {
+	if e.Reason == "" {
+		return e.Code
+	}
+	return e.Code + "/" + e.Reason
+}
 
 // Options configures a Vault. Zero values mean the defaults noted.
 type Options struct {

@@ -75,15 +75,15 @@ func (v *Vault) checkAttachment(p string) *Error {
 		return e
 	}
 	if v.isProtected(p) {
-		return newErr(CodeProtectedPath, "", nil)
+		return newErr(CodeProtectedPath, reasonNone, nil)
 	}
 	for seg := range strings.SplitSeq(p, "/") {
 		if seg[0] == '.' && seg != trashDir {
-			return newErr(CodeProtectedPath, "Hidden files and folders are not shown through cortex.", nil)
+			return newErr(CodeProtectedPath, ReasonHiddenFile, nil)
 		}
 	}
 	if !isAttachmentName(path.Base(p)) {
-		return newErr(CodeNotANote, "This is neither a note nor an attachment cortex shows.", nil)
+		return newErr(CodeNotANote, ReasonNotShown, nil)
 	}
 	return nil
 }
@@ -116,10 +116,10 @@ func (v *Vault) ReadAttachment(ctx context.Context, p string, read bool, limit i
 		return nil, fsErr("lstat", err)
 	}
 	if fi.Mode()&fs.ModeSymlink != 0 {
-		return nil, newErr(CodeInvalidPath, "This file is a symbolic link, which cortex never follows; use the path of the file it points to.", nil)
+		return nil, newErr(CodeInvalidPath, ReasonLinkFile, nil)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, newErr(CodeNotANote, "This path is a folder or a special file; list it instead.", nil)
+		return nil, newErr(CodeNotANote, ReasonSpecialFile, nil)
 	}
 	a := &Attachment{Path: p, Size: fi.Size(), Modified: fi.ModTime(), MediaType: MediaType(name)}
 	if !read || fi.Size() > limit {

@@ -76,13 +76,12 @@ func (v *Vault) Daily(ctx context.Context, day time.Time) (DailyNote, error) {
 	name := MomentFormat(day, strings.TrimSpace(set.Format))
 	p := strings.Trim(path.Join(strings.Trim(set.Folder, "/"), name), "/") + ".md"
 	if e := v.checkCreatable(p); e != nil {
-		return DailyNote{}, newErr(CodeInvalidPath, fmt.Sprintf("The daily-notes settings give the path %q, which cortex cannot use: %s", clipRunes(p, 200), e.Message), nil)
+		return DailyNote{}, fail(&Error{Code: CodeInvalidPath, Reason: ReasonDailyPath, Subject: clipRunes(p, 200), Why: e})
 	}
 	// A daily note the app may not see is refused before anything about it
 	// is looked at: not read, not created.
 	if a := accessOf(ctx); !v.pathVisible(a, p) {
-		return DailyNote{}, newErr(CodeOutsideScope, "The daily notes lie outside this app's scope ("+a.s.Describe()+
-			"); fetch or append to notes inside it, or ask the owner to widen the app's scope in the console.", nil)
+		return DailyNote{}, fail(&Error{Code: CodeOutsideScope, Reason: ReasonDaily, Subject: a.s.Describe()})
 	}
 	out := DailyNote{Path: p, Day: day}
 	// A daily note the app may not see (private by its frontmatter) is

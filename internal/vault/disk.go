@@ -44,10 +44,10 @@ func (v *Vault) lstatDir(dir string) (fs.FileInfo, *Error) {
 			return nil, fsErr("lstat", err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, newErr(CodeInvalidPath, msgLinkInPath, nil)
+			return nil, newErr(CodeInvalidPath, ReasonLinkInPath, nil)
 		}
 		if !fi.IsDir() {
-			return nil, newErr(CodeNotFound, msgFileInPath, nil)
+			return nil, newErr(CodeNotFound, ReasonFileInPath, nil)
 		}
 	}
 	return fi, nil
@@ -72,7 +72,7 @@ func (v *Vault) checkNewPath(p, self string) *Error {
 		if errors.Is(err, fs.ErrNotExist) {
 			// The rest is created, so the note cannot exist yet.
 			if t := v.twin(dir[:i], "", true); t != "" {
-				return newErr(CodeInvalidPath, fmt.Sprintf("A folder %q already exists here, differing only in case or Unicode form, and macOS, Windows and phones would take both for one; use its spelling.", t), nil)
+				return fail(&Error{Code: CodeInvalidPath, Reason: ReasonCaseFolder, Subject: t})
 			}
 			return nil
 		}
@@ -80,21 +80,21 @@ func (v *Vault) checkNewPath(p, self string) *Error {
 			return fsErr("lstat", err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return newErr(CodeInvalidPath, msgLinkInPath, nil)
+			return newErr(CodeInvalidPath, ReasonLinkInPath, nil)
 		}
 		if !fi.IsDir() {
-			return newErr(CodeInvalidPath, msgFileInNewPath, nil)
+			return newErr(CodeInvalidPath, ReasonFileInNewPath, nil)
 		}
 	}
 	_, err := v.root.Lstat(p)
 	switch {
 	case err == nil:
-		return newErr(CodeNoteExists, "", nil)
+		return newErr(CodeNoteExists, reasonNone, nil)
 	case !errors.Is(err, fs.ErrNotExist):
 		return fsErr("lstat", err)
 	}
 	if t := v.twin(p, self, true); t != "" {
-		return newErr(CodeNoteExists, fmt.Sprintf("A note or folder %q already exists here, differing only in case or Unicode form, and macOS, Windows and phones would take both for one; edit that note, or choose another name.", t), nil)
+		return fail(&Error{Code: CodeNoteExists, Reason: ReasonCaseTwin, Subject: t})
 	}
 	return nil
 }
@@ -212,11 +212,11 @@ func (v *Vault) openDir(dir string) (*os.Root, fs.FileInfo, func(), *Error) {
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
 			release()
-			return nil, nil, nil, newErr(CodeInvalidPath, msgLinkInPath, nil)
+			return nil, nil, nil, newErr(CodeInvalidPath, ReasonLinkInPath, nil)
 		}
 		if !fi.IsDir() {
 			release()
-			return nil, nil, nil, newErr(CodeNotFound, msgFileInPath, nil)
+			return nil, nil, nil, newErr(CodeNotFound, ReasonFileInPath, nil)
 		}
 		sub, err := r.OpenRoot(c)
 		release()
@@ -268,10 +268,10 @@ func (v *Vault) readNoteWalking(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Er
 			return nil, nil, nil, fsErr("lstat", err)
 		}
 		if fi.Mode()&fs.ModeSymlink != 0 {
-			return nil, nil, nil, newErr(CodeInvalidPath, "This note is a symbolic link, which cortex never follows; use the path of the note it points to, or ask the owner to replace the link with the note itself.", nil)
+			return nil, nil, nil, newErr(CodeInvalidPath, ReasonLinkNote, nil)
 		}
 		if !fi.Mode().IsRegular() {
-			return nil, nil, nil, newErr(CodeNotANote, "This path is a folder or a special file, not a note; list it instead.", nil)
+			return nil, nil, nil, newErr(CodeNotANote, ReasonSpecialNote, nil)
 		}
 		if fi.Size() > v.maxNote {
 			return nil, nil, nil, errNoteTooLarge(fi.Size(), v.maxNote)
@@ -285,12 +285,12 @@ func (v *Vault) readNoteWalking(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Er
 		}
 		return data, st, parent, nil
 	}
-	return nil, nil, nil, newErr(CodeInternal, "The note kept changing while being read; try again in a moment.", nil)
+	return nil, nil, nil, newErr(CodeInternal, ReasonUnsteady, nil)
 }
 
 // errReplaced reports a file replaced between its Lstat and its open (a
 // sync tool's rename, or a link swapped in).
-var errReplaced = &Error{Code: CodeNotFound, Message: "The note was replaced while being read; try again."}
+var errReplaced = newErr(CodeNotFound, ReasonReplaced, nil)
 
 // readIn reads the file name in the folder r, checked with Lstat as fi.
 func (v *Vault) readIn(r *os.Root, name string, fi fs.FileInfo) ([]byte, fs.FileInfo, *Error) {
@@ -428,10 +428,10 @@ func (v *Vault) linkNoReplace(oldname, newname string) *Error {
 		return nil
 	}
 	if errors.Is(err, fs.ErrExist) {
-		return newErr(CodeNoteExists, "", err)
+		return newErr(CodeNoteExists, reasonNone, err)
 	}
 	if _, lerr := v.root.Lstat(newname); lerr == nil {
-		return newErr(CodeNoteExists, "", nil)
+		return newErr(CodeNoteExists, reasonNone, nil)
 	}
 	v.log.Debug("vault: hard link unavailable, renaming", "err", err)
 	if err := v.root.Rename(oldname, newname); err != nil {

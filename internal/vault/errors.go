@@ -8,52 +8,33 @@ import (
 	"syscall"
 )
 
-// defaultMessages holds, per code, the one sentence that tells the caller
-// what to do next. Call sites may give a more precise sentence.
-var defaultMessages = map[string]string{
-	CodeInvalidPath:      "Use a vault-relative path with '/' separators and no '..', '.', empty segments, backslashes, control characters or symbolic links.",
-	CodeProtectedPath:    "This path is protected; choose a note outside the protected folders.",
-	CodeNotFound:         "No note exists at this path; list the folder or search to find the right path.",
-	CodeNoteExists:       "A note already exists at this path; read and edit it, or choose another path.",
-	CodeNoteChanged:      "The note changed since you read it; read it again and redo your change against the current version.",
-	CodeVersionRequired:  "Read the note first and pass the version you read with this change.",
-	CodeWriteTooLarge:    "The text is too large for one write; send it in smaller parts.",
-	CodeNoteTooLarge:     "The note is too large to handle; split it into smaller notes outside cortex.",
-	CodeDiskLow:          "The disk is nearly full, so writes are paused; ask the owner to free some space.",
-	CodeSectionNotFound:  "No heading matches this section; read the note to see its headings.",
-	CodeSectionAmbiguous: "Several headings match this section; pass one of the candidate headings in full.",
-	CodeSectionHasSubsections: "The section holds the subsections listed in candidates, which replacing it would erase too; " +
-		"replace one of them, change exact text with an edit, or ask to replace the subsections as well.",
-	CodeNoMatch:         "The old text was not found; read the note again and copy the exact text to replace.",
-	CodeMultipleMatches: "The old text occurs more than once; include more surrounding text to make it unique, or replace all occurrences.",
-	CodeBadFrontmatter:  "The note's frontmatter is not valid YAML; fix it with an edit first.",
-	CodeInvalidArgument: "Check the arguments and try again.",
-	CodeNotANote:        "Only Markdown notes (names ending in .md) can be read or written.",
-	CodeVaultReplaced:   msgReplaced,
-	CodeInternal:        "Something went wrong on the server; try again later or tell the owner.",
+// newErr builds an *Error of code and reason (reasonNone for the code's
+// general case), with its sentence for people; cause is for the log.
+func newErr(code, reason string, cause error) *Error {
+	return fail(&Error{Code: code, Reason: reason, Err: cause})
 }
 
-// Sentences for a path through a file, as if it were a folder: one for
-// paths that must exist, one for paths about to be created.
-const (
-	msgFileInPath    = "A part of this path is a file, not a folder; check the path."
-	msgFileInNewPath = "A part of this path is a file, not a folder; choose another path."
-	msgLinkInPath    = "A folder in this path is a symbolic link, which cortex never follows; use the real path."
-)
+// fail gives e, whose code, reason and values are set, its sentence for
+// people.
+func fail(e *Error) *Error {
+	e.Message = e.sentence()
+	return e
+}
 
-// newErr builds an *Error; an empty msg means the code's default sentence.
-func newErr(code, msg string, cause error) *Error {
-	if msg == "" {
-		msg = defaultMessages[code]
-	}
-	return &Error{Code: code, Message: msg, Err: cause}
+// openErr refuses to open the vault: a sentence for the operator starting
+// cortex, which no client ever sees, so it stands outside the table.
+func openErr(msg string, cause error) *Error {
+	return &Error{Code: CodeInvalidArgument, Message: msg, Err: cause}
+}
+
+// isReason reports whether e is the refusal of code for reason.
+func isReason(e *Error, code, reason string) bool {
+	return e != nil && e.Code == code && e.Reason == reason
 }
 
 // errVersion reports a stale version together with the current one.
 func errVersion(current string) *Error {
-	e := newErr(CodeNoteChanged, "", nil)
-	e.Version = current
-	return e
+	return fail(&Error{Code: CodeNoteChanged, Version: current})
 }
 
 // versionMismatch reports a version that is not the note's current one.
@@ -62,8 +43,7 @@ func errVersion(current string) *Error {
 // note_changed asks for, would not mend the next call.
 func versionMismatch(given, current string) *Error {
 	if !isVersion(given) {
-		return newErr(CodeInvalidArgument, fmt.Sprintf("The version %q is not a note version (12 hex digits); fetch the note and pass its metadata.version as version.",
-			clipRunes(given, 40)), nil)
+		return fail(&Error{Code: CodeInvalidArgument, Reason: ReasonVersionForm, Subject: clipRunes(given, 40)})
 	}
 	return errVersion(current)
 }
@@ -92,19 +72,19 @@ func fsErr(op string, err error) *Error {
 	cause := fmt.Errorf("vault %s: %w", op, err)
 	switch {
 	case errors.Is(err, syscall.ENOTDIR):
-		return newErr(CodeNotFound, msgFileInPath, cause)
+		return newErr(CodeNotFound, ReasonFileInPath, cause)
 	case errors.Is(err, fs.ErrNotExist):
-		return newErr(CodeNotFound, "", cause)
+		return newErr(CodeNotFound, reasonNone, cause)
 	case errors.Is(err, fs.ErrExist):
-		return newErr(CodeNoteExists, "", cause)
+		return newErr(CodeNoteExists, reasonNone, cause)
 	case errors.Is(err, syscall.ELOOP), errors.Is(err, syscall.ENAMETOOLONG), isEscapeErr(err):
-		return newErr(CodeInvalidPath, "", cause)
+		return newErr(CodeInvalidPath, reasonNone, cause)
 	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EDQUOT):
-		return newErr(CodeDiskLow, "", cause)
+		return newErr(CodeDiskLow, reasonNone, cause)
 	case errors.Is(err, fs.ErrPermission):
-		return newErr(CodeInternal, "The server may not access this file; tell the owner to check its permissions.", cause)
+		return newErr(CodeInternal, ReasonPermission, cause)
 	}
-	return newErr(CodeInternal, "", cause)
+	return newErr(CodeInternal, reasonNone, cause)
 }
 
 // mkdirErr maps the failure to create the folders of a new note. A file
@@ -112,7 +92,7 @@ func fsErr(op string, err error) *Error {
 // the caller must choose another path.
 func mkdirErr(err error) *Error {
 	if errors.Is(err, syscall.ENOTDIR) {
-		return newErr(CodeInvalidPath, msgFileInNewPath, fmt.Errorf("vault mkdir: %w", err))
+		return newErr(CodeInvalidPath, ReasonFileInNewPath, fmt.Errorf("vault mkdir: %w", err))
 	}
 	return fsErr("mkdir", err)
 }
@@ -151,16 +131,14 @@ func byteSize(n int64) string {
 
 // errWriteTooLarge names the size sent and the limit.
 func errWriteTooLarge(n, limit int) *Error {
-	return newErr(CodeWriteTooLarge, fmt.Sprintf("The text sent is %s, over the limit of %s for one write; send it in smaller parts, for example a create_note followed by several append calls.",
-		byteSize(int64(n)), byteSize(int64(limit))), nil)
+	return fail(&Error{Code: CodeWriteTooLarge, Reason: ReasonSizes, Size: int64(n), Limit: int64(limit)})
 }
 
 // errNoteTooLarge names the note's size (when known, else n < 0) and the
 // largest that is read.
 func errNoteTooLarge(n, limit int64) *Error {
 	if n < 0 {
-		return newErr(CodeNoteTooLarge, fmt.Sprintf("The note is over the largest size cortex reads, %s; ask the owner to split it.", byteSize(limit)), nil)
+		return fail(&Error{Code: CodeNoteTooLarge, Reason: ReasonOverLimit, Limit: limit})
 	}
-	return newErr(CodeNoteTooLarge, fmt.Sprintf("The note is %s, over the largest size cortex reads, %s; ask the owner to split it.",
-		byteSize(n), byteSize(limit)), nil)
+	return fail(&Error{Code: CodeNoteTooLarge, Reason: ReasonSizes, Size: n, Limit: limit})
 }

@@ -57,8 +57,6 @@ const WriterExternal = "external"
 // stored, so the write was refused.
 const CodeHistoryUnavailable = "history_unavailable"
 
-const msgHistoryUnavailable = "The note's history could not be saved, so the change was refused to keep the old text safe; tell the owner (the server log says why) and try again later."
-
 // historyTimeout bounds the keeping of an outside change, which no caller
 // waits for.
 const historyTimeout = 30 * time.Second
@@ -98,7 +96,7 @@ func (v *Vault) keep(ctx context.Context, vs ...Kept) ([]int64, *Error) {
 			return nil, ve
 		}
 		v.log.Error("vault: note history not written; write refused", "err", err)
-		return nil, newErr(CodeHistoryUnavailable, msgHistoryUnavailable, err)
+		return nil, newErr(CodeHistoryUnavailable, reasonNone, err)
 	}
 	return ids, nil
 }

@@ -17,9 +17,6 @@ import (
 // and writes and fails /healthz until it is restarted, which opens
 // whatever folder the path names then.
 
-// msgReplaced is the sentence for CodeVaultReplaced.
-const msgReplaced = "The vault folder was moved, replaced or deleted while cortex was running, so notes can be neither read nor written; ask the owner to restart cortex."
-
 // homeLost is what the log says once, when the folder is found replaced.
 const homeLost = "vault: the vault path no longer names the folder cortex opened (it was moved, replaced or deleted, as a restore from backup does); reads and writes are refused and /healthz fails until cortex is restarted, which opens the folder the path names now"
 
@@ -39,7 +36,7 @@ func (v *Vault) checkHome() *Error {
 	if !v.homeLost.Swap(true) {
 		v.log.Error(homeLost, "vault", v.dir, "err", err, "hint", "finish the restore, then restart cortex")
 	}
-	return newErr(CodeVaultReplaced, msgReplaced, fmt.Errorf("vault home: %w", err))
+	return newErr(CodeVaultReplaced, reasonNone, fmt.Errorf("vault home: %w", err))
 }
 
 // Check reports whether the vault can be served: nil, or an *Error with

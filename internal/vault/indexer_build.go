@@ -80,7 +80,7 @@ func (ix *indexer) build(ctx context.Context) (*search.Index, *Error) {
 	e := ix.v.walk(ctx, "", true, func(w walkEntry) *Error {
 		select {
 		case <-ix.stop:
-			return newErr(CodeInternal, "", context.Canceled)
+			return newErr(CodeInternal, reasonNone, context.Canceled)
 		default:
 		}
 		if w.info.IsDir() {

@@ -57,7 +57,7 @@ func TestFrontmatterSetAndRemoveNamesTheKey(t *testing.T) {
 	v, _ := newTestVault(t, map[string]string{"a.md": "---\ntags: [a]\n---\nx\n"}, nil)
 	_, err := v.UpdateFrontmatter(ctx, "a.md", ver("---\ntags: [a]\n---\nx\n"), map[string]any{"tags": []any{"b"}}, []string{"tags"})
 	e := errOf(t, err, CodeInvalidArgument)
-	if !strings.Contains(e.Message, `"tags" is both in set and in remove`) {
+	if !strings.Contains(e.Message, `"tags" is both to be set and to be removed`) {
 		t.Errorf("message = %q", e.Message)
 	}
 }
@@ -68,7 +68,7 @@ func TestSectionNotFoundListsHeadings(t *testing.T) {
 	_, err := v.ReplaceSection(ctx, "a.md", ver(doc), "Costs", "x", false)
 	e := errOf(t, err, CodeSectionNotFound)
 	want := []string{"# Garden (line 1)", "## Budget (line 3)", "## Plants (line 5)"}
-	if strings.Join(e.Candidates, "|") != strings.Join(want, "|") || e.More != 0 || !e.Specific() {
+	if strings.Join(e.Candidates, "|") != strings.Join(want, "|") || e.More != 0 || e.Reason != ReasonNotAmong {
 		t.Errorf("error = %+v", e)
 	}
 	_, err = v.Append(ctx, "flat.md", "x", "Budget")
@@ -158,3 +158,6 @@ func TestSymlinkAndConflictWording(t *testing.T) {
 		t.Errorf("append to conflict copy: %q", e.Message)
 	}
 }
+
+// sentenceOf is the table's sentence for code and reason, without values.
+func sentenceOf(code, reason string) string { return newErr(code, reason, nil).Message }

@@ -63,7 +63,7 @@ func (v *Vault) renameInOneStep(from, to string) (done bool, e *Error) {
 	case err == nil:
 		return true, nil
 	case errors.Is(err, fs.ErrExist):
-		return true, newErr(CodeNoteExists, "", err)
+		return true, newErr(CodeNoteExists, reasonNone, err)
 	case errors.Is(err, errNoRenameat2):
 		return false, nil
 	}

@@ -3,7 +3,6 @@ package vault
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"path"
 	"slices"
@@ -87,7 +86,7 @@ func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 	}
 	target, heading := markdown.ParseName(name)
 	if target == "" {
-		return Named{}, newErr(CodeInvalidArgument, "Name a note by its path, like Projects/Plan.md, or by its name, like Plan.", nil)
+		return Named{}, newErr(CodeInvalidArgument, ReasonNoName, nil)
 	}
 	paths, e := v.namedPaths(ctx, target)
 	if e != nil {
@@ -112,18 +111,18 @@ func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 	}
 	switch len(paths) {
 	case 0:
-		e := newErr(CodeNotFound, fmt.Sprintf("No note has the path, name or alias %q; use search or list to find it.", clipRunes(target, 100)), nil)
+		e := &Error{Code: CodeNotFound, Reason: ReasonNoSuchName, Subject: clipRunes(target, 100)}
 		if e.Candidates = v.closeNames(ctx, target); len(e.Candidates) > 0 {
-			e.Message = fmt.Sprintf("No note has the path, name or alias %q; pass one of the close names in candidates, or use search to find it.", clipRunes(target, 100))
+			e.Reason = ReasonNoSuchNameClose
 		}
-		return Named{}, e
+		return Named{}, fail(e)
 	case 1:
 		if id, ok := strings.CutPrefix(heading, "^"); ok {
 			return Named{Path: paths[0], Block: id}, nil
 		}
 		return Named{Path: paths[0], Heading: heading}, nil
 	}
-	e = newErr(CodeAmbiguousName, fmt.Sprintf("%d notes are named %q; pass the path of the one you mean, from candidates.", len(paths), clipRunes(target, 100)), nil)
+	e = fail(&Error{Code: CodeAmbiguousName, Reason: ReasonNamed, Count: len(paths), Subject: clipRunes(target, 100)})
 	e.Candidates = paths[:min(len(paths), markdown.MaxCandidates)]
 	e.More = len(paths) - len(e.Candidates)
 	return Named{}, e

@@ -1,7 +1,6 @@
 package vault
 
 import (
-	"fmt"
 	"path"
 	"strings"
 	"unicode"
@@ -31,29 +30,29 @@ var alwaysProtected = []string{".git", ".obsidian", ".cortex"}
 // vault: absolute paths, '..' and '.' segments, empty segments, backslashes,
 // control characters, invisible characters, invalid UTF-8 and overlong names.
 func checkPath(p string) *Error {
-	bad := func(msg string) *Error { return newErr(CodeInvalidPath, msg, nil) }
+	bad := func(reason string) *Error { return newErr(CodeInvalidPath, reason, nil) }
 	switch {
 	case p == "":
-		return bad("The path is empty; give a vault-relative path such as Projects/Plan.md.")
+		return bad(ReasonPathEmpty)
 	case !utf8.ValidString(p):
-		return bad("The path is not valid UTF-8; send names as UTF-8 text.")
+		return bad(ReasonPathNotUTF8)
 	case len(p) > maxPathLen:
-		return bad(fmt.Sprintf("The path is %d bytes long, over the limit of %d; choose a shorter path.", len(p), maxPathLen))
+		return fail(&Error{Code: CodeInvalidPath, Reason: ReasonPathTooLong, Size: int64(len(p)), Limit: maxPathLen})
 	case p[0] == '/':
-		return bad("The path starts with '/'; give it relative to the top of the vault, such as Projects/Plan.md.")
+		return bad(ReasonPathAbsolute)
 	}
 	for seg := range strings.SplitSeq(p, "/") {
 		switch {
 		case seg == "":
-			return bad("The path has an empty part ('//' or a '/' at the end); remove it.")
+			return bad(ReasonPathEmptyPart)
 		case seg == "." || seg == "..":
-			return bad("The path has a '.' or '..' part; give the path from the top of the vault without them.")
+			return bad(ReasonPathDotPart)
 		case len(seg) > maxSegmentLen:
-			return bad(fmt.Sprintf("A name in the path is %d bytes long, over the limit of %d; choose a shorter name.", len(seg), maxSegmentLen))
+			return fail(&Error{Code: CodeInvalidPath, Reason: ReasonNameTooLong, Size: int64(len(seg)), Limit: maxSegmentLen})
 		case strings.ContainsRune(seg, '\\'):
-			return bad("The path holds a backslash; separate folders with '/'.")
+			return bad(ReasonPathBackslash)
 		case !cleanRunes(seg):
-			return bad("The path holds a control character or an invisible one (such as a zero-width space or a direction mark); remove it.")
+			return bad(ReasonPathInvisible)
 		}
 	}
 	return nil
@@ -160,10 +159,10 @@ func (v *Vault) checkReadable(p string) *Error {
 		return e
 	}
 	if v.isProtected(p) {
-		return newErr(CodeProtectedPath, "", nil)
+		return newErr(CodeProtectedPath, reasonNone, nil)
 	}
 	if name := path.Base(p); !isNoteName(name) && !isConflictCopy(name) {
-		return newErr(CodeNotANote, "", nil)
+		return newErr(CodeNotANote, reasonNone, nil)
 	}
 	return nil
 }
@@ -175,7 +174,7 @@ func (v *Vault) checkRemovable(p string) *Error {
 		return e
 	}
 	if v.isInstructions(p) {
-		return newErr(CodeProtectedPath, "The instructions file is read-only here; ask the owner to change it.", nil)
+		return newErr(CodeProtectedPath, ReasonInstructions, nil)
 	}
 	return nil
 }
@@ -188,10 +187,10 @@ func (v *Vault) checkWritable(p string) *Error {
 		return e
 	}
 	if !isNoteName(path.Base(p)) {
-		return newErr(CodeNotANote, "This is a Syncthing conflict copy (its name holds .sync-conflict-): it can be read or deleted but not changed; merge its text into the note it copies, then delete it.", nil)
+		return newErr(CodeNotANote, ReasonConflictCopy, nil)
 	}
 	if inTrash(p) {
-		return newErr(CodeProtectedPath, "Notes in .trash/ cannot be changed; move the note out of .trash/ first to restore it.", nil)
+		return newErr(CodeProtectedPath, ReasonInTrash, nil)
 	}
 	return nil
 }
@@ -202,19 +201,19 @@ func (v *Vault) checkWritable(p string) *Error {
 // files, so a note written there would vanish from every assistant's view.
 func (v *Vault) checkCreatable(p string) *Error {
 	if isConflictCopy(path.Base(p)) && checkPath(p) == nil {
-		return newErr(CodeNotANote, "Names holding .sync-conflict- are Syncthing conflict copies, which cortex never writes; choose another name.", nil)
+		return newErr(CodeNotANote, ReasonConflictName, nil)
 	}
 	// "plan.md " is a note's name with a space after it, not a file that
 	// is no note: say which rule it breaks.
 	if name := path.Base(p); !isNoteName(name) && isNoteName(strings.TrimRight(name, ". ")) {
-		return newErr(CodeInvalidPath, unportable(name), nil)
+		return unportable(name)
 	}
 	if e := v.checkWritable(p); e != nil {
 		return e
 	}
 	for seg := range strings.SplitSeq(p, "/") {
 		if seg[0] == '.' {
-			return newErr(CodeInvalidPath, "Hidden folders and files (names starting with '.') are not for notes, because list and search never show them; choose a path without such a part.", nil)
+			return newErr(CodeInvalidPath, ReasonHiddenPart, nil)
 		}
 	}
 	return nil

@@ -44,7 +44,7 @@ func TestSymlinkInTheMiddle(t *testing.T) {
 				}
 				err := op.do(v, "a/link/b.md")
 				wantCode(t, err, CodeInvalidPath)
-				if msg := err.(*Error).Message; msg != msgLinkInPath {
+				if msg := err.(*Error).Message; msg != sentenceOf(CodeInvalidPath, ReasonLinkInPath) {
 					t.Errorf("message = %q, want the symbolic-link sentence", msg)
 				}
 				for _, f := range []string{filepath.Join(dir, "a/real/b.md"), filepath.Join(outside, "b.md"), filepath.Join(dir, "c.md")} {
@@ -78,9 +78,9 @@ func TestFileUsedAsFolder(t *testing.T) {
 			t.Run(p+"/"+op.name, func(t *testing.T) {
 				v, dir := newTestVault(t, map[string]string{"N.md": "n", "d/N.md": "n", "c.md": "c"}, nil)
 				err := op.do(v, p)
-				want, msg := CodeNotFound, msgFileInPath
+				want, msg := CodeNotFound, sentenceOf(CodeNotFound, ReasonFileInPath)
 				if op.name == "create" || op.name == "move to" {
-					want, msg = CodeInvalidPath, msgFileInNewPath
+					want, msg = CodeInvalidPath, sentenceOf(CodeInvalidPath, ReasonFileInNewPath)
 				}
 				wantCode(t, err, want)
 				if got := err.(*Error).Message; got != msg {
@@ -117,15 +117,15 @@ func TestFileUsedAsFolderInTrash(t *testing.T) {
 func TestFileSystemErrorsName(t *testing.T) {
 	v, _ := newTestVault(t, map[string]string{"N.md": "n"}, nil)
 	_, err := v.root.Lstat("N.md/x.md")
-	if e := fsErr("lstat", err); e.Code != CodeNotFound || e.Message != msgFileInPath {
+	if e := fsErr("lstat", err); e.Code != CodeNotFound || e.Message != sentenceOf(CodeNotFound, ReasonFileInPath) {
 		t.Errorf("fsErr(ENOTDIR) = %v", e)
 	}
 	err = v.root.MkdirAll("N.md/sub", 0o755)
-	if e := mkdirErr(err); e.Code != CodeInvalidPath || e.Message != msgFileInNewPath {
+	if e := mkdirErr(err); e.Code != CodeInvalidPath || e.Message != sentenceOf(CodeInvalidPath, ReasonFileInNewPath) {
 		t.Errorf("mkdirErr(ENOTDIR) = %v", e)
 	}
 	_, err = v.root.Lstat("missing.md")
-	if e := fsErr("lstat", err); e.Code != CodeNotFound || e.Message != defaultMessages[CodeNotFound] {
+	if e := fsErr("lstat", err); e.Code != CodeNotFound || e.Message != sentences[CodeNotFound] {
 		t.Errorf("fsErr(ENOENT) = %v", e)
 	}
 }

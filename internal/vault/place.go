@@ -2,7 +2,6 @@ package vault
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
@@ -28,11 +27,11 @@ func (v *Vault) AppendAt(ctx context.Context, p, text string, at Place) (WriteRe
 		return v.Append(ctx, p, text, at.Section)
 	}
 	if text == "" {
-		return WriteResult{}, newErr(CodeInvalidArgument, "Give the text to add.", nil)
+		return WriteResult{}, newErr(CodeInvalidArgument, ReasonNoText, nil)
 	}
 	at.Block = strings.TrimPrefix(at.Block, "^")
 	if at.Block != "" && (at.Start || at.Section != "") {
-		return WriteResult{}, newErr(CodeInvalidArgument, "Name either a block to add after, or a place at the start or end of a section, not both.", nil)
+		return WriteResult{}, newErr(CodeInvalidArgument, ReasonBlockAndPlace, nil)
 	}
 	return v.modifyAs(ctx, KindAppend, p, "", false, []string{text}, func(cur string) (string, *Error) {
 		var pos int
@@ -40,7 +39,7 @@ func (v *Vault) AppendAt(ctx context.Context, p, text string, at Place) (WriteRe
 		case at.Block != "":
 			_, end, ok := markdown.FindBlock(cur, at.Block)
 			if !ok {
-				return "", newErr(CodeSectionNotFound, fmt.Sprintf("The note has no block ^%s; fetch the note to see its block ids, or leave the block out to add at the end.", clipRunes(at.Block, 100)), nil)
+				return "", fail(&Error{Code: CodeSectionNotFound, Reason: ReasonNoAnchor, Subject: clipRunes(at.Block, 100)})
 			}
 			pos = end
 		case at.Section != "":

@@ -2,7 +2,6 @@ package vault
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"strings"
 )
@@ -24,23 +23,23 @@ var reservedNames = map[string]bool{"CON": true, "PRN": true, "AUX": true, "NUL"
 // as its brackets, so [[Plan #2]] would point at a heading of "Plan ".
 const unlinkableChars = `#^[]|`
 
-// unportable says which rule name breaks, or "" when it breaks none.
-func unportable(name string) string {
+// unportable says which rule name breaks, or nil when it breaks none.
+func unportable(name string) *Error {
 	if i := strings.IndexAny(name, unlinkableChars); i >= 0 {
-		return fmt.Sprintf("The name %q holds %q, and Obsidian cannot link to a name with any of # ^ [ ] | (a link reads them as heading, block or alias marks); choose a name without them.", name, name[i:i+1])
+		return fail(&Error{Code: CodeInvalidPath, Reason: ReasonLinkChar, Subject: name, Detail: name[i : i+1]})
 	}
 	if i := strings.IndexAny(name, unportableChars); i >= 0 {
-		return fmt.Sprintf("The name %q holds %q, and names with any of < > : \" | ? * cannot be stored on Windows or Android; choose a name without them.", name, name[i:i+1])
+		return fail(&Error{Code: CodeInvalidPath, Reason: ReasonWindowsChar, Subject: name, Detail: name[i : i+1]})
 	}
 	if strings.HasSuffix(name, ".") || strings.HasSuffix(name, " ") {
-		return fmt.Sprintf("The name %q ends in a dot or a space, which Windows drops, so that it would name another file there; remove it.", name)
+		return fail(&Error{Code: CodeInvalidPath, Reason: ReasonTrailingDot, Subject: name})
 	}
 	stem, _, _ := strings.Cut(name, ".")
 	stem = strings.ToUpper(strings.TrimRight(stem, " "))
 	if reservedNames[stem] || len(stem) == 4 && (strings.HasPrefix(stem, "COM") || strings.HasPrefix(stem, "LPT")) && stem[3] >= '0' && stem[3] <= '9' {
-		return fmt.Sprintf("The name %q is a device name that Windows reserves (CON, PRN, AUX, NUL, COM0-9, LPT0-9, with any extension); choose another name.", name)
+		return fail(&Error{Code: CodeInvalidPath, Reason: ReasonDeviceName, Subject: name})
 	}
-	return ""
+	return nil
 }
 
 // checkPortable refuses a new path any of whose new parts (the note's
@@ -53,8 +52,8 @@ func (v *Vault) checkPortable(p string) *Error {
 				continue // exists (or checkNewPath reports why not)
 			}
 		}
-		if msg := unportable(seg); msg != "" {
-			return newErr(CodeInvalidPath, msg, nil)
+		if e := unportable(seg); e != nil {
+			return e
 		}
 	}
 	return nil

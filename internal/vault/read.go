@@ -29,7 +29,7 @@ func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 	if e := v.checkReadable(p); e != nil {
 		if e.Code == CodeNotANote {
 			if fi, err := v.root.Lstat(p); err == nil && fi.IsDir() {
-				e = newErr(CodeNotANote, "This is a folder, not a note; list it to see its notes.", nil)
+				e = newErr(CodeNotANote, ReasonFolder, nil)
 			}
 		}
 		return nil, e

@@ -2,7 +2,6 @@ package vault
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/vault/search"
@@ -81,16 +80,16 @@ type asked struct {
 func (v *Vault) checkQuery(a access, q Query) (asked, *Error) {
 	pq := search.ParseQuery(q.Text)
 	if pq.Unsupported != "" {
-		return asked{}, newErr(CodeInvalidArgument, fmt.Sprintf("Search does not have Obsidian's %s; use words, \"phrases\", OR, -word, tag:#x, path:x, file:x, [property:value], task-todo:x, line:(a b) or a folder.", pq.Unsupported), nil)
+		return asked{}, fail(&Error{Code: CodeInvalidArgument, Reason: ReasonObsidianOperator, Subject: pq.Unsupported})
 	}
 	if pq.TooMany {
-		return asked{}, newErr(CodeInvalidArgument, "The query has more than 32 alternatives (each OR counts, and each combination of property values such as [a:x OR y] [b:1 OR 2]); split it into several searches.", nil)
+		return asked{}, newErr(CodeInvalidArgument, ReasonTooManyAlternatives, nil)
 	}
 	if strings.HasPrefix(pq.NoValue, "task") || pq.NoValue == "line:" {
-		return asked{}, newErr(CodeInvalidArgument, fmt.Sprintf("%s needs the words to find on the line, as in %scall or %s(call Ana); to find every open task, search - [ ] instead.", pq.NoValue, pq.NoValue, pq.NoValue), nil)
+		return asked{}, fail(&Error{Code: CodeInvalidArgument, Reason: ReasonLineNeedsWords, Subject: pq.NoValue})
 	}
 	if pq.NoValue != "" {
-		return asked{}, newErr(CodeInvalidArgument, fmt.Sprintf("%s needs its value right after it, as in tag:#project, path:Daily, file:budget or folder:Projects; add one or leave it out.", pq.NoValue), nil)
+		return asked{}, fail(&Error{Code: CodeInvalidArgument, Reason: ReasonOperatorNeedsValue, Subject: pq.NoValue})
 	}
 	folder, e := checkFolder(q.Folder)
 	if e != nil {
@@ -110,7 +109,7 @@ func (v *Vault) checkQuery(a access, q Query) (asked, *Error) {
 			return asked{}, errHidden()
 		}
 		if v.isProtected(clean) {
-			return asked{}, newErr(CodeProtectedPath, "", nil)
+			return asked{}, newErr(CodeProtectedPath, reasonNone, nil)
 		}
 		if len(pq.Or) > 0 {
 			pq.Or[i].Folder = clean
@@ -119,7 +118,7 @@ func (v *Vault) checkQuery(a access, q Query) (asked, *Error) {
 		}
 	}
 	if pq.Empty() {
-		return asked{}, newErr(CodeInvalidArgument, "Give words to search for, a tag or a folder.", nil)
+		return asked{}, newErr(CodeInvalidArgument, ReasonEmptyQuery, nil)
 	}
 	if len(pq.Or) == 0 {
 		folder = pq.Folder

@@ -148,7 +148,7 @@ func decodeCursor(c, fp string) (cursor, *Error) {
 	if c == "" {
 		return cursor{}, nil
 	}
-	bad := newErr(CodeInvalidArgument, "The cursor does not belong to this search; repeat the search without a cursor.", nil)
+	bad := newErr(CodeInvalidArgument, ReasonForeignCursor, nil)
 	b, err := base64.RawURLEncoding.DecodeString(c)
 	if err != nil {
 		return cursor{}, bad

@@ -106,7 +106,7 @@ func TestSearchSyntax(t *testing.T) {
 		// Unsupported syntax answers with a hint instead of something else.
 		for _, q := range []string{"block:abc", "section:Plan", "/gar.*n/", "(garden OR homelab) seeds", "-path:Projects garden", "match-case:Seeds"} {
 			_, err := v.Search(ctx, Query{Text: q})
-			if e := errOf(t, err, CodeInvalidArgument); !strings.Contains(e.Message, "Search does not have") {
+			if e := errOf(t, err, CodeInvalidArgument); e.Reason != ReasonObsidianOperator || !strings.Contains(e.Message, "does not have Obsidian's "+e.Subject) {
 				t.Errorf("%q: %q", q, e.Message)
 			}
 		}

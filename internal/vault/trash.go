@@ -26,10 +26,10 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 		return WriteResult{}, e
 	}
 	if inTrash(p) {
-		return WriteResult{}, newErr(CodeProtectedPath, "This note is already in .trash/; nothing in .trash/ is removed by cortex.", nil)
+		return WriteResult{}, newErr(CodeProtectedPath, ReasonAlreadyInTrash, nil)
 	}
 	if version == "" {
-		return WriteResult{}, newErr(CodeVersionRequired, "", nil)
+		return WriteResult{}, newErr(CodeVersionRequired, reasonNone, nil)
 	}
 	if e := v.checkFree(); e != nil {
 		return WriteResult{}, e
@@ -56,8 +56,8 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 		if e != nil && e.Code == CodeNoteExists {
 			continue
 		}
-		if e != nil && e.Message == msgFileInNewPath {
-			return WriteResult{}, newErr(CodeInvalidPath, "The trash holds a file where this note's folder would go, so the note cannot be moved there; ask the owner to tidy .trash/.", nil)
+		if isReason(e, CodeInvalidPath, ReasonFileInNewPath) {
+			return WriteResult{}, newErr(CodeInvalidPath, ReasonTrashBlocked, nil)
 		}
 		if e != nil {
 			return WriteResult{}, e
@@ -73,7 +73,7 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 		done = true
 		return WriteResult{Path: target, OldVersion: cur, Version: cur}, nil
 	}
-	return WriteResult{}, newErr(CodeNoteExists, "The trash already holds too many notes of this name; ask the owner to empty .trash/.", nil)
+	return WriteResult{}, newErr(CodeNoteExists, ReasonTrashFull, nil)
 }
 
 // trashName is the trash path for p, with a " (n)" suffix from n = 2 on.
@@ -142,24 +142,24 @@ func (v *Vault) Move(ctx context.Context, from, to, version string, updateLinks 
 	// checkCreatable would say that notes in .trash/ cannot be changed,
 	// which does not tell a caller that meant to throw the note away how.
 	if inTrash(to) && inTrash(from) {
-		return MoveResult{}, newErr(CodeProtectedPath, "A note in .trash/ is only moved out of it, to restore it; give a path outside .trash/.", nil)
+		return MoveResult{}, newErr(CodeProtectedPath, ReasonMoveWithinTrash, nil)
 	} else if inTrash(to) {
-		return MoveResult{}, newErr(CodeProtectedPath, "Notes go to .trash/ by delete_note, which keeps them for the owner to restore; call delete_note on this note instead of moving it.", nil)
+		return MoveResult{}, newErr(CodeProtectedPath, ReasonMoveIntoTrash, nil)
 	}
 	if e := v.checkCreatable(to); e != nil {
 		return MoveResult{}, e
 	}
 	if from == to {
-		return MoveResult{}, newErr(CodeInvalidArgument, "The new path is the same as the old one; give a different path.", nil)
+		return MoveResult{}, newErr(CodeInvalidArgument, ReasonSamePath, nil)
 	}
 	if version == "" {
-		return MoveResult{}, newErr(CodeVersionRequired, "", nil)
+		return MoveResult{}, newErr(CodeVersionRequired, reasonNone, nil)
 	}
 	if e := v.checkFree(); e != nil {
 		return MoveResult{}, e
 	}
 	if from = v.existingSpelling(from); from == to {
-		return MoveResult{}, newErr(CodeInvalidArgument, "The new path is the same as the old one; give a different path.", nil)
+		return MoveResult{}, newErr(CodeInvalidArgument, ReasonSamePath, nil)
 	}
 	// Links are resolved against the notes as they are before the move, so
 	// that links to from still resolve to it.

@@ -12,13 +12,13 @@ import (
 // it can still be brought back for the history's retention.
 func (v *Vault) RemoveFromTrash(ctx context.Context, p, version string) error {
 	if !inTrash(p) {
-		return newErr(CodeProtectedPath, "Only notes in .trash/ can be deleted for good; delete the note first.", nil)
+		return newErr(CodeProtectedPath, ReasonForgetOutsideTrash, nil)
 	}
 	if e := v.checkReadable(p); e != nil {
 		return e
 	}
 	if version == "" {
-		return newErr(CodeVersionRequired, "", nil)
+		return newErr(CodeVersionRequired, reasonNone, nil)
 	}
 	if e := v.checkHome(); e != nil {
 		return e

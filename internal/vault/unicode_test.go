@@ -235,7 +235,7 @@ func TestCreateRefusesHiddenPaths(t *testing.T) {
 		t.Run(tt.path, func(t *testing.T) {
 			_, err := v.Create(ctx, tt.path, "x")
 			wantCode(t, err, tt.want)
-			if tt.want == CodeInvalidPath && err.(*Error).Message == defaultMessages[CodeInvalidPath] {
+			if tt.want == CodeInvalidPath && err.(*Error).Message == sentences[CodeInvalidPath] {
 				t.Errorf("hidden path got the generic sentence")
 			}
 			if tt.want != "" && exists(dir, tt.path) {

@@ -67,14 +67,14 @@ type Vault struct {
 // temporary files left behind by an interrupted write.
 func Open(opts Options) (*Vault, error) {
 	if opts.Dir == "" {
-		return nil, newErr(CodeInvalidArgument, "Set the vault directory in the configuration.", nil)
+		return nil, openErr("Set the vault directory in the configuration.", nil)
 	}
 	fi, err := os.Stat(opts.Dir)
 	if err != nil {
-		return nil, newErr(CodeInvalidArgument, "The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open: %w", err))
+		return nil, openErr("The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open: %w", err))
 	}
 	if !fi.IsDir() {
-		return nil, newErr(CodeInvalidArgument, "The vault path is not a directory; point it at the folder holding the notes.", nil)
+		return nil, openErr("The vault path is not a directory; point it at the folder holding the notes.", nil)
 	}
 	v := &Vault{
 		dir:        opts.Dir,
@@ -96,7 +96,7 @@ func Open(opts Options) (*Vault, error) {
 		v.instr = defaultInstructions
 	}
 	if checkPath(v.instr) != nil {
-		return nil, newErr(CodeInvalidArgument, "The instructions file must be a vault-relative path such as AGENTS.md.", nil)
+		return nil, openErr("The instructions file must be a vault-relative path such as AGENTS.md.", nil)
 	}
 	v.instrKey = foldKey(v.instr)
 	if v.freeSpace == nil {
@@ -118,22 +118,22 @@ func Open(opts Options) (*Vault, error) {
 		v.protected = append(v.protected, foldKey(p))
 	}
 	if v.deny, err = scope.ParsePatterns(opts.Denied); err != nil {
-		return nil, newErr(CodeInvalidArgument, "Every denied path must be a vault-relative pattern, such as Private/ or Journal/*.md.", err)
+		return nil, openErr("Every denied path must be a vault-relative pattern, such as Private/ or Journal/*.md.", err)
 	}
 	if v.private, err = scope.ParsePatterns(opts.Private); err != nil {
-		return nil, newErr(CodeInvalidArgument, "Every private path must be a vault-relative pattern, such as Health/ or Journal/*.md.", err)
+		return nil, openErr("Every private path must be a vault-relative pattern, such as Health/ or Journal/*.md.", err)
 	}
 	if v.isProtected(v.instr) {
-		return nil, newErr(CodeInvalidArgument, "The instructions file lies in a protected folder; choose another path for it.", nil)
+		return nil, openErr("The instructions file lies in a protected folder; choose another path for it.", nil)
 	}
 	root, err := os.OpenRoot(opts.Dir)
 	if err != nil {
-		return nil, newErr(CodeInvalidArgument, "The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open root: %w", err))
+		return nil, openErr("The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open root: %w", err))
 	}
 	v.root = root
 	if v.home, err = root.Stat("."); err != nil {
 		root.Close()
-		return nil, newErr(CodeInvalidArgument, "The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open root: %w", err))
+		return nil, openErr("The vault directory cannot be opened; check that it exists and is readable.", fmt.Errorf("vault open root: %w", err))
 	}
 	v.beneath = openBeneath(root)
 	// A move that a crash cut in two is finished before anything reads.
@@ -168,10 +168,10 @@ func (v *Vault) checkFree() *Error {
 	}
 	free, err := v.freeSpace(v.dir)
 	if err != nil {
-		return newErr(CodeInternal, "Free disk space could not be checked, so the write was refused; try again later or tell the owner.", fmt.Errorf("vault free space: %w", err))
+		return newErr(CodeInternal, ReasonStatfsWrite, fmt.Errorf("vault free space: %w", err))
 	}
 	if free < v.minFree {
-		return newErr(CodeDiskLow, "", nil)
+		return newErr(CodeDiskLow, reasonNone, nil)
 	}
 	return nil
 }
@@ -190,7 +190,7 @@ func (v *Vault) checkWriteSize(texts ...string) *Error {
 		if !utf8.ValidString(t) {
 			// Stored as sent, it would be a note no editor shows right;
 			// replaced with U+FFFD, it would not be what was sent.
-			return newErr(CodeInvalidArgument, "The text is not valid UTF-8; send it as UTF-8 text.", nil)
+			return newErr(CodeInvalidArgument, ReasonNotUTF8, nil)
 		}
 	}
 	return nil
@@ -200,8 +200,7 @@ func (v *Vault) checkWriteSize(texts ...string) *Error {
 // to read back.
 func (v *Vault) checkResultSize(n int) *Error {
 	if int64(n) > v.maxNote {
-		return newErr(CodeNoteTooLarge, fmt.Sprintf("The note would grow to %s, over the largest size cortex reads, %s; write the text into a new note instead.",
-			byteSize(int64(n)), byteSize(v.maxNote)), nil)
+		return fail(&Error{Code: CodeNoteTooLarge, Reason: ReasonWouldGrow, Size: int64(n), Limit: v.maxNote})
 	}
 	return nil
 }
@@ -209,7 +208,7 @@ func (v *Vault) checkResultSize(n int) *Error {
 // ctxErr turns a cancelled context into an *Error.
 func ctxErr(ctx context.Context) *Error {
 	if err := ctx.Err(); err != nil {
-		return newErr(CodeInternal, "The request was cancelled before it finished; try again.", err)
+		return newErr(CodeInternal, ReasonCancelled, err)
 	}
 	return nil
 }

@@ -29,7 +29,7 @@ func TestEarlierNoteFollowsScope(t *testing.T) {
 	}
 	for _, tc := range cases {
 		_, err := v.EarlierNote(c, tc.path, tc.content, at)
-		if code(t, err) != CodeNotFound || err.Error() != newErr(CodeNotFound, "", nil).Error() {
+		if code(t, err) != CodeNotFound || err.Error() != newErr(CodeNotFound, reasonNone, nil).Error() {
 			t.Errorf("EarlierNote(%s, %q) = %v, want the missing note's not_found", tc.path, tc.content, err)
 		}
 	}

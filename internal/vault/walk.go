@@ -158,7 +158,7 @@ func (v *Vault) List(ctx context.Context, folder string, recursive bool) ([]Entr
 	}
 	if folder != "" {
 		if v.isProtected(folder) {
-			return nil, newErr(CodeProtectedPath, "", nil)
+			return nil, newErr(CodeProtectedPath, reasonNone, nil)
 		}
 		if _, e := v.lstatSeenDir(a, folder); e != nil {
 			return nil, e
@@ -250,7 +250,7 @@ func (v *Vault) Stats(ctx context.Context) (Stats, error) {
 	}
 	free, err := v.freeSpace(v.dir)
 	if err != nil {
-		return Stats{}, newErr(CodeInternal, "Free disk space could not be checked; tell the owner.", err)
+		return Stats{}, newErr(CodeInternal, ReasonStatfs, err)
 	}
 	s.FreeBytes = free
 	return s, nil

@@ -3,7 +3,6 @@ package vault
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"strings"
 
@@ -63,7 +62,7 @@ func (v *Vault) createAs(ctx context.Context, kind, p, content string, limitWrit
 // it. It needs no version: it changes no existing text.
 func (v *Vault) Append(ctx context.Context, p, text, section string) (WriteResult, error) {
 	if text == "" {
-		return WriteResult{}, newErr(CodeInvalidArgument, "Give the text to append.", nil)
+		return WriteResult{}, newErr(CodeInvalidArgument, ReasonNoText, nil)
 	}
 	return v.modifyAs(ctx, KindAppend, p, "", false, []string{text}, func(cur string) (string, *Error) {
 		text := withEOL(cur, text)
@@ -94,7 +93,7 @@ func (v *Vault) Append(ctx context.Context, p, text, section string) (WriteResul
 // them with replaceAll.
 func (v *Vault) Edit(ctx context.Context, p, version, oldText, newText string, replaceAll bool) (WriteResult, error) {
 	if oldText == "" {
-		return WriteResult{}, newErr(CodeInvalidArgument, "Give the exact text to replace; it must not be empty.", nil)
+		return WriteResult{}, newErr(CodeInvalidArgument, ReasonNoOldText, nil)
 	}
 	return v.modify(ctx, p, version, true, []string{newText}, func(cur string) (string, *Error) {
 		n := strings.Count(cur, oldText)
@@ -107,11 +106,9 @@ func (v *Vault) Edit(ctx context.Context, p, version, oldText, newText string, r
 		}
 		switch {
 		case n == 0:
-			return "", newErr(CodeNoMatch, "", nil)
+			return "", newErr(CodeNoMatch, reasonNone, nil)
 		case n > 1 && !replaceAll:
-			e := newErr(CodeMultipleMatches, fmt.Sprintf("The old text occurs %d times; include more surrounding text to make it unique, or replace all occurrences.", n), nil)
-			e.Count = n
-			return "", e
+			return "", fail(&Error{Code: CodeMultipleMatches, Count: n})
 		}
 		return strings.ReplaceAll(cur, oldText, newText), nil
 	})
@@ -125,7 +122,7 @@ func (v *Vault) Edit(ctx context.Context, p, version, oldText, newText string, r
 // of a note would otherwise erase the whole note below it.
 func (v *Vault) ReplaceSection(ctx context.Context, p, version, heading, content string, subsections bool) (WriteResult, error) {
 	if strings.TrimSpace(heading) == "" {
-		return WriteResult{}, newErr(CodeInvalidArgument, "Name the heading of the section to replace.", nil)
+		return WriteResult{}, newErr(CodeInvalidArgument, ReasonNoHeading, nil)
 	}
 	return v.modify(ctx, p, version, true, []string{content}, func(cur string) (string, *Error) {
 		_, bodyStart, end, err := markdown.FindSection(cur, heading)
@@ -156,24 +153,12 @@ func (v *Vault) ReplaceSection(ctx context.Context, p, version, heading, content
 // the rest of the note byte for byte.
 func (v *Vault) UpdateFrontmatter(ctx context.Context, p, version string, set map[string]any, remove []string) (WriteResult, error) {
 	if len(set) == 0 && len(remove) == 0 {
-		return WriteResult{}, newErr(CodeInvalidArgument, "Give at least one frontmatter key to set or remove.", nil)
+		return WriteResult{}, newErr(CodeInvalidArgument, ReasonNoKeys, nil)
 	}
 	return v.modify(ctx, p, version, true, nil, func(cur string) (string, *Error) {
 		next, err := markdown.UpdateFrontmatter(cur, set, remove)
 		if err != nil {
-			var fe *markdown.FrontmatterError
-			if errors.As(err, &fe) && fe.Limit {
-				return "", newErr(CodeInvalidArgument, fmt.Sprintf("The frontmatter would be past what cortex reads (%d KiB, %d keys); keep it smaller, or shorten it with an edit first.",
-					markdown.MaxFrontmatterBytes>>10, markdown.MaxFrontmatterKeys), err)
-			}
-			if errors.Is(err, markdown.ErrDanglingAlias) {
-				return "", newErr(CodeInvalidArgument, "The change would remove or replace a value that an alias (*name) elsewhere in the frontmatter uses; change the frontmatter with edit_note instead.", err)
-			}
-			if errors.As(err, &fe) {
-				return "", newErr(CodeBadFrontmatter, "The note's frontmatter is not valid YAML; fix it with an edit first.", err)
-			}
-			// The markdown package names the key at fault and the fix.
-			return "", newErr(CodeInvalidArgument, err.Error(), err)
+			return "", frontmatterErr(err)
 		}
 		if grow := len(next) - len(cur); grow > v.maxWrite {
 			return "", errWriteTooLarge(grow, v.maxWrite)
@@ -199,7 +184,7 @@ func (v *Vault) modifyAs(ctx context.Context, kind, p, version string, needVersi
 		return WriteResult{}, e
 	}
 	if needVersion && version == "" {
-		return WriteResult{}, newErr(CodeVersionRequired, "", nil)
+		return WriteResult{}, newErr(CodeVersionRequired, reasonNone, nil)
 	}
 	if e := v.checkWriteSize(texts...); e != nil {
 		return WriteResult{}, e
@@ -281,25 +266,50 @@ func (v *Vault) lockNote(ctx context.Context, p, version string) (lockedNote, fu
 	return n, unlock, nil
 }
 
+// frontmatterErr maps the markdown package's refusals of a frontmatter
+// update.
+func frontmatterErr(err error) *Error {
+	var fe *markdown.FrontmatterError
+	var ke *markdown.KeyError
+	switch {
+	case errors.As(err, &fe) && fe.Limit:
+		return fail(&Error{Code: CodeInvalidArgument, Reason: ReasonFrontmatterLimit,
+			Limit: markdown.MaxFrontmatterBytes >> 10, Count: markdown.MaxFrontmatterKeys, Err: err})
+	case errors.Is(err, markdown.ErrDanglingAlias):
+		return newErr(CodeInvalidArgument, ReasonDanglingAlias, err)
+	case errors.As(err, &fe):
+		return newErr(CodeBadFrontmatter, reasonNone, err)
+	case errors.As(err, &ke):
+		reason := map[markdown.KeyProblem]string{
+			markdown.KeyEmptySet:      ReasonKeyEmptySet,
+			markdown.KeyEmptyRemove:   ReasonKeyEmptyRemove,
+			markdown.KeySetAndRemoved: ReasonKeySetAndRemoved,
+			markdown.KeyValue:         ReasonKeyValue,
+		}[ke.Problem]
+		return fail(&Error{Code: CodeInvalidArgument, Reason: reason, Subject: clipRunes(ke.Key, 100), Err: err})
+	}
+	return newErr(CodeInvalidArgument, ReasonFrontmatterUnwritten, err)
+}
+
 // sectionErr maps the markdown package's section errors.
 func sectionErr(err error) *Error {
 	var amb *markdown.AmbiguousError
 	if errors.As(err, &amb) {
-		e := newErr(CodeSectionAmbiguous, "", err)
+		e := newErr(CodeSectionAmbiguous, reasonNone, err)
 		e.Candidates, e.More = amb.Candidates, amb.More
 		return e
 	}
 	var nf *markdown.NotFoundError
 	if errors.As(err, &nf) {
-		msg := "No heading matches this section; pass one of the note's headings listed in candidates, like \"## Plan\"."
+		reason := ReasonNotAmong
 		if len(nf.Headings) == 0 {
-			msg = "The note has no headings; leave the section out to use the whole note."
+			reason = ReasonNoHeadings
 		}
-		e := newErr(CodeSectionNotFound, msg, err)
+		e := newErr(CodeSectionNotFound, reason, err)
 		e.Candidates, e.More = nf.Headings, nf.More
 		return e
 	}
-	return newErr(CodeSectionNotFound, "", err)
+	return newErr(CodeSectionNotFound, reasonNone, err)
 }
 
 // subsectionsErr refuses to replace content[bodyStart:end] when headings
@@ -314,7 +324,7 @@ func subsectionsErr(content string, bodyStart, end int) *Error {
 	if len(in) == 0 {
 		return nil
 	}
-	e := newErr(CodeSectionHasSubsections, "", nil)
+	e := newErr(CodeSectionHasSubsections, reasonNone, nil)
 	e.Candidates, e.More = markdown.HeadingList(in)
 	return e
 }
@@ -335,16 +345,16 @@ func Section(content, heading string) (string, error) {
 func Block(content, id string) (string, error) {
 	start, end, ok := markdown.FindBlock(content, id)
 	if !ok {
-		e := newErr(CodeSectionNotFound, fmt.Sprintf("The note has no block ^%s, nor any other; leave the block out to read the whole note.", clipRunes(id, 100)), nil)
+		e := &Error{Code: CodeSectionNotFound, Reason: ReasonNoBlocks, Subject: clipRunes(id, 100)}
 		ids, more := markdown.BlockIDs(content, markdown.MaxCandidates)
 		if len(ids) > 0 {
-			e.Message = fmt.Sprintf("The note has no block ^%s; pass one of its blocks, listed in candidates, or leave the block out to read the whole note.", clipRunes(id, 100))
+			e.Reason = ReasonNoBlock
 			for _, b := range ids {
 				e.Candidates = append(e.Candidates, "^"+b)
 			}
 			e.More = more
 		}
-		return "", e
+		return "", fail(e)
 	}
 	return content[start:end], nil
 }

@@ -16,6 +16,35 @@ import (
 // leaving the alias without its value or with another one.
 var ErrDanglingAlias = errors.New("the change would leave an alias without the value it names")
 
+// KeyError refuses an update for what is wrong with one of its keys.
+type KeyError struct {
+	Key     string // empty for KeyEmptySet and KeyEmptyRemove
+	Problem KeyProblem
+}
+
+// KeyProblem says what is wrong with a key of an update.
+type KeyProblem int
+
+// The problems a key of an update can have.
+const (
+	KeyEmptySet      KeyProblem = iota + 1 // a key to set is empty
+	KeyEmptyRemove                         // a key to remove is empty
+	KeySetAndRemoved                       // a key is both set and removed
+	KeyValue                               // the value set cannot be written as YAML
+)
+
+func (e *KeyError) Error() string {
+	switch e.Problem {
+	case KeyEmptySet:
+		return "a key to set is empty"
+	case KeyEmptyRemove:
+		return "a key to remove is empty"
+	case KeySetAndRemoved:
+		return fmt.Sprintf("the key %q is both set and removed", e.Key)
+	}
+	return fmt.Sprintf("the value for %q cannot be written as YAML", e.Key)
+}
+
 // UpdateFrontmatter sets and removes top-level frontmatter keys. Values are
 // what encoding/json decodes into any (string, float64, bool, nil, []any,
 // map[string]any). Other keys keep their order and comments; new keys are
@@ -31,15 +60,15 @@ var ErrDanglingAlias = errors.New("the change would leave an alias without the v
 func UpdateFrontmatter(content string, set map[string]any, remove []string) (string, error) {
 	for k := range set {
 		if strings.TrimSpace(k) == "" {
-			return "", errors.New("a key in set is empty; name every frontmatter key you set")
+			return "", &KeyError{Problem: KeyEmptySet}
 		}
 	}
 	for _, k := range remove {
 		if strings.TrimSpace(k) == "" {
-			return "", errors.New("a key in remove is empty; name every frontmatter key you remove")
+			return "", &KeyError{Problem: KeyEmptyRemove}
 		}
 		if _, ok := set[k]; ok {
-			return "", fmt.Errorf("the key %q is both in set and in remove; put it in set to change its value, or in remove to delete it, not both", k)
+			return "", &KeyError{Key: k, Problem: KeySetAndRemoved}
 		}
 	}
 	if len(set)+len(remove) > MaxFrontmatterKeys {
@@ -83,7 +112,7 @@ func UpdateFrontmatter(content string, set map[string]any, remove []string) (str
 	for _, k := range keys {
 		v, err := valueNode(set[k])
 		if err != nil {
-			return "", fmt.Errorf("frontmatter value for %q cannot be written as YAML; use strings, numbers, booleans, null, lists or objects", k)
+			return "", &KeyError{Key: k, Problem: KeyValue}
 		}
 		setKey(root, k, v)
 	}
