@@ -65,6 +65,10 @@ func refuse(code, msg string) *toolError { return &toolError{Code: code, Message
 // invalidArgument reports a bad argument; msg says how to fix it.
 func invalidArgument(msg string) error { return refuse(vault.CodeInvalidArgument, msg) }
 
+// vaultRefusal is a refusal the vault would give, checked here first (so
+// that it comes before the id is looked up); its sentence is the table's.
+func vaultRefusal(code, reason string) error { return &vault.Error{Code: code, Reason: reason} }
+
 // key is where a vault refusal's sentence stands in toolMessages: its
 // code, or its code and reason (see vault.Error.Key).
 func key(code, reason string) string { return (&vault.Error{Code: code, Reason: reason}).Key() }
@@ -102,10 +106,10 @@ var toolMessages = map[string]string{
 	vault.CodeHistoryUnavailable: "the note's history could not be saved, so the change was refused to keep the old text safe; tell the owner (the server log says why) and try again later",
 
 	key(vault.CodeInvalidArgument, vault.ReasonVersionForm):          "the version {subject_q} is not a note version (12 hex digits); fetch the note and pass its metadata.version as version",
-	key(vault.CodeInvalidArgument, vault.ReasonNoText):               "give the text to add",
-	key(vault.CodeInvalidArgument, vault.ReasonNoOldText):            "give the exact text to replace; it must not be empty",
-	key(vault.CodeInvalidArgument, vault.ReasonNoHeading):            "name the heading of the section to replace",
-	key(vault.CodeInvalidArgument, vault.ReasonNoKeys):               "give at least one frontmatter key to set or remove",
+	key(vault.CodeInvalidArgument, vault.ReasonNoText):               "text is empty; pass the Markdown to add",
+	key(vault.CodeInvalidArgument, vault.ReasonNoOldText):            "old_text is empty; copy the exact text to replace from the note",
+	key(vault.CodeInvalidArgument, vault.ReasonNoHeading):            "heading is empty; pass the heading of the section to replace",
+	key(vault.CodeInvalidArgument, vault.ReasonNoKeys):               "nothing to change; pass keys to set, keys to remove, or both",
 	key(vault.CodeInvalidArgument, vault.ReasonFrontmatterLimit):     "the frontmatter would be past what cortex reads ({limit_n} KiB, {count} keys); keep it smaller, or shorten it with an edit first",
 	key(vault.CodeInvalidArgument, vault.ReasonDanglingAlias):        "the change would remove or replace a value that an alias (*name) elsewhere in the frontmatter uses; change the frontmatter with edit_note instead",
 	key(vault.CodeInvalidArgument, vault.ReasonKeyEmptySet):          "a key in set is empty; name every frontmatter key you set",

@@ -264,7 +264,7 @@ func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut,
 	case strings.TrimSpace(in.ID) == "":
 		err = invalidArgument("id is empty; pass the note's path or name")
 	case in.Text == "":
-		err = invalidArgument("text is empty; pass the Markdown to add")
+		err = vaultRefusal(vault.CodeInvalidArgument, vault.ReasonNoText)
 	}
 	var r vault.WriteResult
 	if err == nil {
@@ -362,7 +362,7 @@ func place(at, section string) (vault.Place, error) {
 func (s *server) editNote(ctx context.Context, c call, in editIn) (writeOut, error) {
 	var bad error
 	if in.OldText == "" {
-		bad = invalidArgument("old_text is empty; copy the exact text to replace from the note")
+		bad = vaultRefusal(vault.CodeInvalidArgument, vault.ReasonNoOldText)
 	}
 	return s.guardedWrite(ctx, c, in.guarded, bad, func(p string) (vault.WriteResult, error) {
 		return s.vault.Edit(dryRun(ctx, in.DryRun), p, in.Version, in.OldText, in.NewText, in.ReplaceAll)
@@ -372,7 +372,7 @@ func (s *server) editNote(ctx context.Context, c call, in editIn) (writeOut, err
 func (s *server) replaceSection(ctx context.Context, c call, in replaceSectionIn) (writeOut, error) {
 	var bad error
 	if strings.TrimSpace(in.Heading) == "" {
-		bad = invalidArgument("heading is empty; pass the heading of the section to replace")
+		bad = vaultRefusal(vault.CodeInvalidArgument, vault.ReasonNoHeading)
 	}
 	return s.guardedWrite(ctx, c, in.guarded, bad, func(p string) (vault.WriteResult, error) {
 		return s.vault.ReplaceSection(dryRun(ctx, in.DryRun), p, in.Version, in.Heading, in.Content, in.IncludeSubsections)
@@ -382,7 +382,7 @@ func (s *server) replaceSection(ctx context.Context, c call, in replaceSectionIn
 func (s *server) updateFrontmatter(ctx context.Context, c call, in frontmatterIn) (writeOut, error) {
 	var bad error
 	if len(in.Set) == 0 && len(in.Remove) == 0 {
-		bad = invalidArgument("nothing to change; pass keys to set, keys to remove, or both")
+		bad = vaultRefusal(vault.CodeInvalidArgument, vault.ReasonNoKeys)
 	}
 	return s.guardedWrite(ctx, c, in.guarded, bad, func(p string) (vault.WriteResult, error) {
 		return s.vault.UpdateFrontmatter(dryRun(ctx, in.DryRun), p, in.Version, in.Set, in.Remove)
