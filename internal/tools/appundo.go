@@ -5,6 +5,8 @@ import (
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
 // Codes of the undo tool's refusals.
@@ -55,8 +57,7 @@ var appWriteTools = sync.OnceValue(func() map[string]bool {
 func (s *server) undoChange(ctx context.Context, c call, in undoIn) (writeOut, error) {
 	c.tool = "undo" // journaled as the console journals an undo
 	if s.history == nil || s.journal == nil {
-		return writeOut{}, refuse(codeNoHistory,
-			"cortex keeps no note history here, so a change cannot be undone; ask the owner to turn the history on")
+		return writeOut{}, &vault.Error{Code: codeNoHistory, Reason: reasonUndo}
 	}
 	n, err := s.vault.Read(ctx, in.ID)
 	if err != nil {
@@ -64,9 +65,7 @@ func (s *server) undoChange(ctx context.Context, c call, in undoIn) (writeOut, e
 	}
 	link := s.noteURL(n.Path)
 	if n.Version != in.Version {
-		return writeOut{}, &toolError{Code: codeUndoConflict, CurrentVersion: n.Version,
-			Message: "the note changed after this change, so undoing it here would also undo what came after; " +
-				"compare the versions and restore one in the console: " + link}
+		return writeOut{}, &vault.Error{Code: codeUndoConflict, Version: n.Version, Subject: link}
 	}
 	last, err := s.journal.LastWrites(ctx, []string{n.Path})
 	if err != nil {
@@ -74,8 +73,7 @@ func (s *server) undoChange(ctx context.Context, c call, in undoIn) (writeOut, e
 	}
 	e, ok := last[n.Path]
 	if !ok || e.App != c.app || e.NewVersion != in.Version || e.OldVersion != in.PreviousVersion || !undoableKinds[changeKind(e)] {
-		return writeOut{}, refuse(codeNotUndoable,
-			"only this app's own last change to a note's text can be undone here; undo anything else in the console: "+link)
+		return writeOut{}, &vault.Error{Code: codeNotUndoable, Subject: link}
 	}
 	if in.PreviousVersion == "" {
 		// The change created the note: it goes to the trash.

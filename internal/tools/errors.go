@@ -52,31 +52,56 @@ func (e *toolError) text() string {
 	return b.String()
 }
 
-// Error makes a refusal the tools write themselves an error: it is
-// already in the words the client sees.
-func (e *toolError) Error() string { return e.text() }
-
-// refuse is a refusal of the tools' own, with its sentence in their terms.
-func refuse(code, msg string) *toolError { return &toolError{Code: code, Message: msg} }
-
-// invalidArgument reports a bad argument; msg says how to fix it.
-func invalidArgument(msg string) error { return refuse(vault.CodeInvalidArgument, msg) }
-
 // vaultRefusal is a refusal the vault would give, checked here first (so
 // that it comes before the id is looked up); its sentence is the table's.
 func vaultRefusal(code, reason string) error { return &vault.Error{Code: code, Reason: reason} }
 
-// key is where a vault refusal's sentence stands in toolMessages: its
-// code, or its code and reason (see vault.Error.Key).
+// key is where a refusal's sentence stands in toolMessages: its code, or
+// its code and reason (see vault.Error.Key).
 func key(code, reason string) string { return (&vault.Error{Code: code, Reason: reason}).Key() }
 
-// toolMessages are the sentences a client is told of a vault refusal, one
+// Reasons of the tools' own refusals: arguments checked before the vault
+// is asked, and the tools' own codes. They are told from toolMessages like
+// the vault's, and carried in a vault.Error like them.
+const (
+	reasonOffsetNegative    = "offset_negative"
+	reasonOffsetPastEnd     = "offset_past_end" // Size: the text's length in characters
+	reasonVersionOfFile     = "version_of_file"
+	reasonIDAndIDs          = "id_and_ids"
+	reasonNoIDOrIDs         = "no_id_or_ids"
+	reasonTooManyIDs        = "too_many_ids" // Count, Limit
+	reasonOffsetWithIDs     = "offset_with_ids"
+	reasonVersionWithIDs    = "version_with_ids"
+	reasonEmptyIDInIDs      = "empty_id_in_ids"
+	reasonNoID              = "no_id"
+	reasonNoQuery           = "no_query"
+	reasonLinkQuery         = "link_query" // Subject: the note the link names
+	reasonNegative          = "negative"   // Subject: the argument
+	reasonForeignListCursor = "foreign_list_cursor"
+	reasonVersionRef        = "version_ref"
+	reasonIDIntoPart        = "id_into_part"    // Subject: the note, Detail: the tool
+	reasonIDIntoSection     = "id_into_section" // Subject: the note, Detail: the tool
+	reasonNoPath            = "no_path"
+	reasonNoTo              = "no_to"
+	reasonBadAt             = "bad_at"
+	reasonDryRunDaily       = "dry_run_daily"
+	reasonArgsNotUTF8       = "args_not_utf8"
+	reasonArgNotUTF8        = "arg_not_utf8" // Subject: the argument
+	reasonSchema            = "schema"       // Subject: what the SDK found wrong
+	reasonNoDaily           = "no_daily"     // Subject: the day, Detail: the path
+	reasonFetchVersion      = "fetch_version"
+	reasonListVersions      = "list_versions"
+	reasonUndo              = "undo"
+)
+
+// toolMessages are the sentences a client is told of a refused call, one
 // per error code and one per code and reason, phrased in terms of this
-// server's tools and arguments: the one table of them. The vault reports
-// what went wrong (code, reason and values, see vault.Error); values stand
-// in braces (see vault.Error.Fill), and {why} is the sentence of the
-// refusal behind this one. Internal errors all get the one sentence of
-// their code, whatever their reason.
+// server's tools and arguments: the one table of them, for the vault's
+// refusals and the tools' own. A refusal reports what went wrong as data
+// (code, reason and values, see vault.Error); values stand in braces (see
+// vault.Error.Fill), and {why} is the sentence of the refusal behind this
+// one. Internal errors all get the one sentence of their code, whatever
+// their reason.
 var toolMessages = map[string]string{
 	vault.CodeInvalidPath:      "the path is not valid; use a vault-relative path with '/' between folders, like projects/plan.md",
 	vault.CodeProtectedPath:    "this path is protected and cannot be used through cortex; choose a note outside the protected folders",
@@ -176,6 +201,42 @@ var toolMessages = map[string]string{
 	key(vault.CodeOutsideScope, vault.ReasonWrite):                   "this app may not change notes here: its scope is {subject}; choose a path inside it, or ask the owner to widen the app's scope in the console",
 	key(vault.CodeOutsideScope, vault.ReasonDaily):                   "the daily notes lie outside this app's scope ({subject}); fetch or append to notes inside it, or ask the owner to widen the app's scope in the console",
 	key(vault.CodeAmbiguousName, vault.ReasonNamed):                  "{count} notes are named {subject_q}; pass the path of the one you mean, from candidates",
+
+	// The tools' own refusals.
+	key(vault.CodeInvalidArgument, reasonOffsetNegative):    "offset must not be negative; leave it out to start at the beginning",
+	key(vault.CodeInvalidArgument, reasonOffsetPastEnd):     "offset is past the end of the text ({size_n} characters); use a smaller offset or leave it out",
+	key(vault.CodeInvalidArgument, reasonVersionOfFile):     "earlier versions are kept for notes only; leave version out to read this file",
+	key(vault.CodeInvalidArgument, reasonIDAndIDs):          "pass either id or ids, not both",
+	key(vault.CodeInvalidArgument, reasonNoIDOrIDs):         "id is empty; pass the note's path or name, or ids to read several",
+	key(vault.CodeInvalidArgument, reasonTooManyIDs):        "ids lists {count} notes; pass at most {limit_n} and read the rest in another call",
+	key(vault.CodeInvalidArgument, reasonOffsetWithIDs):     "offset applies to one note; fetch that note alone with id and offset",
+	key(vault.CodeInvalidArgument, reasonVersionWithIDs):    "version applies to one note; fetch that note alone with id and version",
+	key(vault.CodeInvalidArgument, reasonEmptyIDInIDs):      "this id is empty; pass the note's path or name",
+	key(vault.CodeInvalidArgument, reasonNoID):              "id is empty; pass the note's path or name",
+	key(vault.CodeInvalidArgument, reasonNoQuery):           "query is empty; pass what to search for, or a folder or tag to list",
+	key(vault.CodeInvalidArgument, reasonLinkQuery):         "search finds words, not links; for the notes that link to [[{subject}]] and those it links to, call links with id {subject_q}",
+	key(vault.CodeInvalidArgument, reasonNegative):          "{subject} must not be negative; leave it out for the default",
+	key(vault.CodeInvalidArgument, reasonForeignListCursor): "cursor is not one this tool returned; pass next_cursor exactly, or leave cursor out to start again",
+	key(vault.CodeInvalidArgument, reasonVersionRef):        "version must be the 12 hexadecimal digits of a metadata.version or of a version listed by recent with id",
+	key(vault.CodeInvalidArgument, reasonIDIntoPart): "id points into {subject} (a section or block), but {detail} works on the whole note; pass {subject} as id, " +
+		"and to change one section, use replace_section with the note as id and the section as heading",
+	key(vault.CodeInvalidArgument, reasonIDIntoSection): "id points into {subject} (a section or block), but {detail} works on the whole note; pass {subject} as id, and name the section as heading",
+	key(vault.CodeInvalidArgument, reasonNoPath):        "path is empty; pass a vault-relative path ending in .md",
+	key(vault.CodeInvalidArgument, reasonNoTo):          "to is empty; pass the new vault-relative path ending in .md",
+	key(vault.CodeInvalidArgument, reasonBadAt):         "at must be end, start, or ^ and a block id (like ^ab12); leave it out to add at the end",
+	key(vault.CodeInvalidArgument, reasonDryRunDaily):   "the daily note does not exist yet, so a dry run can show only text added at its end; leave section and at out, or leave dry_run out",
+	key(vault.CodeInvalidArgument, reasonArgsNotUTF8):   "the arguments hold bytes that are not valid UTF-8; send every name and text as UTF-8",
+	key(vault.CodeInvalidArgument, reasonArgNotUTF8): "{subject} is not valid UTF-8 (it holds invalid bytes or an unpaired \\u surrogate escape); " +
+		"send it as UTF-8 text, as nothing is stored with such bytes replaced",
+	key(vault.CodeInvalidArgument, reasonSchema): "the arguments do not match the tool's input schema ({subject}); fix them and call again",
+	key(vault.CodeNotFound, reasonNoDaily):       "there is no daily note for {subject} yet (it would be {detail}); append to it to create it",
+	codeUnknownVersion:                           "this note has no stored version {subject_q}; call recent with the note's id to list the versions it has",
+	key(codeNoHistory, reasonFetchVersion):       "this server keeps no history of the notes, so only the current version can be read; leave version out",
+	key(codeNoHistory, reasonListVersions):       "this server keeps no history of the notes; leave id out to list the recently changed notes",
+	key(codeNoHistory, reasonUndo):               "cortex keeps no note history here, so a change cannot be undone; ask the owner to turn the history on",
+	codeUndoConflict: "the note changed after this change, so undoing it here would also undo what came after; " +
+		"compare the versions and restore one in the console: {subject}",
+	codeNotUndoable: "only this app's own last change to a note's text can be undone here; undo anything else in the console: {subject}",
 }
 
 // toolSentence is what the client is told of a vault refusal: the
@@ -199,9 +260,6 @@ func toolSentence(ve *vault.Error) string {
 // toolError maps any error to what the client sees, and logs what the
 // client must not see. Unknown errors become "internal".
 func (s *server) toolError(c call, err error) *toolError {
-	if te := (*toolError)(nil); errors.As(err, &te) {
-		return te
-	}
 	var ve *vault.Error
 	if !errors.As(err, &ve) || ve.Code == vault.CodeInternal || ve.Code == "" {
 		s.log.Error("tool failed", "tool", c.tool, "app", c.app, "err", err)
@@ -231,9 +289,6 @@ func errorCode(err error) string {
 	var ve *vault.Error
 	if errors.As(err, &ve) && ve.Code != "" {
 		return ve.Code
-	}
-	if te := (*toolError)(nil); errors.As(err, &te) {
-		return te.Code
 	}
 	return vault.CodeInternal
 }
@@ -266,14 +321,12 @@ func (s *server) schemaErrors(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		detail = strings.TrimPrefix(detail, `validating "arguments": `)
 		detail = strings.TrimPrefix(detail, "validating root: ")
-		te := &toolError{
-			Code:    vault.CodeInvalidArgument,
-			Message: "the arguments do not match the tool's input schema (" + detail + "); fix them and call again",
-		}
+		e := &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonSchema, Subject: detail}
 		if detail == `required: missing properties: ["version"]` {
 			// Only the version is missing: say where one comes from.
-			te = &toolError{Code: vault.CodeVersionRequired, Message: toolMessages[vault.CodeVersionRequired]}
+			e = &vault.Error{Code: vault.CodeVersionRequired}
 		}
+		te := &toolError{Code: e.Code, Message: toolSentence(e)}
 		r.Content = []mcp.Content{&mcp.TextContent{Text: te.text()}}
 		r.StructuredContent = errorOutput{Error: te}
 		if cr, ok := req.(*mcp.CallToolRequest); ok {

@@ -107,7 +107,7 @@ func (s *server) fetch(ctx context.Context, c call, in fetchIn) (fetchOut, error
 		return s.fetchMany(ctx, c, in)
 	}
 	if in.Offset < 0 {
-		return fetchOut{}, invalidArgument("offset must not be negative; leave it out to start at the beginning")
+		return fetchOut{}, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonOffsetNegative}
 	}
 	limit, err := clampLimit("max_chars", in.MaxChars, defaultFetchChars, maxFetchChars)
 	if err != nil {
@@ -125,7 +125,7 @@ func (s *server) fetch(ctx context.Context, c call, in fetchIn) (fetchOut, error
 	}
 	if ext := path.Ext(named.Path); ext != "" && !strings.EqualFold(ext, ".md") {
 		if in.Version != "" {
-			return fetchOut{}, invalidArgument("earlier versions are kept for notes only; leave version out to read this file")
+			return fetchOut{}, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonVersionOfFile}
 		}
 		return s.fetchAttachment(ctx, named.Path)
 	}
@@ -206,7 +206,7 @@ func (s *server) fetch(ctx context.Context, c call, in fetchIn) (fetchOut, error
 func page(text string, offset, limit int) (chunk string, size, next int, err error) {
 	size = utf8.RuneCountInString(text)
 	if offset > size {
-		return "", size, 0, invalidArgument(fmt.Sprintf("offset is past the end of the text (%d characters); use a smaller offset or leave it out", size))
+		return "", size, 0, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonOffsetPastEnd, Size: int64(size)}
 	}
 	rest := text[byteIndex(text, offset):]
 	if size-offset <= limit {

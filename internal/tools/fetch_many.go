@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strings"
+
+	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
 // Reading several notes at once.
@@ -32,15 +34,15 @@ type fetchedNote struct {
 func (s *server) fetchMany(ctx context.Context, c call, in fetchIn) (fetchOut, error) {
 	switch {
 	case in.ID != "" && len(in.IDs) > 0:
-		return fetchOut{}, invalidArgument("pass either id or ids, not both")
+		return fetchOut{}, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonIDAndIDs}
 	case len(in.IDs) == 0:
-		return fetchOut{}, invalidArgument("id is empty; pass the note's path or name, or ids to read several")
+		return fetchOut{}, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonNoIDOrIDs}
 	case len(in.IDs) > maxFetchIDs:
-		return fetchOut{}, invalidArgument(fmt.Sprintf("ids lists %d notes; pass at most %d and read the rest in another call", len(in.IDs), maxFetchIDs))
+		return fetchOut{}, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonTooManyIDs, Count: len(in.IDs), Limit: maxFetchIDs}
 	case in.Offset != 0:
-		return fetchOut{}, invalidArgument("offset applies to one note; fetch that note alone with id and offset")
+		return fetchOut{}, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonOffsetWithIDs}
 	case in.Version != "":
-		return fetchOut{}, invalidArgument("version applies to one note; fetch that note alone with id and version")
+		return fetchOut{}, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonVersionWithIDs}
 	}
 	limit, err := clampLimit("max_chars", in.MaxChars, defaultFetchChars, maxFetchChars)
 	if err != nil {
@@ -57,7 +59,7 @@ func (s *server) fetchMany(ctx context.Context, c call, in fetchIn) (fetchOut, e
 		n := fetchedNote{ID: id}
 		switch {
 		case strings.TrimSpace(id) == "":
-			n.Error = s.toolError(c, invalidArgument("this id is empty; pass the note's path or name"))
+			n.Error = s.toolError(c, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonEmptyIDInIDs})
 		default:
 			f, err := s.fetch(ctx, c, one)
 			if err != nil {

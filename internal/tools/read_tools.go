@@ -177,10 +177,10 @@ func (s *server) addReadTools(srv *mcp.Server) {
 func (s *server) search(ctx context.Context, _ call, in searchIn) (searchOut, error) {
 	q := strings.TrimSpace(in.Query)
 	if q == "" && in.Folder == "" && in.Tag == "" {
-		return searchOut{}, invalidArgument("query is empty; pass what to search for, or a folder or tag to list")
+		return searchOut{}, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonNoQuery}
 	}
 	if name, ok := linkQuery(q); ok {
-		return searchOut{}, invalidArgument(fmt.Sprintf("search finds words, not links; for the notes that link to [[%s]] and those it links to, call links with id %q", name, name))
+		return searchOut{}, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonLinkQuery, Subject: name}
 	}
 	limit, err := clampLimit("limit", in.Limit, defaultSearchLimit, maxSearchLimit)
 	if err != nil {
@@ -233,7 +233,7 @@ func linkQuery(q string) (string, bool) {
 func clampLimit(name string, v, def, most int) (int, error) {
 	switch {
 	case v < 0:
-		return 0, invalidArgument(name + " must not be negative; leave it out for the default")
+		return 0, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonNegative, Subject: name}
 	case v == 0:
 		return def, nil
 	}
@@ -245,7 +245,7 @@ func (s *server) list(ctx context.Context, _ call, in listIn) (listOut, error) {
 	if in.Cursor != "" {
 		b, err := base64.RawURLEncoding.DecodeString(in.Cursor)
 		if err != nil || len(b) == 0 || !utf8.Valid(b) {
-			return listOut{}, invalidArgument("cursor is not one this tool returned; pass next_cursor exactly, or leave cursor out to start again")
+			return listOut{}, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonForeignListCursor}
 		}
 		after = string(b)
 	}

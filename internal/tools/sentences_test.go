@@ -23,22 +23,129 @@ func sample(k string) *vault.Error {
 		Why: &vault.Error{Code: vault.CodeInvalidPath, Reason: vault.ReasonHiddenPart}}
 }
 
-// TestEveryVaultRefusalHasAToolSentence keeps the one table whole: every
-// code and reason the vault reports has its sentence in toolMessages, with
-// every value it names filled in, and the table has no sentence for a
-// code or reason the vault no longer reports.
-func TestEveryVaultRefusalHasAToolSentence(t *testing.T) {
+// constValues reads the string constants of the Go files matched by glob
+// whose names start with one of prefixes.
+func constValues(t *testing.T, glob string, prefixes ...string) map[string]string {
+	files, _ := filepath.Glob(glob)
+	consts := map[string]string{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			vs, ok := n.(*ast.ValueSpec)
+			if !ok {
+				return true
+			}
+			for i, name := range vs.Names {
+				if i >= len(vs.Values) || !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(name.Name, p) }) {
+					continue
+				}
+				if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					consts[name.Name], _ = strconv.Unquote(lit.Value)
+				}
+			}
+			return true
+		})
+	}
+	return consts
+}
+
+// ownRefusals reads the tools' code for the refusals of their own: every
+// vault.Error literal with a code and maybe a reason, and every reason set
+// on one afterwards (e.Reason = reasonX), as table keys and reasons.
+func ownRefusals(t *testing.T) (keys map[string]string, reasons map[string]bool) {
+	vaultConsts := constValues(t, "../vault/*.go", "Code", "Reason")
+	own := constValues(t, "*.go", "code", "reason")
+	value := func(e ast.Expr) (string, bool) {
+		switch e := e.(type) {
+		case *ast.SelectorExpr:
+			v, ok := vaultConsts[e.Sel.Name]
+			return v, ok
+		case *ast.Ident:
+			v, ok := own[e.Name]
+			return v, ok
+		}
+		return "", false
+	}
+	keys, reasons = map[string]string{}, map[string]bool{}
+	files, _ := filepath.Glob("*.go")
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		file, err := parser.ParseFile(fset, f, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(file, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.CompositeLit:
+				if sel, ok := n.Type.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Error" {
+					return true
+				}
+				var code, reason string
+				for _, el := range n.Elts {
+					if kv, ok := el.(*ast.KeyValueExpr); ok {
+						k, _ := kv.Key.(*ast.Ident)
+						if v, ok := value(kv.Value); ok && k != nil && k.Name == "Code" {
+							code = v
+						} else if ok && k != nil && k.Name == "Reason" {
+							reason = v
+						}
+					}
+				}
+				if code != "" {
+					keys[key(code, reason)] = fset.Position(n.Pos()).String()
+				}
+			case *ast.AssignStmt:
+				for _, l := range n.Lhs {
+					if sel, ok := l.(*ast.SelectorExpr); ok && sel.Sel.Name == "Reason" {
+						for _, r := range n.Rhs {
+							if v, ok := value(r); ok {
+								reasons[v] = true
+							}
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	return keys, reasons
+}
+
+// TestEveryRefusalHasAToolSentence keeps the one table whole: every code
+// and reason the vault reports, and every refusal of the tools' own, has
+// its sentence in toolMessages, with every value it names filled in; and
+// the table has no sentence for a refusal nobody makes.
+func TestEveryRefusalHasAToolSentence(t *testing.T) {
 	known := vault.Sentences()
 	if len(known) < 20 {
 		t.Fatalf("the vault reports only %d codes and reasons", len(known))
 	}
+	keys, reasons := ownRefusals(t)
+	if len(keys) < 20 || !reasons[reasonIDIntoSection] {
+		t.Fatalf("found only %d refusals of the tools' own and reasons %v", len(keys), reasons)
+	}
+	all := map[string]string{}
 	for k := range known {
-		if strings.HasPrefix(k, vault.CodeInternal+"/") {
-			continue // every internal error is told the one sentence of its code
+		if !strings.HasPrefix(k, vault.CodeInternal+"/") {
+			all[k] = "the vault" // internal errors are all told the sentence of their code
 		}
+	}
+	for k, where := range keys {
+		all[k] = where
+	}
+	for k, where := range all {
 		msg, ok := toolMessages[k]
 		if !ok {
-			t.Errorf("%s: no sentence in toolMessages", k)
+			t.Errorf("%s (%s): no sentence in toolMessages", k, where)
 			continue
 		}
 		got := toolSentence(sample(k))
@@ -50,8 +157,9 @@ func TestEveryVaultRefusalHasAToolSentence(t *testing.T) {
 		}
 	}
 	for k := range toolMessages {
-		if _, ok := known[k]; !ok {
-			t.Errorf("toolMessages[%q]: the vault reports no such code or reason", k)
+		_, reason, _ := strings.Cut(k, "/")
+		if _, ok := all[k]; !ok && !reasons[reason] {
+			t.Errorf("toolMessages[%q]: no refusal has this code and reason", k)
 		}
 	}
 }

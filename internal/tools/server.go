@@ -280,12 +280,12 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 	}
 	handle := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if name, bad := notUTF8(req.Params.Arguments); bad {
-			msg := "the arguments hold bytes that are not valid UTF-8; send every name and text as UTF-8"
+			e := &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonArgsNotUTF8}
 			if name != "" {
-				msg = fmt.Sprintf("%s is not valid UTF-8 (it holds invalid bytes or an unpaired \\u surrogate escape); send it as UTF-8 text, as nothing is stored with such bytes replaced", name)
+				e.Reason, e.Subject = reasonArgNotUTF8, name
 			}
-			s.recordRefused(ctx, req, vault.CodeInvalidArgument)
-			return errorResult(&toolError{Code: vault.CodeInvalidArgument, Message: msg}), nil
+			s.recordRefused(ctx, req, e.Code)
+			return errorResult(&toolError{Code: e.Code, Message: toolSentence(e)}), nil
 		}
 		args, err := decodeArgs[In](req.Params.Arguments, in)
 		if err != nil {
@@ -491,8 +491,7 @@ func (s *server) daily(ctx context.Context, id string) (vault.DailyNote, bool, e
 
 // noDaily is the answer for a daily note that does not exist yet.
 func noDaily(d vault.DailyNote) error {
-	return refuse(vault.CodeNotFound, fmt.Sprintf(
-		"there is no daily note for %s yet (it would be %s); append to it to create it", d.Day.Format("2006-01-02"), d.Path))
+	return &vault.Error{Code: vault.CodeNotFound, Reason: reasonNoDaily, Subject: d.Day.Format("2006-01-02"), Detail: d.Path}
 }
 
 // target finds the note an id names: a day's daily note (today,
@@ -502,7 +501,7 @@ func noDaily(d vault.DailyNote) error {
 // elsewhere has the day's name or a name like "today".
 func (s *server) target(ctx context.Context, id string) (vault.Named, error) {
 	if strings.TrimSpace(id) == "" {
-		return vault.Named{}, invalidArgument("id is empty; pass the note's path or name")
+		return vault.Named{}, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonNoID}
 	}
 	if d, isDay, err := s.daily(ctx, id); err != nil {
 		return vault.Named{}, err

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"strconv"
 
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
@@ -42,11 +41,11 @@ type noteVersion struct {
 // version the history lacks.
 func checkVersionRef(v string) error {
 	if len(v) != 12 {
-		return invalidArgument("version must be the 12 hexadecimal digits of a metadata.version or of a version listed by recent with id")
+		return &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonVersionRef}
 	}
 	for _, c := range v {
 		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return invalidArgument("version must be the 12 hexadecimal digits of a metadata.version or of a version listed by recent with id")
+			return &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonVersionRef}
 		}
 	}
 	return nil
@@ -56,8 +55,7 @@ func checkVersionRef(v string) error {
 // not kept, of another note, or hidden by the caller's scope (a version
 // marked private), so that the answer says nothing of what is hidden.
 func unknownVersion(v string) error {
-	return refuse(codeUnknownVersion,
-		"this note has no stored version "+strconv.Quote(v)+"; call recent with the note's id to list the versions it has")
+	return &vault.Error{Code: codeUnknownVersion, Subject: v}
 }
 
 // earlier is the note at p as it was at version, read from the history
@@ -67,8 +65,7 @@ func (s *server) earlier(ctx context.Context, current *vault.Note, version strin
 		return nil, store.NoteVersion{}, err
 	}
 	if s.history == nil {
-		return nil, store.NoteVersion{}, refuse(codeNoHistory,
-			"this server keeps no history of the notes, so only the current version can be read; leave version out")
+		return nil, store.NoteVersion{}, &vault.Error{Code: codeNoHistory, Reason: reasonFetchVersion}
 	}
 	nv, data, err := s.history.Version(ctx, current.Path, version)
 	if err != nil {
@@ -101,8 +98,7 @@ func isHistoryRefusal(err error) bool { return errors.Is(err, store.ErrNoHistory
 // most limit, for a caller that can see the note now.
 func (s *server) versionsOf(ctx context.Context, current *vault.Note, limit int) ([]noteVersion, error) {
 	if s.history == nil {
-		return nil, refuse(codeNoHistory,
-			"this server keeps no history of the notes; leave id out to list the recently changed notes")
+		return nil, &vault.Error{Code: codeNoHistory, Reason: reasonListVersions}
 	}
 	vs, err := s.history.Versions(ctx, current.Path)
 	if err != nil {

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strings"
 	"sync"
 
@@ -210,7 +209,7 @@ func dryRun(ctx context.Context, dry bool) context.Context {
 // turns the id into the path of the note it names.
 func (s *server) checkTarget(ctx context.Context, tool string, g *guarded) error {
 	if strings.TrimSpace(g.ID) == "" {
-		return invalidArgument("id is empty; pass the note's path or name")
+		return &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonNoID}
 	}
 	if g.Version == "" {
 		return &vault.Error{Code: vault.CodeVersionRequired}
@@ -223,12 +222,11 @@ func (s *server) checkTarget(ctx context.Context, tool string, g *guarded) error
 	// heading names): a name that points into one (Plan#Sub, Plan#^id)
 	// taken for the note would change more than was asked.
 	if named.Heading != "" || named.Block != "" {
-		how := "to change one section, use replace_section with the note as id and the section as heading"
+		e := &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonIDIntoPart, Subject: named.Path, Detail: tool}
 		if tool == "replace_section" {
-			how = "name the section as heading"
+			e.Reason = reasonIDIntoSection
 		}
-		return invalidArgument(fmt.Sprintf("id points into %s (a section or block), but %s works on the whole note; pass %s as id, and %s",
-			named.Path, tool, named.Path, how))
+		return e
 	}
 	g.ID = named.Path
 	return nil
@@ -252,7 +250,7 @@ func (s *server) guardedWrite(ctx context.Context, c call, g guarded, bad error,
 
 func (s *server) createNote(ctx context.Context, c call, in createIn) (writeOut, error) {
 	if strings.TrimSpace(in.Path) == "" {
-		return writeOut{}, invalidArgument("path is empty; pass a vault-relative path ending in .md")
+		return writeOut{}, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonNoPath}
 	}
 	r, err := s.vault.Create(dryRun(ctx, in.DryRun), in.Path, in.Content)
 	return s.written(ctx, c, in.Path, "", r, err)
@@ -262,7 +260,7 @@ func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut,
 	var err error
 	switch {
 	case strings.TrimSpace(in.ID) == "":
-		err = invalidArgument("id is empty; pass the note's path or name")
+		err = &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonNoID}
 	case in.Text == "":
 		err = vaultRefusal(vault.CodeInvalidArgument, vault.ReasonNoText)
 	}
@@ -277,7 +275,7 @@ func (s *server) appendNote(ctx context.Context, c call, in appendIn) (writeOut,
 			}
 			if in.DryRun && (at != vault.Place{}) {
 				return s.written(ctx, c, d.Path, "", vault.WriteResult{},
-					invalidArgument("the daily note does not exist yet, so a dry run can show only text added at its end; leave section and at out, or leave dry_run out"))
+					&vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonDryRunDaily})
 			}
 			return s.createDaily(dryRun(ctx, in.DryRun), c, d, in.Text, at)
 		} else if isDay {
@@ -354,7 +352,7 @@ func place(at, section string) (vault.Place, error) {
 	case strings.HasPrefix(a, "^") && len(a) > 1:
 		p.Block = a[1:]
 	default:
-		return p, invalidArgument("at must be end, start, or ^ and a block id (like ^ab12); leave it out to add at the end")
+		return p, &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonBadAt}
 	}
 	return p, nil
 }
@@ -392,7 +390,7 @@ func (s *server) updateFrontmatter(ctx context.Context, c call, in frontmatterIn
 func (s *server) moveNote(ctx context.Context, c call, in moveIn) (moveOut, error) {
 	err := s.checkTarget(ctx, c.tool, &in.guarded)
 	if err == nil && strings.TrimSpace(in.To) == "" {
-		err = invalidArgument("to is empty; pass the new vault-relative path ending in .md")
+		err = &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonNoTo}
 	}
 	var r vault.MoveResult
 	if err == nil {

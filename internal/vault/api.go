@@ -43,9 +43,10 @@ const (
 // Error is what every exported vault method returns on failure. Code and
 // Reason say what went wrong, and the fields after them hold the values of
 // the failure, so that a caller can write its own sentence (the tools write
-// theirs in terms of their tools and arguments). Message is a sentence for
-// people, built from the same values, that names no tool; it never contains
-// a host path or note content.
+// theirs in terms of their tools and arguments, and carry their own
+// refusals in an Error too). Message is the vault's sentence for people,
+// built from the same values, that names no tool; it never contains a host
+// path or note content.
 type Error struct {
 	Code string
 	// Reason says, within Code, what exactly went wrong (a Reason*
@@ -79,7 +80,12 @@ type Error struct {
 	Err error
 }
 
-func (e *Error) Error() string { return e.Code + ": " + e.Message }
+func (e *Error) Error() string {
+	if e.Message == "" {
+		return e.Key() // built by a caller, which words its own sentence
+	}
+	return e.Code + ": " + e.Message
+}
 func (e *Error) Unwrap() error { return e.Err }
 
 // Key is where the error's sentence stands in a table of sentences:
