@@ -75,6 +75,9 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 		return err
 	}
 	seen, b := map[string]bool{}, newBudget()
+	// taken is the oldest entry on the page: the next page starts below
+	// it, so a card's entries (a move's two) are never split over two pages.
+	var taken int64
 	for _, e := range all {
 		if !seen[e.App] {
 			seen[e.App] = true
@@ -85,17 +88,19 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 		}
 		if n := len(d.Entries); n > 0 && sameCall(d.Entries[n-1].JournalEntry, e) {
 			d.Entries[n-1] = c.merge(r, d.Entries[n-1], e, b)
+			taken = e.ID
 			continue
 		}
 		if len(d.Entries) == entriesShown {
 			if d.Older == "" {
 				older := url.Values{"app": {d.App}, "note": {d.Note}, "since": {d.Since},
-					"before": {strconv.FormatInt(d.Entries[len(d.Entries)-1].ID, 10)}}
+					"before": {strconv.FormatInt(taken, 10)}}
 				d.Older = "/console/activity?" + older.Encode()
 			}
 			continue
 		}
 		d.Entries = append(d.Entries, c.entry(r, e, b))
+		taken = e.ID
 	}
 	if d.App == "" && d.Note == "" && before == 0 {
 		if d.Actions, err = c.o.Store.OwnerActions(ctx, since, actionsShown); err != nil {

@@ -177,3 +177,38 @@ func TestActivityOneCardPerMoveAndDelete(t *testing.T) {
 		t.Error("a card says its text is no longer in the history")
 	}
 }
+
+// A move whose card ends a page has both its entries on that page; the
+// next page starts after them, so no page shows half of it. The same for
+// a delete.
+func TestActivityPageEndsAtAChange(t *testing.T) {
+	for _, tool := range []string{"move_note", "delete_note"} {
+		t.Run(tool, func(t *testing.T) {
+			h := newHarness(t, map[string]string{"Plan.md": before, "B.md": "beta\n"})
+			h.Call("claude", "append", map[string]any{"id": "Plan.md", "text": "oldest\n"})
+			args := map[string]any{"id": "B.md", "version": h.Version("B.md")}
+			if tool == "move_note" {
+				args["to"] = "Sub/B.md"
+			}
+			h.Call("claude", tool, args)
+			for i := range entriesShown - 1 {
+				h.Call("claude", "append", map[string]any{"id": "Plan.md", "text": "line " + strconv.Itoa(i) + "\n"})
+			}
+			b := h.browser()
+			b.signIn()
+			_, body := b.get("/console/activity")
+			if n := strings.Count(body, `<section class="entry`); n != entriesShown {
+				t.Fatalf("first page shows %d cards, want %d", n, entriesShown)
+			}
+			older := regexp.MustCompile(`href="([^"]+)" id="older"`).FindStringSubmatch(body)
+			if older == nil {
+				t.Fatal("no link to older changes")
+			}
+			resp, body := b.get(html.UnescapeString(older[1]))
+			want(t, resp, body, http.StatusOK, "oldest")
+			if n := strings.Count(body, `<section class="entry`); n != 1 || strings.Contains(body, "B.md") {
+				t.Fatalf("second page shows %d cards, want only the oldest append:\n%s", n, body)
+			}
+		})
+	}
+}
