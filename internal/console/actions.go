@@ -143,6 +143,12 @@ type choice struct {
 // form waits here as pid and is done once the owner is back.
 func (c *Console) signInPage(w http.ResponseWriter, r *http.Request, pid string, a action, form url.Values) error {
 	httpx.PageHeaders(w, httpx.PagePolicy{Scripts: true})
+	c.pages.Render(w, http.StatusForbidden, "signin.html", c.signInData(w, r, pid, a, form))
+	return nil
+}
+
+// signInData describes the form waiting as pid, with the owner's choices.
+func (c *Console) signInData(w http.ResponseWriter, r *http.Request, pid string, a action, form url.Values) signInData {
 	d := signInData{Nav: navOf(a.path), Title: "Sign in again", CSRF: c.o.Owner.CSRFToken(w, r), What: a.what,
 		Return: "/console/pending/" + pid, Passkeys: c.o.Owner.Passkeys()}
 	names := make([]string, 0, len(form))
@@ -158,8 +164,7 @@ func (c *Console) signInPage(w http.ResponseWriter, r *http.Request, pid string,
 			d.Choices[len(d.Choices)-1].Name = k
 		}
 	}
-	c.pages.Render(w, http.StatusForbidden, "signin.html", d)
-	return nil
+	return d
 }
 
 // navOf is the console section an action's form belongs to.
@@ -180,22 +185,56 @@ var choiceNames = map[string]string{"include": "Conflicts ticked to undo anyway"
 	"name": "Name", "path": "Note", "confirm": "Confirmation", "id": "App", "token": "Token",
 	"read": "Read patterns", "write": "Write patterns", "private": "Private notes"}
 
-// resume does a form kept while the owner signed in again, once, and sends
-// the browser to its result; opened again, it sends the browser there
-// without doing anything.
-func (c *Console) resume(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
-	pid := r.PathValue("id")
+// pendingData is the page after the sign-in again: what waits, with the
+// owner's choices, and the button that does it.
+type pendingData struct {
+	signInData
+	Action string // where the button sends the form: this page's path
+}
+
+// pending finds the form kept as the request's {id}: done when it was
+// done already (the browser has been sent to its result), else its action.
+func (c *Console) pending(w http.ResponseWriter, r *http.Request) (pid string, p pendingForm, a action, done bool, err error) {
+	pid = r.PathValue("id")
 	p, done, ok := c.out.takePending(pid, c.now())
 	if !ok {
-		return errFormGone
+		return "", p, a, false, errFormGone
 	}
 	if done {
 		http.Redirect(w, r, resultURL(p.result, true), http.StatusSeeOther)
-		return nil
+		return pid, p, a, true, nil
 	}
-	a := c.actions[p.path]
-	if a.do == nil {
-		return errFormGone
+	if a = c.actions[p.path]; a.do == nil {
+		return "", p, a, false, errFormGone
+	}
+	return pid, p, a, false, nil
+}
+
+// pendingPage is where the sign-in again returns to: it shows the form
+// that waits and a button that does it. Opening it does nothing, so a
+// browser that reopens it (history, a preloading tab) changes nothing;
+// once done it sends the browser to the result.
+func (c *Console) pendingPage(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
+	pid, p, a, done, err := c.pending(w, r)
+	if err != nil || done {
+		return err
+	}
+	if !c.recent(s) {
+		return c.signInPage(w, r, pid, a, p.form)
+	}
+	d := pendingData{signInData: c.signInData(w, r, pid, a, p.form), Action: "/console/pending/" + pid}
+	d.Title = "Do it now"
+	c.pages.Render(w, http.StatusOK, "pending.html", d)
+	return nil
+}
+
+// doPending does a form kept while the owner signed in again, once, and
+// sends the browser to its result; sent again, it sends the browser there
+// without doing anything.
+func (c *Console) doPending(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
+	pid, p, a, done, err := c.pending(w, r)
+	if err != nil || done {
+		return err
 	}
 	if !c.recent(s) {
 		return c.signInPage(w, r, pid, a, p.form)
@@ -210,7 +249,7 @@ func (c *Console) resume(w http.ResponseWriter, r *http.Request, s owner.Session
 		return nil
 	}
 	r2 := r.Clone(r.Context())
-	r2.Method, r2.URL.Path, r2.URL.RawQuery = http.MethodPost, p.path, ""
+	r2.URL.Path, r2.URL.RawQuery = p.path, ""
 	r2.Form, r2.PostForm = p.form, p.form
 	id, err := c.perform(w, r2, s, p.key, a)
 	if id != "" {

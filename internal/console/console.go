@@ -116,6 +116,7 @@ type Handlers struct {
 	Status       http.Handler // GET /console/status
 	Result       http.Handler // GET /console/result/{id}
 	Pending      http.Handler // GET /console/pending/{id}
+	DoPending    http.Handler // POST /console/pending/{id}
 }
 
 // Handlers returns the console's handlers.
@@ -144,7 +145,8 @@ func (c *Console) Handlers() Handlers {
 		DeleteTrash:  c.act("/console/trash/delete", action{do: c.deleteForGood, fresh: true, what: "Delete a note for good"}),
 		Status:       c.page(c.statusPage),
 		Result:       c.page(c.resultPage),
-		Pending:      c.page(c.resume),
+		Pending:      c.page(c.pendingPage),
+		DoPending:    c.post(c.doPending),
 	}
 }
 

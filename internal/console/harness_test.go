@@ -84,6 +84,7 @@ func newHarnessWith(t *testing.T, o notekit.Options) *harness {
 	h.mux.Handle("GET /console/status", ch.Status)
 	h.mux.Handle("GET /console/result/{id}", ch.Result)
 	h.mux.Handle("GET /console/pending/{id}", ch.Pending)
+	h.mux.Handle("POST /console/pending/{id}", ch.DoPending)
 	h.mux.Handle("POST /login/recovery", oh.LoginRecovery)
 	return h
 }

@@ -80,7 +80,16 @@ func TestSignInAgainInline(t *testing.T) {
 		t.Fatal("session id not rotated")
 	}
 	pending := resp.Header.Get("Location")
+	// Opening the page after the sign-in shows what waits and a button;
+	// it does nothing by itself.
 	resp, body = b.get(pending)
+	want(t, resp, body, http.StatusOK, `id="pending-do"`, `action="`+pending+`"`, "tablet", `href="/console/apps"`)
+	resp, body = b.get(pending)
+	want(t, resp, body, http.StatusOK, `id="pending-do"`)
+	if toks, _ := h.Store.ListTokens(context.Background()); len(toks) != 0 {
+		t.Fatalf("opening the page after the sign-in made a token: %+v", toks)
+	}
+	resp, body = b.post(pending, url.Values{})
 	want(t, resp, body, http.StatusSeeOther)
 	result := resp.Header.Get("Location")
 	resp, body = b.get(result)
@@ -89,6 +98,11 @@ func TestSignInAgainInline(t *testing.T) {
 	resp, _ = b.get(pending)
 	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, result) {
 		t.Fatalf("pending opened again: %d %q", resp.StatusCode, loc)
+	}
+	// Pressing the button again (back, then press) does nothing new either.
+	resp, _ = b.post(pending, url.Values{})
+	if loc := resp.Header.Get("Location"); resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(loc, result) {
+		t.Fatalf("pending sent again: %d %q", resp.StatusCode, loc)
 	}
 	resp, body = b.get(result)
 	want(t, resp, body, http.StatusOK, `id="token-secret-gone"`)
@@ -109,6 +123,36 @@ func TestSignInAgainInline(t *testing.T) {
 	// A pending id nobody kept is a clear page.
 	resp, body = b.get("/console/pending/NOSUCHFORM")
 	want(t, resp, body, http.StatusNotFound, `data-code="form_gone"`)
+	resp, body = b.post("/console/pending/NOSUCHFORM", url.Values{})
+	want(t, resp, body, http.StatusNotFound, `data-code="form_gone"`)
+}
+
+// The button after the sign-in is a form like the others: without the
+// page's CSRF token it does nothing, and once the sign-in is no longer
+// recent it asks for the sign-in again instead of acting.
+func TestPendingButtonGuarded(t *testing.T) {
+	h := newHarness(t, map[string]string{"Plan.md": before})
+	b := h.browser()
+	b.signIn()
+	h.Clock.Advance(RecentSignIn)
+	b.get("/console/apps")
+	resp, body := b.post("/console/tokens", url.Values{"name": {"tablet"}})
+	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`)
+	pending := b.signInAgain(body).Header.Get("Location")
+	resp, body = b.get(pending)
+	want(t, resp, body, http.StatusOK, `id="pending-do"`)
+
+	resp, body = b.post(pending, url.Values{"csrf": {"forged"}})
+	want(t, resp, body, http.StatusForbidden, `data-code="bad_csrf"`)
+	h.Clock.Advance(RecentSignIn)
+	resp, body = b.post(pending, url.Values{})
+	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`, "tablet")
+	if link(t, pendingRE, body) != pending {
+		t.Errorf("the sign-in again waits as another form, not %s", pending)
+	}
+	if toks, _ := h.Store.ListTokens(context.Background()); len(toks) != 0 {
+		t.Fatalf("a token was made: %+v", toks)
+	}
 }
 
 // The ticks of a bulk undo survive the sign-in: after it, the ticked
@@ -131,10 +175,13 @@ func TestSignInAgainKeepsBulkUndoTicks(t *testing.T) {
 	if h.Read("A.md") != "ALPHA\n" {
 		t.Fatal("the bulk undo ran before the sign-in")
 	}
-	resp = b.signInAgain(body)
-	resp, body = b.get(resp.Header.Get("Location"))
-	want(t, resp, body, http.StatusSeeOther)
-	resp, body = b.get(resp.Header.Get("Location"))
+	pending := b.signInAgain(body).Header.Get("Location")
+	resp, body = b.get(pending)
+	want(t, resp, body, http.StatusOK, `id="pending-do"`, "B.md")
+	if h.Read("A.md") != "ALPHA\n" {
+		t.Fatal("the bulk undo ran on opening the page after the sign-in")
+	}
+	resp, body = b.act(pending, url.Values{})
 	want(t, resp, body, http.StatusOK, `id="result-title">Undone`)
 	if a, bb := h.Read("A.md"), h.Read("B.md"); a != "alpha\n" || bb != "beta\n" {
 		t.Fatalf("after signing in again: A.md %q, B.md %q; want both undone", a, bb)

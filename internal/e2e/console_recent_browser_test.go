@@ -149,7 +149,14 @@ func TestConsoleBrowserBulkUndoAndRecentSignIn(t *testing.T) {
 	if got := text("#pending-form"); !strings.Contains(got, "Seeds.md") {
 		t.Errorf("the sign-in page does not show the tick: %q", got)
 	}
-	do("sign in on the page", chromedp.Click(chromedp.CSS("#passkey-login")), chromedp.WaitVisible(chromedp.CSS("#result-title")))
+	do("sign in on the page", chromedp.Click(chromedp.CSS("#passkey-login")), chromedp.WaitVisible(chromedp.CSS("#pending-do")))
+	if got := file(seedsPath); got != seedsByGPT {
+		t.Fatalf("the undo ran on the page after the sign-in, before its button: Seeds.md %q", got)
+	}
+	if got := text("#pending-form"); !strings.Contains(got, "Seeds.md") {
+		t.Errorf("the page after the sign-in does not show the tick: %q", got)
+	}
+	do("do it now", chromedp.Click(chromedp.CSS("#pending-do")), chromedp.WaitVisible(chromedp.CSS("#result-title")))
 	if got := file(seedsPath); got != bulkSeeds {
 		t.Errorf("after undoing the ticked conflict Seeds.md is %q; want the bytes before claude", got)
 	}
@@ -171,7 +178,8 @@ func TestConsoleBrowserBulkUndoAndRecentSignIn(t *testing.T) {
 	}
 
 	// Signing in with the passkey on that page makes the token, shown once.
-	do("sign in again", chromedp.Click(chromedp.CSS("#passkey-login")), chromedp.WaitVisible(chromedp.CSS("#token-secret")))
+	do("sign in again", chromedp.Click(chromedp.CSS("#passkey-login")), chromedp.WaitVisible(chromedp.CSS("#pending-do")),
+		chromedp.Click(chromedp.CSS("#pending-do")), chromedp.WaitVisible(chromedp.CSS("#token-secret")))
 	secret := text("#token-secret")
 	do("reload the token's result", chromedp.Reload(), chromedp.WaitVisible(chromedp.CSS("#token-secret-gone")))
 	if n := count("#token-secret"); n != 0 {

@@ -72,6 +72,7 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("GET /console/status", page(h.Status))
 		mux.Handle("GET /console/result/{id}", page(h.Result))
 		mux.Handle("GET /console/pending/{id}", page(h.Pending))
+		mux.Handle("POST /console/pending/{id}", form(h.DoPending))
 	}
 
 	if a := s.opts.OAuth; a != nil {
