@@ -87,31 +87,7 @@ func TestConsoleAccessibility(t *testing.T) {
 	oldVersion, _ := old["metadata"].(map[string]any)["version"].(string)
 	callTool(ctx, t, cs, "delete_note", map[string]any{"id": "Old.md", "version": oldVersion})
 
-	if _, err := chromedp.Call(ctx, page.SetBypassCSP, page.SetBypassCSPParams{Enabled: true}); err != nil {
-		t.Fatal(err)
-	}
-	check := func(name string) {
-		t.Helper()
-		for _, scheme := range []string{"light", "dark"} {
-			if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
-				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
-				t.Fatal(err)
-			}
-			vs, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](
-				`typeof axe === "undefined" ? (0, eval)(`+jsString(axe)+`) : 0; `+runAxe, chromedp.EvalAwaitPromise))
-			if errors.Is(err, context.DeadlineExceeded) || err != nil {
-				t.Fatalf("%s (%s): axe: %v", name, scheme, err)
-			}
-			for _, v := range vs {
-				msg := fmt.Sprintf("%s (%s): %s [%s] %s\n  %s", name, scheme, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n  "))
-				if v.Impact == "serious" || v.Impact == "critical" {
-					t.Error(msg)
-				} else {
-					t.Log(msg)
-				}
-			}
-		}
-	}
+	check := axeCheck(t, ctx, axe)
 
 	do("the sign-in page", chromedp.Navigate(in.URL+"/login"), chromedp.WaitVisible(chromedp.CSS("#totp-code")))
 	check("sign in")
@@ -161,6 +137,39 @@ func TestConsoleAccessibility(t *testing.T) {
 	}
 	if f.Class != "skip" || f.Href != "#main" || f.Outline == "none" {
 		t.Errorf("after one Tab the focus is on %+v; want the skip link to #main with an outline", f)
+	}
+}
+
+// axeCheck returns a check that runs axe (axe-core's source) on the page
+// the tab of ctx shows, in light and in dark mode, and fails the test on
+// any violation of impact serious or critical; lesser ones are logged.
+// The tab's pages' CSP is bypassed so that axe's script may run.
+func axeCheck(t *testing.T, ctx context.Context, axe string) func(name string) {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, page.SetBypassCSP, page.SetBypassCSPParams{Enabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	return func(name string) {
+		t.Helper()
+		for _, scheme := range []string{"light", "dark"} {
+			if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+				Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+				t.Fatal(err)
+			}
+			vs, err := chromedp.Run(ctx, chromedp.Evaluate[[]axeViolation](
+				`typeof axe === "undefined" ? (0, eval)(`+jsString(axe)+`) : 0; `+runAxe, chromedp.EvalAwaitPromise))
+			if errors.Is(err, context.DeadlineExceeded) || err != nil {
+				t.Fatalf("%s (%s): axe: %v", name, scheme, err)
+			}
+			for _, v := range vs {
+				msg := fmt.Sprintf("%s (%s): %s [%s] %s\n  %s", name, scheme, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n  "))
+				if v.Impact == "serious" || v.Impact == "critical" {
+					t.Error(msg)
+				} else {
+					t.Log(msg)
+				}
+			}
+		}
 	}
 }
 
