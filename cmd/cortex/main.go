@@ -12,6 +12,10 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	// The console's time zones travel in the binary: the base that
+	// `make image` assembles has no /usr/share/zoneinfo, and a zone that
+	// loads in one image and not another would be a bad surprise.
+	_ "time/tzdata"
 
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/store"

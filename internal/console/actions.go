@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/owner"
@@ -99,6 +100,7 @@ func (c *Console) sessionKey(w http.ResponseWriter, r *http.Request) string {
 type resultData struct {
 	outcome
 	CSRF string
+	Zone *time.Location
 	Form string // the id of the page's one form (the conflicts' repeat)
 	// Again: the form had been sent before; nothing was done this time.
 	Again bool
@@ -117,7 +119,7 @@ func (c *Console) resultPage(w http.ResponseWriter, r *http.Request, _ owner.Ses
 	if !ok {
 		return errResultGone
 	}
-	d := resultData{outcome: out, CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Again: r.URL.Query().Get("again") == "1",
+	d := resultData{outcome: out, CSRF: c.o.Owner.CSRFToken(w, r), Zone: c.zone(r.Context()), Form: c.out.formID(), Again: r.URL.Query().Get("again") == "1",
 		Secret: out.secret, SecretGone: out.TokenName != "" && out.secret == ""}
 	if d.Secret != "" {
 		d.Connect = connectFor(c.mcpURL(), d.Secret)
@@ -176,6 +178,8 @@ func navOf(path string) string {
 		return "apps"
 	case path == "/console/purge", path == "/console/restore":
 		return "notes"
+	case path == "/console/time-zone":
+		return "status"
 	}
 	return "activity"
 }

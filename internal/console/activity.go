@@ -25,6 +25,7 @@ const (
 
 type activityData struct {
 	Nav, Title, CSRF string
+	Zone             *time.Location
 	Form             string // the page's form id
 	App, Note, Since string // the filters as given
 	Apps             []string
@@ -59,8 +60,8 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 	ctx := r.Context()
 	q := r.URL.Query()
 	d := activityData{Nav: "activity", Title: "Activity", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(),
-		App: q.Get("app"), Note: strings.TrimSpace(q.Get("note")), Since: q.Get("since")}
-	since, err := parseSince(d.Since)
+		App: q.Get("app"), Note: strings.TrimSpace(q.Get("note")), Since: q.Get("since"), Zone: c.zone(ctx)}
+	since, err := parseSince(d.Since, d.Zone)
 	if err != nil {
 		return err
 	}

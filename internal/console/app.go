@@ -120,6 +120,7 @@ type scopeForm struct {
 
 type appData struct {
 	Nav, Title, CSRF string
+	Zone             *time.Location
 	Form             string // the page's form id
 	Who              who
 	Scope            scopeForm
@@ -158,7 +159,7 @@ func (c *Console) appPage(w http.ResponseWriter, r *http.Request, s owner.Sessio
 func (c *Console) appData(w http.ResponseWriter, r *http.Request, s owner.SessionInfo, wh who, f scopeForm) (appData, error) {
 	ctx := r.Context()
 	d := appData{Nav: "apps", Title: wh.Name, CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Who: wh, Scope: f,
-		Recent: c.recent(s)}
+		Recent: c.recent(s), Zone: c.zone(ctx)}
 	reads, err := c.o.Store.ReadsByApp(ctx, wh.App, time.Time{})
 	if err != nil {
 		return d, err
@@ -266,7 +267,7 @@ func (c *Console) purgeApp(w http.ResponseWriter, r *http.Request, s owner.Sessi
 	if err != nil {
 		return nil, err
 	}
-	since, err := parseSince(r.PostFormValue("since"))
+	since, err := parseSince(r.PostFormValue("since"), c.zone(ctx))
 	if err != nil {
 		return nil, err
 	}

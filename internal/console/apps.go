@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/httpx"
@@ -13,6 +14,7 @@ import (
 
 type appsData struct {
 	Nav, Title, CSRF string
+	Zone             *time.Location
 	Form             string // the page's form id
 	Apps             []appRow
 	Tokens           []store.Token
@@ -39,7 +41,7 @@ func (c *Console) appsPage(w http.ResponseWriter, r *http.Request, s owner.Sessi
 
 func (c *Console) apps(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) (appsData, error) {
 	ctx := r.Context()
-	d := appsData{Nav: "apps", Title: "Apps and tokens", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Recent: c.recent(s)}
+	d := appsData{Nav: "apps", Title: "Apps and tokens", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Recent: c.recent(s), Zone: c.zone(ctx)}
 	clients, err := c.o.Store.ListOAuthClients(ctx)
 	if err != nil {
 		return d, err

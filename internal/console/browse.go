@@ -26,6 +26,7 @@ const folderPageSize = 100
 
 type folderData struct {
 	Nav, Title, CSRF string
+	Zone             *time.Location
 	Folder           string // "" for the vault's root
 	Crumbs           []crumb
 	Entries          []folderEntry
@@ -63,7 +64,7 @@ func (c *Console) notes(w http.ResponseWriter, r *http.Request, s owner.SessionI
 // attachments, sorted by name or by modification time, a page at a time.
 func (c *Console) folderPage(w http.ResponseWriter, r *http.Request, folder string) error {
 	q := r.URL.Query()
-	d := folderData{Nav: "notes", CSRF: c.o.Owner.CSRFToken(w, r), Folder: folder,
+	d := folderData{Nav: "notes", Zone: c.zone(r.Context()), CSRF: c.o.Owner.CSRFToken(w, r), Folder: folder,
 		Sort: q.Get("sort"), Order: q.Get("order")}
 	if d.Sort != "modified" {
 		d.Sort = "name"

@@ -15,27 +15,37 @@ import (
 type bulkData struct {
 	Nav, Title, CSRF string
 	Form             string // the page's form id
+	Zone             *time.Location
 	App, Since       string
+	SinceTime        time.Time // Since, read in Zone
 	Plan             *history.Plan
-	Diffs            []diffView        // what each change of Plan does
-	Later            map[string]string // who changed each conflict later, and when
-	Nothing          string            // why there is nothing to undo
+	Diffs            []diffView             // what each change of Plan does
+	Later            map[string]*laterWrite // who changed each conflict later, and when
+	Nothing          string                 // why there is nothing to undo
 	Recent           bool
 }
 
-// parseSince reads the activity filter's time (UTC); "" is the start of
-// the journal.
-func parseSince(s string) (time.Time, error) {
+// laterWrite is who made a conflicting note what it is now, and when; an
+// empty App is a change outside cortex.
+type laterWrite struct {
+	App  string
+	Time time.Time
+}
+
+// parseSince reads the activity filter's time in the console's zone loc
+// (a time with its own offset, as the forms' hidden ones are, is read
+// as it says); "" is the start of the journal.
+func parseSince(s string, loc *time.Location) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
 	for _, f := range sinceFormats {
-		if t, err := time.ParseInLocation(f, s, time.UTC); err == nil {
+		if t, err := time.ParseInLocation(f, s, loc); err == nil {
 			return t, nil
 		}
 	}
 	return time.Time{}, &httpx.Error{Status: http.StatusBadRequest, Code: "bad_time",
-		Message: "Give the time as 2026-01-31 or 2026-01-31T14:30 (UTC)."}
+		Message: "Give the time as 2026-01-31 or 2026-01-31T14:30, in " + loc.String() + " (the console's time zone, set on Status)."}
 }
 
 // bulkPage previews undoing everything one app did since a time: each
@@ -44,15 +54,16 @@ func parseSince(s string) (time.Time, error) {
 func (c *Console) bulkPage(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
 	q := r.URL.Query()
 	d := bulkData{Nav: "activity", Title: "Undo an app", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(),
-		App: q.Get("app"), Since: q.Get("since"), Recent: c.recent(s)}
+		App: q.Get("app"), Since: q.Get("since"), Recent: c.recent(s), Zone: c.zone(r.Context())}
 	if d.App == "" {
 		return &httpx.Error{Status: http.StatusBadRequest, Code: history.CodeInvalid,
 			Message: "Pick an app in the activity filter first."}
 	}
-	since, err := parseSince(d.Since)
+	since, err := parseSince(d.Since, d.Zone)
 	if err != nil {
 		return err
 	}
+	d.SinceTime = since
 	d.Plan, err = c.o.History.Undo(r.Context(), history.UndoRequest{App: d.App, Since: since, DryRun: true})
 	var he *history.Error
 	if errors.As(err, &he) && he.Code == history.CodeNothingToUndo {
@@ -76,7 +87,7 @@ func (c *Console) bulkUndo(w http.ResponseWriter, r *http.Request, s owner.Sessi
 	if app == "" {
 		return nil, owner.BadForm(nil)
 	}
-	since, err := parseSince(r.PostFormValue("since"))
+	since, err := parseSince(r.PostFormValue("since"), c.zone(r.Context()))
 	if err != nil {
 		return nil, err
 	}
@@ -100,10 +111,10 @@ func (c *Console) bulkUndo(w http.ResponseWriter, r *http.Request, s owner.Sessi
 }
 
 // laterWriters names, for each conflict of plan, who made the note what
-// it is now and when, as "gpt, 2026-01-31 14:30 UTC": the journal's last
-// write of the note, when that write made its current version. A note
-// changed outside cortex has no such entry and is named so.
-func (c *Console) laterWriters(ctx context.Context, plan *history.Plan) (map[string]string, error) {
+// it is now and when: the journal's last write of the note, when that
+// write made its current version. A note changed outside cortex has no
+// such entry and is named so.
+func (c *Console) laterWriters(ctx context.Context, plan *history.Plan) (map[string]*laterWrite, error) {
 	if plan == nil || plan.Conflicts() == 0 {
 		return nil, nil
 	}
@@ -117,15 +128,14 @@ func (c *Console) laterWriters(ctx context.Context, plan *history.Plan) (map[str
 	if err != nil {
 		return nil, err
 	}
-	out := map[string]string{}
+	out := map[string]*laterWrite{}
 	for _, ch := range plan.Changes {
 		if !ch.Conflict {
 			continue
 		}
+		out[ch.Path] = &laterWrite{}
 		if e, ok := last[nowAt(ch)]; ok && e.NewVersion == ch.Current {
-			out[ch.Path] = e.App + ", " + e.Time.UTC().Format("2006-01-02 15:04") + " UTC"
-		} else {
-			out[ch.Path] = "a change outside cortex"
+			out[ch.Path] = &laterWrite{App: e.App, Time: e.Time}
 		}
 	}
 	return out, nil

@@ -20,7 +20,7 @@ func TestBulkUndoPreviewConflictAndRecentSignIn(t *testing.T) {
 	resp, body = b.get("/console/undo-app?app=claude")
 	want(t, resp, body, http.StatusOK, `data-path="A.md"`, `class="entry conflict" data-path="B.md"`, `name="include" value="B.md"`,
 		// The conflict names who changed the note after claude, and when.
-		"(by chatgpt, "+h.journal()[0].Time.UTC().Format("2006-01-02 15:04")+" UTC)")
+		"(by chatgpt, <time", ">"+h.journal()[0].Time.UTC().Format("2006-01-02 15:04")+" UTC</time>)")
 	if strings.Contains(body, "bulk-needs-sign-in") {
 		t.Error("a fresh sign-in is told to sign in again")
 	}

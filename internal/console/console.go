@@ -78,7 +78,7 @@ func New(o Options) (*Console, error) {
 	if c.guard, err = httpx.NewFormGuard("", errCrossOrigin); err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
-	if c.pages, err = httpx.NewPages(assets, "assets/*.html"); err != nil {
+	if c.pages, err = httpx.NewPagesWith(assets, timeFuncs, "assets/*.html"); err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
 	if c.static, err = fs.Sub(assets, "assets"); err != nil {
@@ -114,6 +114,7 @@ type Handlers struct {
 	RestoreTrash http.Handler // POST /console/trash/restore
 	DeleteTrash  http.Handler // POST /console/trash/delete
 	Status       http.Handler // GET /console/status
+	TimeZone     http.Handler // POST /console/time-zone
 	Result       http.Handler // GET /console/result/{id}
 	Pending      http.Handler // GET /console/pending/{id}
 	DoPending    http.Handler // POST /console/pending/{id}
@@ -144,6 +145,7 @@ func (c *Console) Handlers() Handlers {
 		RestoreTrash: c.act("/console/trash/restore", action{do: c.restoreTrash, what: "Restore a note from the trash"}),
 		DeleteTrash:  c.act("/console/trash/delete", action{do: c.deleteForGood, fresh: true, what: "Delete a note for good"}),
 		Status:       c.page(c.statusPage),
+		TimeZone:     c.act("/console/time-zone", action{do: c.setTimeZone, what: "Set the console's time zone"}),
 		Result:       c.page(c.resultPage),
 		Pending:      c.page(c.pendingPage),
 		DoPending:    c.post(c.doPending),

@@ -82,6 +82,7 @@ func newHarnessWith(t *testing.T, o notekit.Options) *harness {
 	h.mux.Handle("POST /console/trash/restore", ch.RestoreTrash)
 	h.mux.Handle("POST /console/trash/delete", ch.DeleteTrash)
 	h.mux.Handle("GET /console/status", ch.Status)
+	h.mux.Handle("POST /console/time-zone", ch.TimeZone)
 	h.mux.Handle("GET /console/result/{id}", ch.Result)
 	h.mux.Handle("GET /console/pending/{id}", ch.Pending)
 	h.mux.Handle("POST /console/pending/{id}", ch.DoPending)

@@ -20,6 +20,7 @@ const maxVersionsShown = 200
 
 type noteData struct {
 	Nav      string
+	Zone     *time.Location
 	CSRF     string
 	Form     string // the page's form id
 	Recent   bool
@@ -107,7 +108,7 @@ func (c *Console) notePage(w http.ResponseWriter, r *http.Request, s owner.Sessi
 		}
 		return refusal(err)
 	}
-	d := noteData{Nav: "notes", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Recent: c.recent(s), Path: p, URL: NoteURL(p), Raw: q.Get("raw") == "1"}
+	d := noteData{Nav: "notes", Zone: c.zone(r.Context()), CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Recent: c.recent(s), Path: p, URL: NoteURL(p), Raw: q.Get("raw") == "1"}
 	n, err := c.o.Vault.Read(ctx, p)
 	var ve *vault.Error
 	switch {

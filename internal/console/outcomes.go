@@ -42,10 +42,10 @@ type outcome struct {
 	Link, LinkText string // where to go next
 	What           string // "undo" or "restore" when Plan is set
 	Plan           *history.Plan
-	Diffs          []diffView        // what each change of Plan does
-	Later          map[string]string // who changed each conflict later, and when
-	Force          url.Values        // the form that repeats the action over the conflicts
-	Failed         bool              // nothing was done (a conflict): the form may be sent again
+	Diffs          []diffView             // what each change of Plan does
+	Later          map[string]*laterWrite // who changed each conflict later, and when
+	Force          url.Values             // the form that repeats the action over the conflicts
+	Failed         bool                   // nothing was done (a conflict): the form may be sent again
 	TokenName      string
 	secret         string // a new token's secret, shown on the first view only
 	secretShown    bool

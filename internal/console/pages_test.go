@@ -211,7 +211,7 @@ func TestStatusShowsBackups(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp, body = b.get("/console/status")
-	want(t, resp, body, http.StatusOK, "2026-03-01 04:00 UTC ok: /backups/cortex-1.tar.gz (3.0 MiB)")
+	want(t, resp, body, http.StatusOK, "2026-03-01 04:00 UTC</time> ok: /backups/cortex-1.tar.gz (3.0 MiB)")
 	if strings.Contains(body, `id="st-backup-good"`) {
 		t.Error("a good last backup also shows a last good one")
 	}
@@ -220,7 +220,7 @@ func TestStatusShowsBackups(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp, body = b.get("/console/status")
-	want(t, resp, body, http.StatusOK, "2026-03-02 04:00 UTC failed: disk full", `id="st-backup-good">2026-03-01 04:00 UTC: /backups/cortex-1.tar.gz`)
+	want(t, resp, body, http.StatusOK, "2026-03-02 04:00 UTC</time> failed: disk full", `id="st-backup-good"><time datetime="2026-03-01T04:00:00Z" title="2026-03-01 04:00:00 UTC">2026-03-01 04:00 UTC</time>: /backups/cortex-1.tar.gz`)
 	if strings.Contains(body, `id="st-backup-command"`) {
 		t.Error("a backup command shown though none ran")
 	}

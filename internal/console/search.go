@@ -25,6 +25,7 @@ const codeQueryTooLong = "query_too_long"
 
 type searchData struct {
 	Nav, Title, CSRF string
+	Zone             *time.Location
 	Query            string
 	Hits             []searchHit
 	Next             string // the link to the next results, "" on the last page
@@ -42,7 +43,7 @@ type searchHit struct {
 // vault and shows a page of results with their snippets.
 func (c *Console) searchPage(w http.ResponseWriter, r *http.Request, _ owner.SessionInfo) error {
 	q := r.URL.Query()
-	d := searchData{Nav: "search", Title: "Search", CSRF: c.o.Owner.CSRFToken(w, r), Query: q.Get("q")}
+	d := searchData{Nav: "search", Zone: c.zone(r.Context()), Title: "Search", CSRF: c.o.Owner.CSRFToken(w, r), Query: q.Get("q")}
 	if len(d.Query) > maxQueryBytes {
 		return &httpx.Error{Status: http.StatusRequestURITooLong, Code: codeQueryTooLong,
 			Message: "That search is longer than 1,000 characters; search for a few words or a phrase."}

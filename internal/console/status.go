@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/cortex-mcp/cortex/internal/owner"
 	"github.com/cortex-mcp/cortex/internal/store"
@@ -15,6 +16,9 @@ import (
 
 type statusData struct {
 	Nav, Title, CSRF string
+	Form             string // the page's form id
+	Zone             *time.Location
+	ZoneForm         zoneForm
 	Version, Go      string
 	Stats            vault.Stats
 	Floor            uint64
@@ -46,17 +50,28 @@ type writerData struct {
 func mib[T int64 | uint64](n T) string { return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) }
 
 // statusPage shows what the owner checks first: version, disk against the
-// floor, notes, the index, the history's size and retention.
+// floor, notes, the index, the history's size and retention; and the
+// console's time zone, with the form that sets it.
 func (c *Console) statusPage(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
+	d, err := c.statusData(w, r, s)
+	if err != nil {
+		return err
+	}
+	c.pages.Render(w, http.StatusOK, "status.html", d)
+	return nil
+}
+
+func (c *Console) statusData(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) (statusData, error) {
 	ctx := r.Context()
-	d := statusData{Nav: "status", Title: "Status", CSRF: c.o.Owner.CSRFToken(w, r), Version: c.o.Version,
-		Go: runtime.Version(), Floor: c.o.MinFree, Indexed: c.o.Vault.Indexed(), Session: s, Recent: c.recent(s)}
+	d := statusData{Nav: "status", Title: "Status", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Zone: c.zone(ctx),
+		Version: c.o.Version, Go: runtime.Version(), Floor: c.o.MinFree, Indexed: c.o.Vault.Indexed(), Session: s, Recent: c.recent(s)}
+	d.ZoneForm.Value = d.Zone.String()
 	if d.Version == "" {
 		d.Version = "(development build)"
 	}
 	var err error
 	if d.Stats, err = c.o.Vault.Stats(ctx); err != nil {
-		return refusal(err)
+		return d, refusal(err)
 	}
 	d.Low = d.Floor > 0 && d.Stats.FreeBytes < d.Floor
 	if c.o.HistoryDB != nil {
@@ -77,8 +92,7 @@ func (c *Console) statusPage(w http.ResponseWriter, r *http.Request, s owner.Ses
 		}
 	}
 	d.Backup = c.backupStatus(ctx)
-	c.pages.Render(w, http.StatusOK, "status.html", d)
-	return nil
+	return d, nil
 }
 
 // backupData is the last backup's outcome as the status page shows it.

@@ -19,6 +19,7 @@ const trashDir = ".trash"
 
 type trashData struct {
 	Nav, Title, CSRF string
+	Zone             *time.Location
 	Form             string // the page's form id
 	Recent           bool
 	Items            []trashItem
@@ -35,7 +36,7 @@ type trashItem struct {
 // trashPage lists what is in .trash/, who deleted it and when.
 func (c *Console) trashPage(w http.ResponseWriter, r *http.Request, s owner.SessionInfo) error {
 	ctx := r.Context()
-	d := trashData{Nav: "trash", Title: "Trash", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Recent: c.recent(s)}
+	d := trashData{Nav: "trash", Zone: c.zone(r.Context()), Title: "Trash", CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Recent: c.recent(s)}
 	entries, err := c.o.Vault.List(ctx, trashDir, true)
 	var ve *vault.Error
 	if errors.As(err, &ve) && ve.Code == vault.CodeNotFound {

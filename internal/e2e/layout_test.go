@@ -277,3 +277,21 @@ func TestScopeIsStringsOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestBinaryCarriesTimeZones: the console shows times in the owner's time
+// zone, loaded by name; the binary embeds the time zone database, so a zone
+// that loads on a developer's machine loads in every image too (the base
+// `make image` assembles has no /usr/share/zoneinfo).
+func TestBinaryCarriesTimeZones(t *testing.T) {
+	for _, f := range repoFiles(t) {
+		if f.pkg != "cmd/cortex" {
+			continue
+		}
+		for _, imp := range f.ast.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); p == "time/tzdata" {
+				return
+			}
+		}
+	}
+	t.Error(`cmd/cortex does not import _ "time/tzdata"`)
+}

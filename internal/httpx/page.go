@@ -42,8 +42,13 @@ type Document struct{ Title, Style string }
 // {{template "document" (document TITLE STYLESHEET)}} and ends it with
 // {{template "foot"}}.
 func NewPages(fsys fs.FS, patterns ...string) (*Pages, error) {
+	return NewPagesWith(fsys, nil, patterns...)
+}
+
+// NewPagesWith is NewPages whose templates may also call funcs.
+func NewPagesWith(fsys fs.FS, funcs template.FuncMap, patterns ...string) (*Pages, error) {
 	document := func(title, style string) Document { return Document{title, style} }
-	t, err := template.New("").Funcs(template.FuncMap{"document": document}).ParseFS(assets, "assets/*.html")
+	t, err := template.New("").Funcs(template.FuncMap{"document": document}).Funcs(funcs).ParseFS(assets, "assets/*.html")
 	if err != nil {
 		return nil, err
 	}

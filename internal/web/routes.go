@@ -70,6 +70,7 @@ func (s *Server) routes() http.Handler {
 		mux.Handle("POST /console/trash/restore", form(h.RestoreTrash))
 		mux.Handle("POST /console/trash/delete", form(h.DeleteTrash))
 		mux.Handle("GET /console/status", page(h.Status))
+		mux.Handle("POST /console/time-zone", form(h.TimeZone))
 		mux.Handle("GET /console/result/{id}", page(h.Result))
 		mux.Handle("GET /console/pending/{id}", page(h.Pending))
 		mux.Handle("POST /console/pending/{id}", form(h.DoPending))
