@@ -138,6 +138,18 @@ func TestConsoleAccessibility(t *testing.T) {
 	if f.Class != "skip" || f.Href != "#main" || f.Outline == "none" {
 		t.Errorf("after one Tab the focus is on %+v; want the skip link to #main with an outline", f)
 	}
+
+	// Ten minutes on, creating a token asks for the sign-in on its page;
+	// after it (a recovery code here) the page with the Do it now button.
+	ageSessions(t, in.State, 10*time.Minute)
+	do("apps, later", chromedp.Navigate(in.URL+"/console/apps"), chromedp.WaitVisible(chromedp.CSS("#token-needs-sign-in")))
+	do("create a token", chromedp.SendKeys(chromedp.CSS("#token-name"), "tablet"),
+		chromedp.Click(chromedp.CSS("#token-create")), chromedp.WaitVisible(chromedp.CSS("#sign-in-again")))
+	check("sign in again")
+	do("sign in with a recovery code", chromedp.Click(chromedp.CSS("details summary")),
+		chromedp.SendKeys(chromedp.CSS("#recovery-code"), owner.recovery[0]),
+		chromedp.Click(chromedp.CSS("#recovery-submit")), chromedp.WaitVisible(chromedp.CSS("#pending-do")))
+	check("do it now")
 }
 
 // axeCheck returns a check that runs axe (axe-core's source) on the page
