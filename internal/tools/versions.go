@@ -40,13 +40,8 @@ type noteVersion struct {
 // hexadecimal digits. Anything else is a mistake in the call, not a
 // version the history lacks.
 func checkVersionRef(v string) error {
-	if len(v) != 12 {
+	if !vault.IsVersion(v) {
 		return &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonVersionRef}
-	}
-	for _, c := range v {
-		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
-			return &vault.Error{Code: vault.CodeInvalidArgument, Reason: reasonVersionRef}
-		}
 	}
 	return nil
 }

@@ -42,15 +42,15 @@ func errVersion(current string) *Error {
 // history) is an invalid argument: reading the note again, which
 // note_changed asks for, would not mend the next call.
 func versionMismatch(given, current string) *Error {
-	if !isVersion(given) {
+	if !IsVersion(given) {
 		return fail(&Error{Code: CodeInvalidArgument, Reason: ReasonVersionForm, Subject: clipRunes(given, 40)})
 	}
 	return errVersion(current)
 }
 
-// isVersion reports whether s has the form of a version as versionOf
+// IsVersion reports whether s has the form of a version as versionOf
 // makes it: 12 lowercase hex digits.
-func isVersion(s string) bool {
+func IsVersion(s string) bool {
 	if len(s) != 12 {
 		return false
 	}
