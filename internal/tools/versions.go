@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"strconv"
 
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
@@ -69,9 +70,11 @@ func (s *server) earlier(ctx context.Context, current *vault.Note, version strin
 		}
 		return nil, store.NoteVersion{}, err
 	}
-	if nv.Gone {
+	if nv.Gone || !s.vault.SeesVersion(ctx, nv.Path, string(data)) {
 		// The removal of the note keeps its last text; that text is
-		// the version before, which the caller can ask for instead.
+		// the version before, which the caller can ask for instead. A
+		// version kept at a path the caller may not see is as unknown
+		// as one marked private.
 		return nil, store.NoteVersion{}, unknownVersion(version)
 	}
 	n, err := s.vault.EarlierNote(ctx, current.Path, string(data), nv.Time)
@@ -100,6 +103,11 @@ func (s *server) versionsOf(ctx context.Context, current *vault.Note, limit int)
 		if isHistoryRefusal(err) {
 			return []noteVersion{}, nil
 		}
+		return nil, err
+	}
+	// One more than listed: the last one's size change is counted from it.
+	vs, err = s.visibleVersions(ctx, current.Path, vs, limit+1)
+	if err != nil {
 		return nil, err
 	}
 	out := make([]noteVersion, 0, min(len(vs), limit))
@@ -133,4 +141,33 @@ func firstLive(vs []store.NoteVersion) int {
 		}
 	}
 	return -1
+}
+
+// visibleVersions is the first need versions of vs (newest first) that
+// the caller may see, leaving out those marked private, for a scope
+// without private notes, and those kept at a path outside its scope.
+// Leaving them out of the list, sizes and all, keeps their when, who and
+// how big from the caller, as fetch keeps their text. Only the versions
+// up to the need-th visible one are read.
+func (s *server) visibleVersions(ctx context.Context, p string, vs []store.NoteVersion, need int) ([]store.NoteVersion, error) {
+	if s.vault.SeesEveryVersion(ctx) {
+		return vs, nil
+	}
+	out := vs[:0:0]
+	for _, v := range vs {
+		if len(out) == need {
+			break
+		}
+		_, data, err := s.history.Version(ctx, p, "#"+strconv.FormatInt(v.ID, 10))
+		if isHistoryRefusal(err) {
+			continue // gone since it was listed
+		}
+		if err != nil {
+			return nil, err
+		}
+		if s.vault.SeesVersion(ctx, v.Path, string(data)) {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }

@@ -159,3 +159,87 @@ func TestFetchVersionFollowsScope(t *testing.T) {
 	}
 	e.scoped(t, other).fail("recent", map[string]any{"id": "Work/plan.md"}, vault.CodeNotFound)
 }
+
+// A version that was private is not listed to an app without private
+// notes (neither when, nor which app, nor its size), and fetch of it
+// answers exactly as a version that never was; the sizes of the versions
+// it does list tell nothing of the hidden one.
+func TestRecentVersionsHidePrivate(t *testing.T) {
+	base := newHistoryEnv(t)
+	e := base.scoped(t, scope.Scope{Private: true})
+	var a, b, c writeOut
+	e.ok("create_note", map[string]any{"path": "Work/plan.md", "content": "# Plan\n\nopen start\n"}, &a)
+	e.ok("update_frontmatter", map[string]any{"id": "Work/plan.md", "version": a.Version, "set": map[string]any{"private": true}}, &b)
+	e.ok("edit_note", map[string]any{"id": "Work/plan.md", "version": b.Version, "old_text": "open start", "new_text": "salary zebra, a much longer secret line"}, &c)
+	var d writeOut
+	e.ok("update_frontmatter", map[string]any{"id": "Work/plan.md", "version": c.Version, "remove": []string{"private"}}, &d)
+
+	var all recentOut
+	e.ok("recent", map[string]any{"id": "Work/plan.md"}, &all)
+	if len(all.Versions) != 4 {
+		t.Fatalf("with private notes: %+v, want 4 versions", all.Versions)
+	}
+	app := base.scoped(t, scope.Scope{})
+	var r recentOut
+	app.ok("recent", map[string]any{"id": "Work/plan.md"}, &r)
+	if len(r.Versions) != 2 || r.Versions[0].Version != d.Version || !r.Versions[0].Current || r.Versions[1].Version != a.Version {
+		t.Fatalf("without private notes: %+v, want %s then %s", r.Versions, d.Version, a.Version)
+	}
+	if got, want := r.Versions[0].SizeChange, r.Versions[0].Size-r.Versions[1].Size; got != want {
+		t.Errorf("size_change = %d, want %d (against the version listed before it)", got, want)
+	}
+	one := recentOut{}
+	app.ok("recent", map[string]any{"id": "Work/plan.md", "limit": 2}, &one)
+	if len(one.Versions) != 2 || one.Versions[1].Version != a.Version {
+		t.Errorf("limit 2 without private notes: %+v", one.Versions)
+	}
+	made := app.call("fetch", map[string]any{"id": "Work/plan.md", "version": "0123456789ab"})
+	for _, hidden := range []string{b.Version, c.Version} {
+		got := app.call("fetch", map[string]any{"id": "Work/plan.md", "version": hidden})
+		want := strings.ReplaceAll(made.text, "0123456789ab", hidden)
+		if !got.isError || got.text != want || string(got.raw) != strings.ReplaceAll(string(made.raw), "0123456789ab", hidden) {
+			t.Errorf("fetch of the private version %s = %s, want as a made-up one: %s", hidden, got.raw, made.raw)
+		}
+	}
+	var f fetchOut
+	app.ok("fetch", map[string]any{"id": "Work/plan.md", "version": a.Version}, &f)
+	if !strings.Contains(f.Text, "open start") {
+		t.Errorf("the version before it was private: %q", f.Text)
+	}
+}
+
+// A note moved into an app's scope from a folder outside it keeps its past
+// there to itself: the versions kept at the old path are neither listed
+// nor read.
+func TestRecentVersionsHideOtherPaths(t *testing.T) {
+	e := newHistoryEnv(t)
+	var a, b, m writeOut
+	e.ok("create_note", map[string]any{"path": "Secret/plan.md", "content": "# Plan\n\nzebra\n"}, &a)
+	e.ok("edit_note", map[string]any{"id": "Secret/plan.md", "version": a.Version, "old_text": "zebra", "new_text": "plans"}, &b)
+	e.ok("move_note", map[string]any{"id": "Secret/plan.md", "version": b.Version, "to": "Work/plan.md"}, &m)
+	var all recentOut
+	e.ok("recent", map[string]any{"id": "Work/plan.md"}, &all)
+	if len(all.Versions) < 2 || all.Versions[len(all.Versions)-1].Path != "Secret/plan.md" {
+		t.Fatalf("owner's listing = %+v, want the versions at Secret/ too", all.Versions)
+	}
+	sc, err := scope.Parse("Work/**", "", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := e.scoped(t, sc)
+	var r recentOut
+	app.ok("recent", map[string]any{"id": "Work/plan.md"}, &r)
+	for _, v := range r.Versions {
+		if v.Path != "" {
+			t.Errorf("listed a version kept outside the scope: %+v", v)
+		}
+	}
+	if len(r.Versions) == 0 || !r.Versions[0].Current {
+		t.Errorf("the app's listing = %+v, want the current version", r.Versions)
+	}
+	made := app.call("fetch", map[string]any{"id": "Work/plan.md", "version": "0123456789ab"})
+	got := app.call("fetch", map[string]any{"id": "Work/plan.md", "version": a.Version})
+	if !got.isError || got.text != strings.ReplaceAll(made.text, "0123456789ab", a.Version) {
+		t.Errorf("fetch of a version kept outside the scope = %s, want as a made-up one: %s", got.text, made.text)
+	}
+}

@@ -22,3 +22,18 @@ func (v *Vault) EarlierNote(ctx context.Context, p, content string, kept time.Ti
 	fillMarkdown(n)
 	return n, nil
 }
+
+// SeesVersion reports whether the call may see a version of a note kept
+// at p with content, as EarlierNote would let it read that version: a
+// version marked private, or kept at a path the call may not see, is not
+// for it, not even to be listed.
+func (v *Vault) SeesVersion(ctx context.Context, p, content string) bool {
+	return v.checkSee(ctx, p) == nil && v.checkContent(ctx, p, nil, content, nil) == nil
+}
+
+// SeesEveryVersion reports whether the call sees every version of every
+// note (the owner, or a whole-vault scope with private notes), so that a
+// listing need not read their texts to rule them.
+func (v *Vault) SeesEveryVersion(ctx context.Context) bool {
+	return accessOf(ctx).all()
+}
