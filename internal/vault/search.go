@@ -148,10 +148,10 @@ func (v *Vault) checkQuery(a access, q Query) (asked, *Error) {
 // (and the trash is not searched), else by reading the notes.
 func (v *Vault) rank(ctx context.Context, s asked) (found, *Error) {
 	if !inTrash(s.folder) && !s.cur.scan {
-		f, used, e := v.indexSearch(ctx, s.pq, s.cur, s.limit)
+		f, used, e := v.indexSearch(ctx, s, s.cur, s.limit)
 		if e != nil || used {
 			return f, e
 		}
 	}
-	return v.scanSearch(ctx, s.pq, s.folder, s.cur)
+	return v.scanSearch(ctx, s, s.folder, s.cur)
 }

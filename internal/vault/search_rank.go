@@ -15,7 +15,7 @@ import (
 // position on, until the read budget is spent, and returns the hits in that
 // order, each with the position after it. When one call reads every note
 // from the start, the hits are ranked instead, as the index ranks them.
-func (v *Vault) scanSearch(ctx context.Context, pq search.Query, folder string, cur cursor) (found, *Error) {
+func (v *Vault) scanSearch(ctx context.Context, s asked, folder string, cur cursor) (found, *Error) {
 	var notes []candidate
 	e := v.walk(ctx, folder, true, func(w walkEntry) *Error {
 		if !w.info.IsDir() && w.info.Size() <= v.maxNote {
@@ -57,9 +57,9 @@ func (v *Vault) scanSearch(ctx context.Context, pq search.Query, folder string, 
 		}
 		content := string(data)
 		title := markdown.Title(content, c.path)
-		score, snippet := search.Match(pq, c.path, title, content)
-		if score > 0 {
-			f.hits = append(f.hits, Hit{Path: c.path, Title: title, Snippet: snippet, Modified: fi.ModTime(), Score: score, Lines: hitLines(pq, content)})
+		m := s.find(s.pq, c.path, title, content, true)
+		if m.Score > 0 {
+			f.hits = append(f.hits, Hit{Path: c.path, Title: title, Snippet: m.Snippet, Modified: fi.ModTime(), Score: m.Score, Lines: m.Lines})
 			f.after = append(f.after, i+1)
 		}
 	}
@@ -113,7 +113,8 @@ type found struct {
 // are read and confirmed in order from the cursor's position, until the
 // page is full or the read budget is spent. It reports false when the
 // index is not built yet.
-func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, limit int) (found, bool, *Error) {
+func (v *Vault) indexSearch(ctx context.Context, s asked, cur cursor, limit int) (found, bool, *Error) {
+	pq := s.pq
 	// Extended queries (OR, exclusions, filters, literal text) are decided
 	// on the note itself, like phrases.
 	exact := len(pq.Phrases) == 0 && !pq.Extended()
@@ -177,7 +178,7 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 			var h Hit
 			ok := false
 			if !c.absent {
-				h, ok = v.confirm(a, pq, c)
+				h, ok = v.confirm(a, s, c)
 			}
 			switch {
 			case !ok:
@@ -204,7 +205,8 @@ func (v *Vault) indexSearch(ctx context.Context, pq search.Query, cur cursor, li
 }
 
 // confirm reads a candidate and matches it as it is on disk now.
-func (v *Vault) confirm(a access, pq search.Query, c candidate) (Hit, bool) {
+func (v *Vault) confirm(a access, s asked, c candidate) (Hit, bool) {
+	pq := s.pq
 	data, fi, e := v.readNoteFile(c.path)
 	if e != nil {
 		v.ix.queue(c.path)
@@ -226,22 +228,23 @@ func (v *Vault) confirm(a access, pq search.Query, c candidate) (Hit, bool) {
 		// already, and checking them again would parse the frontmatter.
 		pq.Tags, pq.Folder = nil, ""
 	}
-	ok, snippet := search.Confirm(pq, c.path, title, content)
-	if !ok {
+	m := s.find(pq, c.path, title, content, false)
+	if m.Score <= 0 {
 		return Hit{}, false
 	}
-	return Hit{Path: c.path, Title: title, Snippet: snippet, Modified: fi.ModTime(), Score: c.score, Lines: hitLines(pq, content)}, true
+	return Hit{Path: c.path, Title: title, Snippet: m.Snippet, Modified: fi.ModTime(), Score: c.score, Lines: m.Lines}, true
 }
 
 // maxHitLines caps the lines a hit of a line filter names.
 const maxHitLines = 10
 
-// hitLines are the lines a query's line filters matched in a note, nil
-// for a query without any.
-func hitLines(pq search.Query, content string) []LineHit {
-	if !pq.HasLines() {
-		return nil
+// find matches a note for pq (the search's query, or what is left of it
+// to check), scored or only confirmed, and names the lines its line
+// filters matched, from the same reading.
+func (s asked) find(pq search.Query, p, title, content string, scoring bool) search.Found {
+	n := 0
+	if pq.HasLines() {
+		n = maxHitLines
 	}
-	lines, _ := search.MatchLines(pq, content, maxHitLines)
-	return lines
+	return search.Find(pq, p, title, content, scoring, n)
 }

@@ -112,11 +112,7 @@ func MatchLines(q Query, content string, limit int) ([]LineHit, bool) {
 			}
 		}
 		if matched && len(hits) < limit {
-			text := strings.TrimSpace(line)
-			if len(text) > maxLineText {
-				text = clipUTF8(text, maxLineText) + "…"
-			}
-			hits = append(hits, LineHit{N: n, Text: text})
+			hits = append(hits, LineHit{N: n, Text: clipLine(line)})
 		}
 	}
 	for _, f := range found {
@@ -178,6 +174,16 @@ func fenceOf(line string) string {
 		}
 	}
 	return ""
+}
+
+// clipLine is a line's text as a hit names it: trimmed, and cut after
+// maxLineText bytes.
+func clipLine(line string) string {
+	text := strings.TrimSpace(line)
+	if len(text) > maxLineText {
+		text = clipUTF8(text, maxLineText) + "…"
+	}
+	return text
 }
 
 // clipUTF8 cuts s to at most n bytes at a character boundary.

@@ -40,3 +40,26 @@ func TestMatchLines(t *testing.T) {
 		}
 	}
 }
+
+// Find names the lines of line filters from the reading that decides the
+// match: those of the first alternative with line filters that the note
+// matches, whether scored or confirmed.
+func TestFindNamesFilterLines(t *testing.T) {
+	const note = "# House\n- [ ] call the roofer\n- [x] call the painter\nleak\n"
+	for _, scoring := range []bool{true, false} {
+		for query, want := range map[string][]LineHit{
+			"task-todo:call":                    {{2, "- [ ] call the roofer"}},
+			"leak OR task-done:call":            {{3, "- [x] call the painter"}},
+			"task-todo:nothing OR task:painter": {{3, "- [x] call the painter"}},
+			"leak":                              nil,
+		} {
+			f := Find(ParseQuery(query), "House.md", "House", note, scoring, 10)
+			if f.Score <= 0 || !reflect.DeepEqual(f.Lines, want) {
+				t.Errorf("%s (scoring %v): %+v, want lines %v", query, scoring, f, want)
+			}
+			if f0 := Find(ParseQuery(query), "House.md", "House", note, scoring, 0); f0.Lines != nil {
+				t.Errorf("%s: lines without asking: %v", query, f0.Lines)
+			}
+		}
+	}
+}

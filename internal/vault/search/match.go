@@ -42,34 +42,67 @@ type hit struct{ pos, item int }
 // where it was cut; a note matched by filters only gets the start of its
 // body.
 func Match(q Query, notePath, title, content string) (score float64, snippet string) {
-	return match(q, notePath, title, content, true)
+	score, snippet, _ = match(q, notePath, title, content, true, 0)
+	return score, snippet
 }
 
 // Confirm reports whether a note matches q exactly as Match decides, with
 // the same snippet, but without computing a score (which needs the
 // frontmatter parsed): for confirming candidates that an index ranked.
 func Confirm(q Query, notePath, title, content string) (ok bool, snippet string) {
-	score, snippet := match(q, notePath, title, content, false)
+	score, snippet, _ := match(q, notePath, title, content, false, 0)
 	return score > 0, snippet
 }
 
-func match(q Query, notePath, title, content string, scoring bool) (score float64, snippet string) {
+// Found is what matching a note found: its score (0 for no match), its
+// snippet, and the lines the query's line filters matched.
+type Found struct {
+	Score   float64
+	Snippet string
+	Lines   []LineHit
+}
+
+// Find matches a note as Match does, or with scoring false as Confirm
+// does (a match then scores 1), and names up to lines lines that the
+// query's line filters matched (those of the first alternative with line
+// filters that the note matches), from the same reading of the note that
+// decides the match: nil for a query without line filters.
+func Find(q Query, notePath, title, content string, scoring bool, lines int) Found {
+	score, snippet, hits := match(q, notePath, title, content, scoring, lines)
+	if score <= 0 {
+		return Found{}
+	}
+	return Found{Score: score, Snippet: snippet, Lines: hits}
+}
+
+// match decides a note for q, with its score when scoring, and names up
+// to lines lines its line filters matched.
+func match(q Query, notePath, title, content string, scoring bool, lines int) (score float64, snippet string, found []LineHit) {
 	if len(q.Or) > 0 {
 		for _, alt := range q.Or {
-			if s, sn := match(alt, notePath, title, content, scoring); s > score {
-				score, snippet = s, sn
-				if !scoring {
+			if score > 0 && !scoring && (lines == 0 || found != nil || len(alt.Lines) == 0) {
+				// Decided; only the lines of an alternative with
+				// line filters are still wanted.
+				if lines == 0 || found != nil {
 					break
 				}
+				continue
+			}
+			s, sn, ls := match(alt, notePath, title, content, scoring, lines)
+			if s > 0 && found == nil && len(alt.Lines) > 0 {
+				found = ls
+			}
+			if s > score {
+				score, snippet = s, sn
 			}
 		}
-		return score, snippet
+		return score, snippet, found
 	}
 	if q.Extended() {
-		return matchExt(q, notePath, title, content, scoring)
+		return matchExt(q, notePath, title, content, scoring, lines)
 	}
 	if !inFolder(notePath, q.Folder) {
-		return 0, ""
+		return 0, "", nil
 	}
 	_, bodyStart, _ := markdown.Split(content)
 	var fm markdown.Frontmatter
@@ -85,7 +118,7 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 		tags := append(slices.Clone(frontmatter().Tags), markdown.InlineTags(content)...)
 		for _, t := range q.Tags {
 			if !hasTag(tags, t) {
-				return 0, ""
+				return 0, "", nil
 			}
 		}
 	}
@@ -98,7 +131,7 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 	}
 	n := len(terms) + len(phrases)
 	if n == 0 {
-		return 1, makeSnippet(content, bodyStart, bodyStart)
+		return 1, makeSnippet(content, bodyStart, bodyStart), nil
 	}
 
 	var tf [maxQueryItems]int
@@ -112,7 +145,7 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 		// whole note too: the rest cannot change the answer.
 		var at int
 		if tf, hits, at = scanUntilAll(q, terms, content, bodyStart); at >= 0 {
-			return 1, makeSnippet(content, bodyStart, at)
+			return 1, makeSnippet(content, bodyStart, at), nil
 		}
 		scanned = true
 	}
@@ -132,7 +165,7 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 		}
 		// hits are gathered again if the loop goes on.
 		if pos, found := bestHit(hits, bodyStart); found == n && allFound(tf[:n]) {
-			return 1, makeSnippet(content, bodyStart, pos)
+			return 1, makeSnippet(content, bodyStart, pos), nil
 		}
 	}
 
@@ -142,12 +175,12 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 	pathText := field(markdown.TrimMD(notePath))
 	for i := 0; i < n; i++ {
 		if tf[i] == 0 && !titleText.has(q, terms, phrases, i) && !pathText.has(q, terms, phrases, i) {
-			return 0, ""
+			return 0, "", nil
 		}
 	}
 
 	if !scoring {
-		return 1, makeSnippet(content, bodyStart, bestPos(hits, bodyStart))
+		return 1, makeSnippet(content, bodyStart, bestPos(hits, bodyStart)), nil
 	}
 	f := frontmatter()
 	nameText := field(name)
@@ -191,7 +224,7 @@ func match(q Query, notePath, title, content string, scoring bool) (score float6
 	if inTitle == n || inName == n || inAlias == n { // else none can be exact
 		score += exactScore(queryWords(terms, phrases), title, name, f.Aliases)
 	}
-	return score, makeSnippet(content, bodyStart, bestPos(hits, bodyStart))
+	return score, makeSnippet(content, bodyStart, bestPos(hits, bodyStart)), nil
 }
 
 // exactScore is Match's bonus for a title, file name or alias whose words

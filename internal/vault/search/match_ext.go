@@ -12,65 +12,71 @@ import (
 // matchExt matches one clause that uses more than words, phrases, tags and
 // a folder: its words as match does, then its filters, exclusions and
 // literal text against the note itself.
-func matchExt(q Query, notePath, title, content string, scoring bool) (float64, string) {
-	score, snippet := match(indexPart(q), notePath, title, content, scoring)
+func matchExt(q Query, notePath, title, content string, scoring bool, lines int) (float64, string, []LineHit) {
+	score, snippet, _ := match(indexPart(q), notePath, title, content, scoring, 0)
 	if score <= 0 || !pathFilters(notePath, q) {
-		return 0, ""
+		return 0, "", nil
 	}
 	if len(q.Props) > 0 || len(q.NotProps) > 0 || len(q.NotTags) > 0 {
 		fm, _ := markdown.ParseFrontmatter(content)
 		for _, p := range q.Props {
 			if !hasProperty(fm.Map, p) {
-				return 0, ""
+				return 0, "", nil
 			}
 		}
 		for _, p := range q.NotProps {
 			if hasProperty(fm.Map, p) {
-				return 0, ""
+				return 0, "", nil
 			}
 		}
 		if len(q.NotTags) > 0 {
 			tags := append(slices.Clone(fm.Tags), markdown.InlineTags(content)...)
 			for _, t := range q.NotTags {
 				if hasTag(tags, t) {
-					return 0, ""
+					return 0, "", nil
 				}
 			}
 		}
 	}
 	for _, t := range q.NotTerms {
-		if s, _ := match(Query{Terms: []string{t}}, notePath, title, content, false); s > 0 {
-			return 0, ""
+		if s, _, _ := match(Query{Terms: []string{t}}, notePath, title, content, false, 0); s > 0 {
+			return 0, "", nil
 		}
 	}
 	for _, p := range q.NotPhrases {
-		if s, _ := match(Query{Phrases: []string{p}}, notePath, title, content, false); s > 0 {
-			return 0, ""
+		if s, _, _ := match(Query{Phrases: []string{p}}, notePath, title, content, false, 0); s > 0 {
+			return 0, "", nil
 		}
 	}
 	for _, s := range q.Symbols {
 		if !strings.Contains(content, s) && !strings.Contains(notePath, s) {
-			return 0, ""
+			return 0, "", nil
 		}
 	}
+	var found []LineHit
 	if len(q.Lines) > 0 {
-		hits, ok := MatchLines(q, content, 1)
+		// One reading of the lines decides the filters, gives the
+		// snippet and names the lines the hit shows.
+		hits, ok := MatchLines(q, content, max(lines, 1))
 		if !ok {
-			return 0, ""
+			return 0, "", nil
 		}
 		if len(hits) > 0 {
 			snippet = hits[0].Text
+		}
+		if lines > 0 {
+			found = hits
 		}
 	}
 	if q.Literal != "" {
 		at := indexFoldCase(content, q.Literal)
 		if at < 0 {
-			return 0, ""
+			return 0, "", nil
 		}
 		_, bodyStart, _ := markdown.Split(content)
 		snippet = makeSnippet(content, bodyStart, max(at, bodyStart))
 	}
-	return score, snippet
+	return score, snippet, found
 }
 
 // pathFilters applies path: and file:.
