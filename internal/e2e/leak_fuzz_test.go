@@ -39,12 +39,12 @@ func (r *leakRun) fuzz(rng *rand.Rand, n int) {
 			}
 		}
 	}
-	for range n {
+	for i := range n {
 		var name string
 		var args map[string]any
 		switch rng.IntN(12) {
 		case 0, 1:
-			name, args = "search", map[string]any{"query": word(), "limit": 1 + rng.IntN(50)}
+			name, args = "search", map[string]any{"query": word(), "limit": 1 + rng.IntN(50), "lines": i%2 == 0}
 			if rng.IntN(3) == 0 {
 				args["folder"] = word()
 			}

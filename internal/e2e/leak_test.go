@@ -215,7 +215,8 @@ func (r *leakRun) reads() {
 	r.call("fetch", map[string]any{"id": "Work/Plan.md", "section": "Part " + c("section")})
 
 	// Search: each word, tag and property of the hidden notes, filters, and
-	// every page of a search that hidden notes would match.
+	// every page of a search that hidden notes would match, with the lines
+	// each hit matched.
 	var queries []string
 	for _, l := range canaryLabels {
 		queries = append(queries, canary(l), "tag:"+canary(l), "#"+canary(l), "file:"+canary(l), "path:"+canary(l))
@@ -225,7 +226,9 @@ func (r *leakRun) reads() {
 		"folder:.trash", "path:.trash", "file:Secret", "file:Diary", "file:chart", "file:sealed", "tag:plan", "tag:reading",
 		"gardens", "gardens OR "+c("body"), "-gardens", `"see [[Public]]"`, "Public", "Linked", "Journal", "Diary", "Ledger")
 	for _, q := range queries {
-		r.pages("search", map[string]any{"query": q})
+		// With lines, each hit also names its matching lines: what a
+		// search shows at most.
+		r.pages("search", map[string]any{"query": q, "lines": true})
 	}
 	if got := r.pages("search", map[string]any{"query": "gardens", "limit": 1}); !slices.Equal(got, []string{"Notes/Reading.md"}) {
 		t.Errorf("search gardens finds %v; want Notes/Reading.md alone", got)

@@ -32,6 +32,7 @@ type searchIn struct {
 	Tag    string `json:"tag,omitempty" jsonschema:"only search notes with this tag, without '#'"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"most results to return: default 10, at most 50"`
 	Cursor string `json:"cursor,omitempty" jsonschema:"next_cursor from the previous page, to continue"`
+	Lines  bool   `json:"lines,omitempty" jsonschema:"also list each note's matching lines, at most 10"`
 }
 
 type searchResult struct {
@@ -40,10 +41,10 @@ type searchResult struct {
 	URL      string      `json:"url" jsonschema:"link to the note for the user"`
 	Snippet  string      `json:"snippet" jsonschema:"text around the match"`
 	Modified string      `json:"modified" jsonschema:"last modification, RFC 3339"`
-	Lines    []foundLine `json:"lines,omitempty" jsonschema:"for task:, task-todo:, task-done: and line: queries: the lines that matched, at most 10"`
+	Lines    []foundLine `json:"lines,omitempty" jsonschema:"with lines, or for task:, task-todo:, task-done: and line: queries: the lines that matched, at most 10"`
 }
 
-// foundLine is a line of a note a line filter matched.
+// foundLine is a line of a note a search matched.
 type foundLine struct {
 	Line int    `json:"line" jsonschema:"its number in the note, from 1"`
 	Text string `json:"text"`
@@ -144,7 +145,7 @@ func (s *server) addReadTools(srv *mcp.Server) {
 		Name: "search",
 		Description: `Search notes in Obsidian's syntax: words (all must match, any case or accent), "phrases", OR, -word, ` +
 			"tag:#x, path:x, file:x, [prop:value], [prop], task-todo:x, line:(a b); text without words (- [ ]) matches as written. " +
-			"Returns ids with snippets (and matched lines), best then newest first.",
+			"Returns ids with snippets, best then newest first.",
 		Annotations: readOnly("Search notes"),
 	}, s.search)
 	addTool(s, srv, &mcp.Tool{
@@ -187,7 +188,7 @@ func (s *server) search(ctx context.Context, _ call, in searchIn) (searchOut, er
 		return searchOut{}, err
 	}
 	page, err := s.vault.SearchPage(ctx, vault.Query{Text: q, Folder: in.Folder, Tag: strings.TrimPrefix(in.Tag, "#"),
-		Limit: limit, Cursor: in.Cursor})
+		Limit: limit, Cursor: in.Cursor, Lines: in.Lines})
 	if err != nil {
 		return searchOut{}, err
 	}

@@ -1,8 +1,12 @@
 package tools
 
 import (
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 // Open tasks across the vault, as a model asks for them: task-todo: finds
@@ -45,5 +49,66 @@ func TestSearchTasks(t *testing.T) {
 	te := e.fail("search", map[string]any{"query": "task-todo:"}, "invalid_argument")
 	if !strings.Contains(te.Message, "task-todo:") {
 		t.Errorf("task-todo: alone: %s", te.Message)
+	}
+}
+
+// With lines, any search names the lines of each note that hold what it
+// was found by, numbered, at most ten a note: words in any case or
+// accent, phrases, OR, tags and properties; without lines, only line
+// filters name lines. A private note is neither a hit nor a source of
+// lines for an app without private notes.
+func TestSearchLines(t *testing.T) {
+	e := newEnv(t)
+	e.write("Home/House.md", "---\ntags: [home]\nstatus: active\n---\n# House\nThe Roofer comes Monday.\nPaint the fence.\nCall the roofer back.\n#home ideas\n")
+	e.write("Work/Week.md", "## Mon\nroofer budget\n")
+	e.write("Work/Secret.md", "---\nprivate: true\n---\nthe roofer is my cousin\n")
+	var many strings.Builder
+	for i := range 15 {
+		fmt.Fprintf(&many, "line %d of the ROOFER log\n", i+1)
+	}
+	e.write("Log.md", many.String())
+
+	search := func(e *env, args map[string]any) map[string][]foundLine {
+		t.Helper()
+		var out searchOut
+		e.ok("search", args, &out)
+		got := map[string][]foundLine{}
+		for _, r := range out.Results {
+			got[r.ID] = r.Lines
+		}
+		return got
+	}
+	got := search(e, map[string]any{"query": "roofer", "lines": true})
+	if want := []foundLine{{6, "The Roofer comes Monday."}, {8, "Call the roofer back."}}; !reflect.DeepEqual(got["Home/House.md"], want) {
+		t.Errorf("roofer: House lines %+v, want %+v", got["Home/House.md"], want)
+	}
+	if l := got["Log.md"]; len(l) != 10 || l[9] != (foundLine{10, "line 10 of the ROOFER log"}) {
+		t.Errorf("roofer: Log lines %+v, want the first 10", l)
+	}
+	for query, want := range map[string][]foundLine{
+		`"roofer back"`:         {{8, "Call the roofer back."}},
+		"paint OR monday":       {{6, "The Roofer comes Monday."}, {7, "Paint the fence."}},
+		"tag:#home":             {{2, "tags: [home]"}, {9, "#home ideas"}},
+		"[status:active] fence": {{3, "status: active"}, {7, "Paint the fence."}},
+		"task-todo:x OR fence":  {{7, "Paint the fence."}},
+		"fence folder:Home":     {{7, "Paint the fence."}},
+		"fence path:Home":       {{7, "Paint the fence."}},
+	} {
+		if got := search(e, map[string]any{"query": query, "lines": true}); !reflect.DeepEqual(got["Home/House.md"], want) {
+			t.Errorf("%s: %+v, want %+v", query, got["Home/House.md"], want)
+		}
+	}
+	if got := search(e, map[string]any{"query": "roofer"}); got["Home/House.md"] != nil {
+		t.Errorf("lines without asking: %+v", got)
+	}
+	// Scoped as the rest: the private note names no line.
+	app := e.scoped(t, scope.Scope{})
+	got = search(app, map[string]any{"query": "cousin OR roofer", "lines": true})
+	if _, ok := got["Work/Secret.md"]; ok || len(got["Work/Week.md"]) != 1 {
+		t.Errorf("an app without private notes: %+v", got)
+	}
+	owner := e.scoped(t, scope.Scope{Private: true})
+	if got := search(owner, map[string]any{"query": "cousin", "lines": true}); !reflect.DeepEqual(got["Work/Secret.md"], []foundLine{{4, "the roofer is my cousin"}}) {
+		t.Errorf("with private notes: %+v", got)
 	}
 }

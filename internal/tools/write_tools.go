@@ -13,7 +13,7 @@ import (
 )
 
 type createIn struct {
-	Path    string `json:"path" jsonschema:"vault-relative path of the new note, ending in .md, e.g. projects/plan.md; missing folders are created"`
+	Path    string `json:"path" jsonschema:"vault-relative path, ending in .md, e.g. projects/plan.md; missing folders are created"`
 	Content string `json:"content" jsonschema:"the whole Markdown text of the note, frontmatter included if any"`
 	DryRun  bool   `json:"dry_run,omitempty" jsonschema:"show the change, write nothing"`
 }

@@ -213,6 +213,10 @@ type Query struct {
 	// page (default 16000); the page ends early, with a cursor, when the
 	// next hit would pass it.
 	MaxChars int
+	// Lines asks every hit to name the lines of the note that hold what
+	// the query matched it by (search.HitLines), at most ten; without it
+	// only the hits of line filters (task-todo: and the like) name lines.
+	Lines bool
 }
 
 // Page is one page of search results.
@@ -244,12 +248,13 @@ type Hit struct {
 	Modified time.Time
 	Score    float64
 	// Lines are the lines a query's line filters (task-todo: and the
-	// like) matched, at most ten; nil for other queries.
+	// like) matched, at most ten; with Query.Lines, for any query, the
+	// lines holding what it matched the note by. Nil when none.
 	Lines []LineHit
 }
 
-// LineHit is a line of a note that a search's line filter matched: its
-// 1-based number in the file and its text.
+// LineHit is a line of a note that a search matched: its 1-based number
+// in the file and its text.
 type LineHit = search.LineHit
 
 // Link is one link found in a note.

@@ -71,6 +71,7 @@ type asked struct {
 	limit, maxChars int
 	fp              string // the query's fingerprint, which cursors carry
 	cur             cursor
+	lines           bool // every hit names its matching lines
 }
 
 // checkQuery parses q.Text, refuses what search does not offer, restricts
@@ -141,7 +142,7 @@ func (v *Vault) checkQuery(a access, q Query) (asked, *Error) {
 	if e != nil {
 		return asked{}, e
 	}
-	return asked{pq: pq, folder: folder, limit: min(limit, maxSearchLimit), maxChars: max(maxChars, minMaxChars), fp: fp, cur: cur}, nil
+	return asked{pq: pq, folder: folder, limit: min(limit, maxSearchLimit), maxChars: max(maxChars, minMaxChars), fp: fp, cur: cur, lines: q.Lines}, nil
 }
 
 // rank finds the hits from the cursor on: with the index when it is built

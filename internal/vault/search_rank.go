@@ -235,16 +235,22 @@ func (v *Vault) confirm(a access, s asked, c candidate) (Hit, bool) {
 	return Hit{Path: c.path, Title: title, Snippet: m.Snippet, Modified: fi.ModTime(), Score: c.score, Lines: m.Lines}, true
 }
 
-// maxHitLines caps the lines a hit of a line filter names.
+// maxHitLines caps the lines a hit names.
 const maxHitLines = 10
 
 // find matches a note for pq (the search's query, or what is left of it
-// to check), scored or only confirmed, and names the lines its line
-// filters matched, from the same reading.
+// to check), scored or only confirmed, and names the lines the hit shows:
+// those its line filters matched, from the same reading, or, when every
+// hit names its lines, those holding what the whole query matched the
+// note by.
 func (s asked) find(pq search.Query, p, title, content string, scoring bool) search.Found {
 	n := 0
-	if pq.HasLines() {
+	if s.lines || pq.HasLines() {
 		n = maxHitLines
 	}
-	return search.Find(pq, p, title, content, scoring, n)
+	m := search.Find(pq, p, title, content, scoring, n)
+	if s.lines && m.Score > 0 && m.Lines == nil {
+		m.Lines = search.HitLines(s.pq, p, title, content, maxHitLines)
+	}
+	return m
 }

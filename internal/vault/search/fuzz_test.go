@@ -33,6 +33,19 @@ func FuzzQuery(f *testing.F) {
 		if ok, s := Confirm(pq, "dir/note.md", markdown.Title(content, "dir/note.md"), content); ok != (score > 0) || s != snip {
 			t.Fatalf("Confirm = %v %q, Match = %v %q", ok, s, score, snip)
 		}
+		if score > 0 {
+			// Every line named is a line of the note, in order, within
+			// the cap, clipped.
+			lines := strings.Split(content, "\n")
+			last := 0
+			for _, h := range HitLines(pq, "dir/note.md", "", content, 10) {
+				if h.N <= last || h.N > len(lines) || len(h.Text) > maxLineText+len("…") ||
+					!strings.HasPrefix(strings.TrimSpace(strings.TrimSuffix(lines[h.N-1], "\r")), strings.TrimSuffix(h.Text, "…")) {
+					t.Fatalf("line %+v of %q", h, content)
+				}
+				last = h.N
+			}
+		}
 		if strings.ContainsAny(snip, "\n\r\t") || utf8.RuneCountInString(snip) > snippetRunes+2 {
 			t.Fatalf("bad snippet %q", snip)
 		}
