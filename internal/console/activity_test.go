@@ -161,7 +161,7 @@ func TestActivityPages(t *testing.T) {
 // delete's card shows the text that went, not "no longer in the history".
 func TestActivityOneCardPerMoveAndDelete(t *testing.T) {
 	h := newHarness(t, map[string]string{"A.md": "alpha\n", "B.md": "beta\n"})
-	h.Call("claude", "delete_note", map[string]any{"id": "A.md", "version": h.Version("A.md")})
+	trashed, _ := h.Call("claude", "delete_note", map[string]any{"id": "A.md", "version": h.Version("A.md")})["trashed_to"].(string)
 	h.Call("claude", "move_note", map[string]any{"id": "B.md", "to": "Sub/B.md", "version": h.Version("B.md")})
 	if n := len(h.journal()); n != 4 {
 		t.Fatalf("the journal holds %d entries; the test expects two per call", n)
@@ -169,7 +169,7 @@ func TestActivityOneCardPerMoveAndDelete(t *testing.T) {
 	b := h.browser()
 	b.signIn()
 	resp, body := b.get("/console/activity")
-	want(t, resp, body, http.StatusOK, "Deleted: moved to the trash as .trash/A.md", "Moved from B.md", "The text did not change.", "alpha")
+	want(t, resp, body, http.StatusOK, "Deleted: moved to the trash as "+trashed, "Moved from B.md", "The text did not change.", "alpha")
 	if n := strings.Count(body, `<section class="entry`); n != 2 {
 		t.Errorf("%d cards for one delete and one move, want 2:\n%s", n, body)
 	}

@@ -135,12 +135,14 @@ func TestPurgeNeedsRecentSignInAndConfirmation(t *testing.T) {
 
 func TestTrashListAndRestore(t *testing.T) {
 	h := newHarness(t, map[string]string{"Ideas/Garden.md": before})
-	h.Call("claude", "delete_note", map[string]any{"id": "Ideas/Garden.md", "version": h.Version("Ideas/Garden.md")})
+	// An app's delete names the trashed note after its version; the
+	// console restores it to where it was all the same.
+	trashed, _ := h.Call("claude", "delete_note", map[string]any{"id": "Ideas/Garden.md", "version": h.Version("Ideas/Garden.md")})["trashed_to"].(string)
 	b := h.browser()
 	b.signIn()
 	resp, body := b.get("/console/trash")
-	want(t, resp, body, http.StatusOK, `data-path=".trash/Ideas/Garden.md"`, "claude")
-	resp, body = b.post("/console/trash/restore", url.Values{"path": {".trash/Ideas/Garden.md"}})
+	want(t, resp, body, http.StatusOK, `data-path="`+trashed+`"`, "claude")
+	resp, body = b.post("/console/trash/restore", url.Values{"path": {trashed}})
 	if resp.StatusCode != http.StatusSeeOther || !strings.HasPrefix(resp.Header.Get("Location"), "/console/result/") {
 		t.Fatalf("restore: %d %q %s", resp.StatusCode, resp.Header.Get("Location"), body)
 	}
@@ -262,11 +264,11 @@ func TestPagesAreSmallAndSignedIn(t *testing.T) {
 
 func TestDeleteForGood(t *testing.T) {
 	h := newHarness(t, map[string]string{"Old.md": "secret\n", "Keep.md": "keep\n"})
-	h.Call("claude", "delete_note", map[string]any{"id": "Old.md", "version": h.Version("Old.md")})
+	trashed, _ := h.Call("claude", "delete_note", map[string]any{"id": "Old.md", "version": h.Version("Old.md")})["trashed_to"].(string)
 	b := h.browser()
 	b.signIn()
 	b.get("/console/trash")
-	resp, body := b.post("/console/trash/delete", url.Values{"path": {".trash/Old.md"}})
+	resp, body := b.post("/console/trash/delete", url.Values{"path": {trashed}})
 	want(t, resp, body, http.StatusBadRequest, `data-code="not_confirmed"`)
 	for _, p := range []string{"Keep.md", "../Keep.md", ".trash/Nothing.md"} {
 		resp, body = b.post("/console/trash/delete", url.Values{"path": {p}, "confirm": {"yes"}})
@@ -278,25 +280,25 @@ func TestDeleteForGood(t *testing.T) {
 		t.Fatal("a note outside the trash was removed")
 	}
 	h.Clock.Advance(RecentSignIn)
-	resp, body = b.post("/console/trash/delete", url.Values{"path": {".trash/Old.md"}, "confirm": {"yes"}})
+	resp, body = b.post("/console/trash/delete", url.Values{"path": {trashed}, "confirm": {"yes"}})
 	want(t, resp, body, http.StatusForbidden, `data-code="sign_in_again"`)
-	if h.Read(".trash/Old.md") != "secret\n" {
+	if h.Read(trashed) != "secret\n" {
 		t.Fatal("a refused delete removed the note")
 	}
 	b.signIn()
 	b.get("/console/trash")
-	resp, body = b.post("/console/trash/delete", url.Values{"path": {".trash/Old.md"}, "confirm": {"yes"}})
+	resp, body = b.post("/console/trash/delete", url.Values{"path": {trashed}, "confirm": {"yes"}})
 	if resp.StatusCode != http.StatusSeeOther {
 		t.Fatalf("delete for good: %d %s", resp.StatusCode, body)
 	}
-	if got := h.Read(".trash/Old.md"); got != "<absent>" {
+	if got := h.Read(trashed); got != "<absent>" {
 		t.Fatalf("the note is still in the trash: %q", got)
 	}
-	if e := h.journal()[0]; e.App != history.OwnerConsole || e.Tool != "delete_for_good" || e.Path != ".trash/Old.md" {
+	if e := h.journal()[0]; e.App != history.OwnerConsole || e.Tool != "delete_for_good" || e.Path != trashed {
 		t.Fatalf("journaled as %+v", e)
 	}
 	// Its text is still in the history.
-	if _, data, err := h.c.o.History.Version(context.Background(), ".trash/Old.md", h.journal()[0].OldVersion); err != nil || string(data) != "secret\n" {
+	if _, data, err := h.c.o.History.Version(context.Background(), trashed, h.journal()[0].OldVersion); err != nil || string(data) != "secret\n" {
 		t.Fatalf("history of the deleted note: %q %v", data, err)
 	}
 }

@@ -3,8 +3,6 @@ package console
 import (
 	"errors"
 	"net/http"
-	"path"
-	"regexp"
 	"strings"
 	"time"
 
@@ -59,7 +57,7 @@ func (c *Console) trashPage(w http.ResponseWriter, r *http.Request, s owner.Sess
 		if e.IsDir {
 			continue
 		}
-		it := trashItem{Path: e.Path, Original: originalPath(e.Path), Size: e.Size, Modified: e.Modified}
+		it := trashItem{Path: e.Path, Original: vault.TrashOrigin(e.Path), Size: e.Size, Modified: e.Modified}
 		if j, ok := last[e.Path]; ok {
 			it.By, it.When = j.App, j.Time
 		}
@@ -67,16 +65,6 @@ func (c *Console) trashPage(w http.ResponseWriter, r *http.Request, s owner.Sess
 	}
 	c.pages.Render(w, http.StatusOK, "trash.html", d)
 	return nil
-}
-
-// trashSuffix is the " (n)" the vault adds when the trash has the name.
-var trashSuffix = regexp.MustCompile(` \(\d+\)$`)
-
-// originalPath is where a note in the trash was before it was deleted.
-func originalPath(p string) string {
-	p = strings.TrimPrefix(p, trashDir+"/")
-	ext := path.Ext(p)
-	return trashSuffix.ReplaceAllString(strings.TrimSuffix(p, ext), "") + ext
 }
 
 // restoreTrash moves a note out of .trash/ back to where it was, journaled
@@ -92,7 +80,7 @@ func (c *Console) restoreTrash(w http.ResponseWriter, r *http.Request, _ owner.S
 	if err != nil {
 		return nil, refusal(err)
 	}
-	to := originalPath(from)
+	to := vault.TrashOrigin(from)
 	res, err := c.o.Vault.Move(ctx, from, to, n.Version, false)
 	c.journal(r, store.JournalEntry{Tool: "restore", Path: from, OldVersion: n.Version}, err)
 	if err != nil {

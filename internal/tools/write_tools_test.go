@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
 func TestWriteTools(t *testing.T) {
@@ -218,5 +219,33 @@ func TestReplaceTopHeading(t *testing.T) {
 		"include_subsections": true}, &out)
 	if got := e.read("g.md"); got != "# Garden\nNew intro.\n" || out.PreviousVersion != v {
 		t.Errorf("note = %q, previous_version %q", got, out.PreviousVersion)
+	}
+}
+
+// delete_note by an app without private notes answers the same trash path
+// whether or not the trash already holds a private note of that name, and
+// leaves that note as it was.
+func TestDeleteTrashNameHidesPrivate(t *testing.T) {
+	const hidden = "---\nprivate: true\n---\nzebra\n"
+	names := map[bool]string{}
+	for _, withHidden := range []bool{false, true} {
+		base := newEnv(t)
+		base.write("Work/Note.md", "# Note\n")
+		if withHidden {
+			base.write(".trash/Work/Note.md", hidden)
+		}
+		app := base.scoped(t, scope.Scope{})
+		var d deleteOut
+		app.ok("delete_note", map[string]any{"id": "Work/Note.md", "version": app.version("Work/Note.md")}, &d)
+		names[withHidden] = d.TrashedTo
+		if got := base.read(d.TrashedTo); got != "# Note\n" {
+			t.Errorf("the trashed note at %s reads %q", d.TrashedTo, got)
+		}
+		if withHidden && base.read(".trash/Work/Note.md") != hidden {
+			t.Errorf("the hidden trashed note changed")
+		}
+	}
+	if names[true] != names[false] {
+		t.Errorf("trashed to %s beside a private note, %s without it", names[true], names[false])
 	}
 }

@@ -96,8 +96,9 @@ func twin(p string) string {
 	return dir + orig
 }
 
-// trashSuffix is the " (n)" that Delete puts before the extension.
-var trashSuffix = regexp.MustCompile(`^(.+) \([0-9]+\)(\.[^.]*)?$`)
+// trashSuffix is the " (n)", " (version)" or " (version n)" that Delete
+// puts before the extension (trashName).
+var trashSuffix = regexp.MustCompile(`^(.+) \((?:[0-9]+|[0-9a-f]{12}(?: [0-9]+)?)\)(\.[^.]*)?$`)
 
 // pathVisible reports whether the note, attachment or folder p may exist
 // for the call as far as its path tells: inside the scope's read patterns

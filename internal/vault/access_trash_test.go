@@ -7,20 +7,24 @@ import (
 )
 
 // TestScopeTrashKeepsRules: a note in the trash is judged by where it was,
-// the " (2)" suffix of a second delete and the deny rules included.
+// the " (2)" suffix of a second delete, the " (version)" suffix of a
+// delete by an app and the deny rules included.
 func TestScopeTrashKeepsRules(t *testing.T) {
 	files := map[string]string{
-		"Work/plan.md":                 "# Plan\n",
-		".trash/Work/Secret (2).md":    "zebra second delete\n",
-		".trash/Work/Secret.md":        "zebra first delete\n",
-		".trash/Diary (3).md":          "zebra private by pattern\n",
-		".trash/Denied/zebra-deny.md":  "zebra denied, deleted by hand\n",
-		".trash/Work/Notes (draft).md": "open, not a suffix\n",
+		"Work/plan.md":                           "# Plan\n",
+		".trash/Work/Secret (2).md":              "zebra second delete\n",
+		".trash/Work/Secret.md":                  "zebra first delete\n",
+		".trash/Work/Secret (0123456789ab).md":   "zebra deleted by an app\n",
+		".trash/Work/Secret (0123456789ab 2).md": "zebra deleted by an app again\n",
+		".trash/Diary (3).md":                    "zebra private by pattern\n",
+		".trash/Denied/zebra-deny.md":            "zebra denied, deleted by hand\n",
+		".trash/Work/Notes (draft).md":           "open, not a suffix\n",
 	}
 	mod := func(o *Options) { o.Denied = []string{"Denied/**"}; o.Private = []string{"Diary.md"} }
 	v, _ := newTestVault(t, files, mod)
 	c := scopedCtx(t, "Work/**, !Work/Secret.md, Diary.md", "", false)
-	for _, p := range []string{".trash/Work/Secret.md", ".trash/Work/Secret (2).md", ".trash/Diary (3).md"} {
+	for _, p := range []string{".trash/Work/Secret.md", ".trash/Work/Secret (2).md", ".trash/Diary (3).md",
+		".trash/Work/Secret (0123456789ab).md", ".trash/Work/Secret (0123456789ab 2).md"} {
 		n, err := v.Read(c, p)
 		if code(t, err) != CodeNotFound {
 			t.Errorf("Read(%s) = %v, want not_found", p, err)

@@ -16,7 +16,9 @@ import (
 const maxTrashSuffix = 1000
 
 // Delete moves the note to .trash/ under the same path, adding " (2)",
-// " (3)", ... before .md when that name is taken. No byte is removed.
+// " (3)", ... before .md when that name is taken, or for a call that may
+// not see everything there, a suffix of the note's version (see
+// trashName). No byte is removed, nothing in .trash/ is replaced.
 // WriteResult.Path is where the note went.
 func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, error) {
 	if e := v.checkChange(ctx, p); e != nil {
@@ -50,8 +52,9 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 			v.unkeep(ctx, ids)
 		}
 	}()
+	a := accessOf(ctx)
 	for i := 1; i <= maxTrashSuffix; i++ {
-		target := v.adoptSpelling(trashName(p, i))
+		target := v.adoptSpelling(trashName(a, p, cur, i))
 		e := v.checkNewPath(target, "")
 		if e != nil && e.Code == CodeNoteExists {
 			continue
@@ -76,13 +79,41 @@ func (v *Vault) Delete(ctx context.Context, p, version string) (WriteResult, err
 	return WriteResult{}, newErr(CodeNoteExists, ReasonTrashFull, nil)
 }
 
-// trashName is the trash path for p, with a " (n)" suffix from n = 2 on.
-func trashName(p string, n int) string {
-	if n > 1 {
-		ext := path.Ext(p)
-		p = fmt.Sprintf("%s (%d)%s", strings.TrimSuffix(p, ext), n, ext)
+// trashName is the n-th trash path to try for the note p at version,
+// deleted by a call with access a: p itself, then with a " (n)" suffix
+// from n = 2 on. The first free one is taken, and which one that is must
+// tell a call nothing about notes in the trash it may not see. So a call
+// that may not see every note there gets names that do not depend on
+// them: p itself only when it sees private notes (the trash name is ruled
+// by the note's own path, which it sees), else, and after that, p with
+// its version (" (v)", then " (v 2)"...), a name no other note has unless
+// it was trashed from the same path with the same text.
+func trashName(a access, p, version string, n int) string {
+	ext := path.Ext(p)
+	base := strings.TrimSuffix(p, ext)
+	switch {
+	case n == 1 && (a.all() || a.s.Private):
+	case a.all():
+		p = fmt.Sprintf("%s (%d)%s", base, n, ext)
+	default:
+		if a.s.Private {
+			n-- // after p itself
+		}
+		if n == 1 {
+			p = fmt.Sprintf("%s (%s)%s", base, version, ext)
+		} else {
+			p = fmt.Sprintf("%s (%s %d)%s", base, version, n, ext)
+		}
 	}
 	return trashDir + "/" + p
+}
+
+// TrashOrigin is where the note at p in .trash/ was before Delete put it
+// there: its path without .trash/ and without the suffix trashName adds.
+func TrashOrigin(p string) string {
+	rest := strings.TrimPrefix(p, trashDir+"/")
+	dir, name := path.Split(rest)
+	return dir + trashSuffix.ReplaceAllString(name, "$1$2")
 }
 
 // relink moves the file at from (whose info, read under the lock, is fi) to

@@ -172,3 +172,22 @@ func TestSearchHonoursCancel(t *testing.T) {
 	_, err := v.Search(cctx, Query{Text: "word"})
 	wantCode(t, err, CodeInternal)
 }
+
+// TrashOrigin undoes what Delete adds to a trashed note's name, and only
+// that: a name that merely ends in brackets keeps them.
+func TestTrashOrigin(t *testing.T) {
+	for p, want := range map[string]string{
+		".trash/a/n.md":                  "a/n.md",
+		".trash/a/n (2).md":              "a/n.md",
+		".trash/a/n (0123456789ab).md":   "a/n.md",
+		".trash/a/n (0123456789ab 3).md": "a/n.md",
+		".trash/a (2)/n.md":              "a (2)/n.md",
+		".trash/Notes (draft).md":        "Notes (draft).md",
+		".trash/n (0123456789AB).md":     "n (0123456789AB).md",
+		".trash/n (12345).md":            "n.md",
+	} {
+		if got := TrashOrigin(p); got != want {
+			t.Errorf("TrashOrigin(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
