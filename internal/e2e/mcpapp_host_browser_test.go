@@ -1,0 +1,355 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
+)
+
+// extAppsDir is the folder .ci/install-test-deps installs the official
+// MCP Apps package in (pinned by testdata/extapps-package-lock.json).
+// Without it the test is skipped, except in CI (CI=true), where its
+// absence is a failure.
+func extAppsDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("CORTEX_EXTAPPS_DIR")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			cache = filepath.Join(os.Getenv("HOME"), ".cache")
+		}
+		dir = filepath.Join(cache, "cortex-extapps")
+	}
+	modules := filepath.Join(dir, "node_modules")
+	_, err := os.Stat(filepath.Join(modules, "@modelcontextprotocol", "ext-apps", "dist", "src", "app-bridge.js"))
+	if err == nil {
+		return modules
+	}
+	msg := fmt.Sprintf("@modelcontextprotocol/ext-apps is not installed in %s (%v); run .ci/install-test-deps", dir, err)
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// hostCase is what the test host page shows: the view as resources/read
+// returned it, the tools as tools/list did, the tool call the view shows,
+// the host context and the sandbox proxy's address.
+type hostCase struct {
+	Resource  *mcp.ReadResourceResult `json:"resource"`
+	Tools     []*mcp.Tool             `json:"tools"`
+	Arguments map[string]any          `json:"arguments"`
+	Result    json.RawMessage         `json:"result"`
+	Context   map[string]any          `json:"context"`
+	Sandbox   string                  `json:"sandbox"`
+}
+
+// sandboxCSP is the policy the sandbox proxy frames a view under: the
+// spec's restrictive default, widened by nothing but the domains the view
+// declared in its _meta.ui.csp.
+func sandboxCSP(declared string) string {
+	var d struct{ ConnectDomains, ResourceDomains, FrameDomains, BaseURIDomains []string }
+	_ = json.Unmarshal([]byte(declared), &d)
+	or := func(list []string, none string) string {
+		if len(list) == 0 {
+			return none
+		}
+		return strings.Join(list, " ")
+	}
+	res := strings.Join(d.ResourceDomains, " ")
+	return strings.Join([]string{"default-src 'none'",
+		"script-src 'self' 'unsafe-inline' " + res, "style-src 'self' 'unsafe-inline' " + res,
+		"img-src 'self' data: " + res, "media-src 'self' data: " + res, "font-src 'self' " + res,
+		"connect-src " + or(d.ConnectDomains, "'none'"), "frame-src " + or(d.FrameDomains, "'none'"),
+		"base-uri " + or(d.BaseURIDomains, "'self'"), "object-src 'none'"}, "; ")
+}
+
+// cortex's views in a host built on the official MCP Apps host bridge,
+// in real Chromium, against the real binary: the host reads the view
+// with resources/read, frames it through a sandbox proxy on another
+// origin, and hands it a real edit_note result; the change view shows
+// the diff, and its Undo (an app-only tool the host passes on) reverts
+// the note on disk byte for byte, journaled as the app's undo. After
+// another app's edit, Undo shows the conflict and changes nothing. Both
+// views pass axe-core in light and dark at 360 px.
+func TestMCPAppInOfficialHost(t *testing.T) {
+	modules := extAppsDir(t)
+	axe := axeSource(t)
+	testkit.Chromium(t)
+	in := newInstance(t)
+	in.start()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	phone := in.connectUI(ctx, in.token("phone"), "2025-11-25")
+	laptop := in.connectUI(ctx, in.token("laptop"), "2025-11-25")
+
+	tl, err := phone.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	views := map[string]*mcp.ReadResourceResult{}
+	for _, uri := range []string{"ui://cortex/change", "ui://cortex/note"} {
+		if views[uri], err = phone.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	callRaw := func(cs *mcp.ClientSession, name string, args map[string]any) (json.RawMessage, map[string]any) {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+		raw, _ := json.Marshal(res)
+		var sc map[string]any
+		b, _ := json.Marshal(res.StructuredContent)
+		json.Unmarshal(b, &sc)
+		return raw, sc
+	}
+	const before = "# Garden plan\n\nSow the beans in May, two rows by the fence.\nWater daily.\n\n## Later\n\nHarvest in August.\n"
+	_, c := callRaw(phone, "create_note", map[string]any{"path": "Garden/Plan.md", "content": before})
+	editArgs := map[string]any{"id": "Garden/Plan.md", "version": c["version"], "old_text": "in May, two rows", "new_text": "in June, three rows"}
+	edit, _ := callRaw(phone, "edit_note", editArgs)
+	disk := func() string {
+		t.Helper()
+		b, err := os.ReadFile(filepath.Join(in.Vault, "Garden", "Plan.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	undos := func() int {
+		t.Helper()
+		out, errOut, err := in.admin("changes")
+		if err != nil {
+			t.Fatalf("changes: %v\n%s", err, errOut)
+		}
+		n := 0
+		for _, line := range strings.Split(out, "\n") {
+			if strings.Contains(line, " phone ") && strings.Contains(line, " undo ") && strings.Contains(line, "Garden/Plan.md") {
+				n++
+			}
+		}
+		return n
+	}
+
+	// The host's page and the sandbox proxy, each on an origin of its
+	// own, both on loopback.
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	hostPage, sandboxPage := read("mcpapp-host.html"), read("mcpapp-sandbox.html")
+	sandbox := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Security-Policy", sandboxCSP(r.URL.Query().Get("csp")))
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Write(sandboxPage)
+	}))
+	t.Cleanup(sandbox.Close)
+	var current hostCase
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /host", func(w http.ResponseWriter, _ *http.Request) { w.Write(hostPage) })
+	mux.HandleFunc("GET /case.json", func(w http.ResponseWriter, _ *http.Request) { json.NewEncoder(w).Encode(current) })
+	files := http.StripPrefix("/ext/", http.FileServer(http.Dir(modules)))
+	mux.Handle("GET /ext/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, ".js") || strings.HasSuffix(r.URL.Path, ".mjs") {
+			w.Header().Set("Content-Type", "text/javascript; charset=utf-8")
+		}
+		files.ServeHTTP(w, r)
+	}))
+	mux.HandleFunc("POST /call", func(w http.ResponseWriter, r *http.Request) {
+		// The host passes the view's call on over its own connection,
+		// with the app's credential.
+		var p mcp.CallToolParams
+		if err := json.NewDecoder(r.Body).Decode(&p); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		res, err := phone.CallTool(r.Context(), &p)
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadGateway)
+			return
+		}
+		json.NewEncoder(w).Encode(res)
+	})
+	host := httptest.NewServer(mux)
+	t.Cleanup(host.Close)
+
+	tab := testkit.NewTab(t, 3*time.Minute, in.logs)
+	bctx := tab.Ctx
+	// What the pages print and throw, for a failure's message.
+	var console testkit.Buffer
+	chromedp.Listen(bctx, func(ev any) {
+		switch ev := ev.(type) {
+		case *runtime.EventConsoleAPICalled:
+			if ev.Type == runtime.ConsoleAPICalledTypeDebug {
+				return
+			}
+			for _, a := range ev.Args {
+				fmt.Fprintf(&console, "%s %s%s\n", ev.Type, a.Value, a.Description)
+			}
+		case *runtime.EventExceptionThrown:
+			d := ev.ExceptionDetails
+			if d.Exception != nil {
+				fmt.Fprintf(&console, "exception %s %s\n", d.Text, d.Exception.Description)
+			} else {
+				fmt.Fprintf(&console, "exception %s\n", d.Text)
+			}
+		}
+	})
+	var world runtime.ExecutionContextID
+	// inView evaluates expr in the view's frame (two below the host
+	// page), in a world of the test's own, which shares the view's
+	// document but not its script.
+	inView := func(expr string, opts ...chromedp.EvaluateOption) string {
+		t.Helper()
+		opts = append(opts, func(p *runtime.EvaluateParams) { p.ContextID = world })
+		s, err := chromedp.Run(bctx, chromedp.Evaluate[string](expr, opts...))
+		if err != nil {
+			t.Fatalf("in the view, %s: %v", expr, err)
+		}
+		return s
+	}
+	// until waits for cond to hold in the view, checking it at each frame
+	// the view paints.
+	until := func(what, cond string) {
+		t.Helper()
+		if _, err := chromedp.Run(bctx, chromedp.Evaluate[string](
+			`new Promise(function (ok) { (function check() { if (`+cond+`) ok(""); else requestAnimationFrame(check); })(); })`,
+			chromedp.EvalAwaitPromise, func(p *runtime.EvaluateParams) { p.ContextID = world })); err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, console.String())
+		}
+	}
+	checkAxe := func(name string) {
+		t.Helper()
+		var vs []axeViolation
+		b := inView(`(typeof axe === "undefined" ? (0, eval)(`+jsString(axe)+`) : 0, (async () => JSON.stringify(await `+runAxe+`))())`,
+			chromedp.EvalAwaitPromise)
+		if err := json.Unmarshal([]byte(b), &vs); err != nil {
+			t.Fatalf("%s: axe: %v", name, err)
+		}
+		for _, v := range vs {
+			msg := fmt.Sprintf("%s: %s [%s] %s\n  %s", name, v.ID, v.Impact, v.Help, strings.Join(v.Nodes, "\n  "))
+			if v.Impact == "serious" || v.Impact == "critical" {
+				t.Error(msg)
+			} else {
+				t.Log(msg)
+			}
+		}
+	}
+	show := func(what string, hc hostCase, ready string) {
+		t.Helper()
+		hc.Tools, hc.Sandbox = tl.Tools, sandbox.URL+"/sandbox"
+		ui, _ := hc.Resource.Contents[0].Meta["ui"].(map[string]any)
+		if b, err := json.Marshal(ui["csp"]); err == nil {
+			hc.Sandbox += "?csp=" + url.QueryEscape(string(b))
+		}
+		current = hc
+		tab.Do(what, chromedp.EmulateViewport(360, 740), chromedp.Navigate(host.URL+"/host"))
+		if _, err := chromedp.Run(bctx, chromedp.Evaluate[string](`window.started`, chromedp.EvalAwaitPromise)); err != nil {
+			log, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`window.hostLog.join("\\n")`))
+			t.Fatalf("%s: the host did not start the view: %v\n%s\nThe host got:\n%s", what, err, console.String(), log)
+		}
+		tree, err := chromedp.Call(bctx, page.GetFrameTree, cdp.Empty{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f := tree.FrameTree.ChildFrames; len(f) != 1 || len(f[0].ChildFrames) != 1 || f[0].Frame.SecurityOrigin == tree.FrameTree.Frame.SecurityOrigin {
+			t.Fatalf("%s: the view is not framed by a sandbox proxy on another origin", what)
+		}
+		w, err := chromedp.Call(bctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
+			FrameID: tree.FrameTree.ChildFrames[0].ChildFrames[0].Frame.ID, WorldName: "cortex-test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		world = w.ExecutionContextID
+		until(what, `document.querySelector(`+jsString(ready)+`)`)
+		if wide := inView(`document.documentElement.scrollWidth > 360 ? String(document.documentElement.scrollWidth) : ""`); wide != "" {
+			t.Errorf("%s: the view is %s px wide at 360", what, wide)
+		}
+	}
+
+	show("the change view", hostCase{Resource: views["ui://cortex/change"], Arguments: editArgs, Result: edit,
+		Context: map[string]any{"theme": "light", "displayMode": "inline"}}, "#undo")
+	if appOnly, err := chromedp.Run(bctx, chromedp.Evaluate[string](`window.appOnly.join(",")`)); err != nil || appOnly != "undo_change" {
+		t.Errorf("the official bridge finds the app-only tools %q (%v); want undo_change", appOnly, err)
+	}
+	text := inView(`document.getElementById("view").innerText`)
+	for _, want := range []string{"Garden plan", "Garden/Plan.md", "edit by phone", "+1 \u22121 lines", "Undo this change"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the change view lacks %q:\n%s", want, text)
+		}
+	}
+	if marks := inView(`Array.from(document.querySelectorAll("mark")).map(function (m) { return m.textContent }).join(",")`); marks != "May,two,June,three" {
+		t.Errorf("marked words %q", marks)
+	}
+	checkAxe("the change view, light")
+	inView(`(document.getElementById("undo").click(), "")`)
+	until("undo", `/Undone/.test(document.getElementById("msg").textContent) || /bad/.test(document.getElementById("msg").className)`)
+	if msg := inView(`document.getElementById("msg").textContent`); !strings.Contains(msg, "Undone") {
+		t.Fatalf("Undo did not finish; the view says %q", msg)
+	}
+	if got := disk(); got != before {
+		t.Errorf("after Undo the note is %q, want %q", got, before)
+	}
+	if calls, _ := chromedp.Run(bctx, chromedp.Evaluate[string](`window.appCalls.join(",")`)); calls != "undo_change" {
+		t.Errorf("the view called %q through the host; want undo_change", calls)
+	}
+	if n := undos(); n != 1 {
+		t.Errorf("the journal shows %d undos by phone; want 1", n)
+	}
+
+	// The app edits again, another app edits after it: Undo is refused.
+	edit2, _ := callRaw(phone, "edit_note", editArgs)
+	callRaw(laptop, "append", map[string]any{"id": "Garden/Plan.md", "text": "Compost in October.\n"})
+	now := disk()
+	dark := map[string]any{"theme": "dark", "displayMode": "inline", "styles": map[string]any{"variables": map[string]any{
+		"--color-background-primary": "#15171c", "--color-text-primary": "#e8e8ea", "--font-sans": "system-ui, sans-serif"}}}
+	show("the change view, dark", hostCase{Resource: views["ui://cortex/change"], Arguments: editArgs, Result: edit2, Context: dark}, "#undo")
+	if bg := inView(`getComputedStyle(document.body).backgroundColor`); bg != "rgb(21, 23, 28)" {
+		t.Errorf("the host's background variable was not used: %s", bg)
+	}
+	checkAxe("the change view, dark")
+	inView(`(document.getElementById("undo").click(), "")`)
+	until("the refused undo", `/changed after/.test(document.getElementById("msg").textContent) || /Undone/.test(document.getElementById("msg").textContent)`)
+	if msg := inView(`document.getElementById("msg").textContent`); !strings.Contains(msg, "changed after") {
+		t.Errorf("no conflict shown; the view says %q", msg)
+	}
+	if disk() != now {
+		t.Error("a refused Undo changed the note")
+	}
+	if n := undos(); n != 1 {
+		t.Errorf("after a refused Undo the journal shows %d undos by phone; want 1", n)
+	}
+
+	_, _ = callRaw(phone, "create_note", map[string]any{"path": "Recipes/Soup.md",
+		"content": "# Bean soup\n\nA <b>warm</b> soup.\n\n- beans\n- leeks\n\n```\ncook 40 min\n```\n"})
+	fetched, _ := callRaw(phone, "fetch", map[string]any{"id": "Recipes/Soup.md"})
+	for _, theme := range []map[string]any{{"theme": "light"}, dark} {
+		name := "the note view, " + theme["theme"].(string)
+		show(name, hostCase{Resource: views["ui://cortex/note"], Arguments: map[string]any{"id": "Recipes/Soup.md"}, Result: fetched, Context: theme}, "article")
+		if body := inView(`document.querySelector("article").innerText`); !strings.Contains(body, "A <b>warm</b> soup.") || !strings.Contains(body, "cook 40 min") {
+			t.Errorf("%s shows %q", name, body)
+		}
+		checkAxe(name)
+	}
+}
