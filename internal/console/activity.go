@@ -11,6 +11,7 @@ import (
 	"github.com/cortex-mcp/cortex/internal/diff"
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/render"
 	"github.com/cortex-mcp/cortex/internal/store"
 )
 
@@ -115,7 +116,7 @@ func (c *Console) activityPage(w http.ResponseWriter, r *http.Request, _ owner.S
 // entry adds what the page shows of a journal entry: its diff, from the
 // texts the history keeps, as much of it as b leaves room for.
 func (c *Console) entry(r *http.Request, e store.JournalEntry, b *budget) entry {
-	en := entry{JournalEntry: e, OK: e.Result == store.ResultOK, URL: NoteURL(e.Path)}
+	en := entry{JournalEntry: e, OK: e.Result == store.ResultOK, URL: render.NoteURL(e.Path)}
 	if !en.OK {
 		en.DiffNote = "Refused (" + e.Result + "); nothing changed."
 		return en
@@ -214,7 +215,7 @@ func (c *Console) restore(w http.ResponseWriter, r *http.Request, _ owner.Sessio
 		}
 		return &outcome{Nav: "notes", Title: "The note changed", What: "restore", Failed: true, Later: later,
 			Plan: he.Plan, Diffs: planViews(he.Plan), Message: he.Message, Force: url.Values{"path": {p}, "version": {ref}},
-			Link: NoteURL(p), LinkText: "Back to " + p}, nil
+			Link: render.NoteURL(p), LinkText: "Back to " + p}, nil
 	}
 	if err != nil {
 		return nil, refusal(err)
@@ -222,5 +223,5 @@ func (c *Console) restore(w http.ResponseWriter, r *http.Request, _ owner.Sessio
 	c.log.Info("owner restored a note version from the console", "version", ref)
 	return &outcome{Nav: "notes", Title: "Restored",
 		Message: "Restored version #" + strconv.FormatInt(nv.ID, 10) + " of " + p + " as its newest version; the version it replaced stays in the history.",
-		Link:    NoteURL(p), LinkText: "Open " + p}, nil
+		Link:    render.NoteURL(p), LinkText: "Open " + p}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/oauth"
 	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/render"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
@@ -166,7 +167,7 @@ func (c *Console) appData(w http.ResponseWriter, r *http.Request, s owner.Sessio
 	}
 	d.MoreReads = max(0, len(reads)-rowsShown)
 	for _, n := range reads[:min(len(reads), rowsShown)] {
-		d.Reads = append(d.Reads, noteRow{Path: n.Path, URL: NoteURL(n.Path), Count: n.Count, Last: n.Last, Tools: strings.Join(n.Tools, ", ")})
+		d.Reads = append(d.Reads, noteRow{Path: n.Path, URL: render.NoteURL(n.Path), Count: n.Count, Last: n.Last, Tools: strings.Join(n.Tools, ", ")})
 	}
 	writes, err := c.o.Store.WritesByApp(ctx, wh.App, time.Time{})
 	if err != nil {
@@ -174,14 +175,14 @@ func (c *Console) appData(w http.ResponseWriter, r *http.Request, s owner.Sessio
 	}
 	d.MoreWrites = max(0, len(writes)-rowsShown)
 	for _, n := range writes[:min(len(writes), rowsShown)] {
-		d.Writes = append(d.Writes, noteRow{Path: n.Path, URL: NoteURL(n.Path), Count: n.Count, First: n.First, Last: n.Last})
+		d.Writes = append(d.Writes, noteRow{Path: n.Path, URL: render.NoteURL(n.Path), Count: n.Count, First: n.First, Last: n.Last})
 	}
 	latest, err := c.o.Store.LatestOfApp(ctx, wh.App, latestShown)
 	if err != nil {
 		return d, err
 	}
 	for _, e := range latest {
-		d.Latest = append(d.Latest, entry{JournalEntry: e, OK: true, URL: NoteURL(e.Path)})
+		d.Latest = append(d.Latest, entry{JournalEntry: e, OK: true, URL: render.NoteURL(e.Path)})
 	}
 	return d, nil
 }

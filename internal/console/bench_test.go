@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/render"
 )
 
 // benchNote is a 10 KB note of the usual kinds of Markdown.
@@ -22,7 +24,7 @@ func BenchmarkRender(b *testing.B) {
 	note := benchNote()
 	b.SetBytes(int64(len(note)))
 	for b.Loop() {
-		Render(note)
+		render.Note(note)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/render"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
@@ -122,7 +123,7 @@ func (c *Console) folderPage(w http.ResponseWriter, r *http.Request, folder stri
 		case e.IsDir:
 			fe.URL = FolderURL(e.Path)
 		case !e.Attachment:
-			fe.URL = NoteURL(e.Path)
+			fe.URL = render.NoteURL(e.Path)
 		}
 		d.Entries = append(d.Entries, fe)
 	}
@@ -178,5 +179,5 @@ func FolderURL(folder string) string {
 	if folder == "" {
 		return "/notes/"
 	}
-	return NoteURL(folder) + "/"
+	return render.NoteURL(folder) + "/"
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/diff"
 	"github.com/cortex-mcp/cortex/internal/history"
+	"github.com/cortex-mcp/cortex/internal/render"
 )
 
 // What one page shows of diffs. A change larger than a card should hold
@@ -166,11 +167,11 @@ func planViews(plan *history.Plan) []diffView {
 func changeURL(p, old, nw string) string {
 	switch {
 	case old != "" && nw != "":
-		return NoteURL(p) + "?" + url.Values{"from": {old}, "to": {nw}}.Encode()
+		return render.NoteURL(p) + "?" + url.Values{"from": {old}, "to": {nw}}.Encode()
 	case nw != "":
-		return NoteURL(p) + "?" + url.Values{"v": {nw}}.Encode()
+		return render.NoteURL(p) + "?" + url.Values{"v": {nw}}.Encode()
 	case old != "":
-		return NoteURL(p) + "?" + url.Values{"v": {old}}.Encode()
+		return render.NoteURL(p) + "?" + url.Values{"v": {old}}.Encode()
 	}
 	return ""
 }

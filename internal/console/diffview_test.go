@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/cortex-mcp/cortex/internal/diff"
+	"github.com/cortex-mcp/cortex/internal/render"
 )
 
 // bigNote is a note of about 1 MB: a long part A, a part B of 1,200
@@ -98,7 +99,7 @@ func TestLargeChangeIsSummedUp(t *testing.T) {
 	}
 	// From the note created to the note now: part B and the one line.
 	j := h.journal()
-	removed, added = wholeDiff(t, b, NoteURL("Big.md")+"?from="+j[2].NewVersion+"&to="+j[0].NewVersion)
+	removed, added = wholeDiff(t, b, render.NoteURL("Big.md")+"?from="+j[2].NewVersion+"&to="+j[0].NewVersion)
 	if len(removed) != 1201 || len(added) != 1205 || !removed["Plant tomatoes in May, line 5000 of part A."] {
 		t.Errorf("the whole diff removes %d lines and adds %d; want 1,201 and 1,205", len(removed), len(added))
 	}

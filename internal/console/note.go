@@ -11,6 +11,7 @@ import (
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/render"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
@@ -98,7 +99,7 @@ func (c *Console) notePage(w http.ResponseWriter, r *http.Request, s owner.Sessi
 	if err := c.o.Vault.CheckNotePath(p); err != nil {
 		// A wikilink names a note the way people do: find the note it means.
 		if named, lerr := c.o.Vault.Lookup(ctx, p); lerr == nil && named.Path != p {
-			http.Redirect(w, r, NoteURL(named.Path), http.StatusSeeOther)
+			http.Redirect(w, r, render.NoteURL(named.Path), http.StatusSeeOther)
 			return nil
 		}
 		// A folder's path typed or linked without its final slash.
@@ -108,7 +109,7 @@ func (c *Console) notePage(w http.ResponseWriter, r *http.Request, s owner.Sessi
 		}
 		return refusal(err)
 	}
-	d := noteData{Nav: "notes", Zone: c.zone(r.Context()), CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Recent: c.recent(s), Path: p, URL: NoteURL(p), Raw: q.Get("raw") == "1"}
+	d := noteData{Nav: "notes", Zone: c.zone(r.Context()), CSRF: c.o.Owner.CSRFToken(w, r), Form: c.out.formID(), Recent: c.recent(s), Path: p, URL: render.NoteURL(p), Raw: q.Get("raw") == "1"}
 	n, err := c.o.Vault.Read(ctx, p)
 	var ve *vault.Error
 	switch {
@@ -116,7 +117,7 @@ func (c *Console) notePage(w http.ResponseWriter, r *http.Request, s owner.Sessi
 		d.Present, d.Title, d.Version, d.Modified, d.Text = true, n.Title, n.Version, n.Modified, n.Content
 	case errors.As(err, &ve) && ve.Code == vault.CodeNotFound:
 		if named, lerr := c.o.Vault.Lookup(ctx, p); lerr == nil && named.Path != p {
-			http.Redirect(w, r, NoteURL(named.Path), http.StatusSeeOther)
+			http.Redirect(w, r, render.NoteURL(named.Path), http.StatusSeeOther)
 			return nil
 		}
 	default:
@@ -175,7 +176,7 @@ func (c *Console) notePage(w http.ResponseWriter, r *http.Request, s owner.Sessi
 		d.Title = p
 	}
 	if !d.Raw && !d.Diffing && (d.Present || d.Viewing != nil) {
-		d.HTML = Render(d.Text)
+		d.HTML = render.Note(d.Text)
 	}
 	c.pages.Render(w, http.StatusOK, "note.html", d)
 	return nil
@@ -211,5 +212,5 @@ func (c *Console) purge(w http.ResponseWriter, r *http.Request, s owner.SessionI
 	c.log.Info("owner purged a note's history from the console", "versions", n, "writer", history.OwnerConsole)
 	return &outcome{Nav: "notes", Title: "History forgotten",
 		Message: "Forgot " + strconv.FormatInt(n, 10) + " stored versions of " + p + "; the note itself is unchanged.",
-		Link:    NoteURL(p), LinkText: "Open " + p}, nil
+		Link:    render.NoteURL(p), LinkText: "Open " + p}, nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/render"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
@@ -59,7 +60,7 @@ func (c *Console) searchPage(w http.ResponseWriter, r *http.Request, _ owner.Ses
 		return refusal(err)
 	}
 	for _, h := range page.Hits {
-		d.Hits = append(d.Hits, searchHit{Path: h.Path, Title: h.Title, URL: NoteURL(h.Path), Snippet: h.Snippet, Modified: h.Modified})
+		d.Hits = append(d.Hits, searchHit{Path: h.Path, Title: h.Title, URL: render.NoteURL(h.Path), Snippet: h.Snippet, Modified: h.Modified})
 	}
 	d.Later = cursor != ""
 	if page.NextCursor != "" {

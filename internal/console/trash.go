@@ -9,6 +9,7 @@ import (
 	"github.com/cortex-mcp/cortex/internal/history"
 	"github.com/cortex-mcp/cortex/internal/httpx"
 	"github.com/cortex-mcp/cortex/internal/owner"
+	"github.com/cortex-mcp/cortex/internal/render"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
@@ -88,7 +89,7 @@ func (c *Console) restoreTrash(w http.ResponseWriter, r *http.Request, _ owner.S
 	}
 	c.journal(r, store.JournalEntry{Tool: "restore", Path: res.To, NewVersion: res.Version}, nil)
 	return &outcome{Nav: "trash", Title: "Restored", Message: "Restored " + res.To + " from the trash.",
-		Link: NoteURL(res.To), LinkText: "Open " + res.To}, nil
+		Link: render.NoteURL(res.To), LinkText: "Open " + res.To}, nil
 }
 
 // journal records a change the console made as written by the owner.

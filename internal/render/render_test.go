@@ -1,4 +1,4 @@
-package console
+package render
 
 import (
 	"regexp"
@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-func TestRender(t *testing.T) {
+func TestNote(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{"# Title", "<h1>Title</h1>\n"},
 		{"###### six ##", "<h6>six</h6>\n"},
@@ -43,8 +43,8 @@ func TestRender(t *testing.T) {
 		{"a | b\n|---|", "<p>a | b<br>\n|---|</p>\n"},
 		{"| `a\\|b` |\n|---|", "<table><thead><tr><th><code>a|b</code></th></tr></thead><tbody>\n</tbody></table>\n"},
 	} {
-		if got := string(Render(c.in)); got != c.want {
-			t.Errorf("Render(%q)\n got %q\nwant %q", c.in, got, c.want)
+		if got := string(Note(c.in)); got != c.want {
+			t.Errorf("Note(%q)\n got %q\nwant %q", c.in, got, c.want)
 		}
 	}
 }
@@ -56,28 +56,28 @@ var (
 	allowed = regexp.MustCompile(`^</?(h[1-6]|p|br|ul|ol|li|blockquote|pre|code|hr|strong|em|a|table|thead|tbody|tr|th|td)( class="(wikilink|frontmatter|c|r)")?( href="(/notes/[^"<>]*|https?://[^"<>]*|mailto:[^"<>]*)")?( rel="noopener noreferrer nofollow")?>$`)
 )
 
-func FuzzRender(f *testing.F) {
-	for _, s := range []string{planNote, "[a](b)", "**_x_**", "`", "[[", "<script>alert(1)</script>", "[x](javascript:1)", "[x](\" onmouseover=\"a)", "---\na: <b>\n---\n", "| a | b |\n|:-|-:|\n| <i> | [x](javascript:1) |"} {
+func FuzzNote(f *testing.F) {
+	for _, s := range []string{"# Plan\n\nSee [[Other]] and [[Other|the other note]].\n\n- first\n- second <script>alert(1)</script>\n", "[a](b)", "**_x_**", "`", "[[", "<script>alert(1)</script>", "[x](javascript:1)", "[x](\" onmouseover=\"a)", "---\na: <b>\n---\n", "| a | b |\n|:-|-:|\n| <i> | [x](javascript:1) |"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		out := string(Render(in))
+		out := string(Note(in))
 		for _, tag := range tagRE.FindAllString(out, -1) {
 			if !allowed.MatchString(tag) {
-				t.Fatalf("Render(%q) wrote the tag %q", in, tag)
+				t.Fatalf("Note(%q) wrote the tag %q", in, tag)
 			}
 		}
 		if strings.Contains(strings.ToLower(out), "javascript:") && strings.Contains(out, `href="javascript`) {
-			t.Fatalf("Render(%q) linked a script URL", in)
+			t.Fatalf("Note(%q) linked a script URL", in)
 		}
 	})
 }
 
-func TestRenderPathologicalLineIsQuick(t *testing.T) {
+func TestNotePathologicalLineIsQuick(t *testing.T) {
 	for _, c := range []string{"[", "[[", "**", "`", "*a", "[a]("} {
 		in := strings.Repeat(c, 1<<18/len(c))
 		start := time.Now()
-		if out := Render(in); len(out) == 0 {
+		if out := Note(in); len(out) == 0 {
 			t.Fatalf("%q: nothing rendered", c)
 		}
 		// Quadratic work would take minutes; linear takes milliseconds.

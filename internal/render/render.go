@@ -1,4 +1,9 @@
-package console
+// Package render turns a note's Markdown into HTML for the owner's eyes.
+// It owns the one promise that matters here: the only tags and attributes
+// in its output are the ones it writes, so nothing in a note can become
+// markup, a link to a script or a script. It is strings only: it never
+// reads notes, files or the network.
+package render
 
 import (
 	"html"
@@ -9,14 +14,14 @@ import (
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 )
 
-// Render turns a note's Markdown into HTML for the owner's eyes. It knows
+// Note turns a note's Markdown into HTML for the owner's eyes. It knows
 // the common blocks (headings, paragraphs, lists, quotes, fenced code,
 // rules, frontmatter, pipe tables) and inlines (code, strong, emphasis, links,
 // [[wikilinks]]); everything else shows as text. Every character of the
 // note is escaped and the only tags are the ones written here, so raw
 // HTML in a note is shown, never run. Links go to other notes (/notes/…)
 // or to http, https and mailto addresses; no other scheme is linked.
-func Render(content string) template.HTML {
+func Note(content string) template.HTML {
 	var b strings.Builder
 	b.Grow(len(content) + len(content)/4)
 	if yaml, start, ok := markdown.Split(content); ok {
