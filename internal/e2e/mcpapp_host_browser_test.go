@@ -342,14 +342,20 @@ func TestMCPAppInOfficialHost(t *testing.T) {
 	}
 
 	_, _ = callRaw(phone, "create_note", map[string]any{"path": "Recipes/Soup.md",
-		"content": "# Bean soup\n\nA <b>warm</b> soup.\n\n- beans\n- leeks\n\n```\ncook 40 min\n```\n"})
-	fetched, _ := callRaw(phone, "fetch", map[string]any{"id": "Recipes/Soup.md"})
+		"content": "# Bean soup\n\nA <b>warm</b> soup, for [[Garden/Plan|the garden]].\n\n- beans\n- leeks\n\n```\ncook 40 min\n```\n"})
+	fetched, f := callRaw(phone, "fetch", map[string]any{"id": "Recipes/Soup.md"})
 	for _, theme := range []map[string]any{{"theme": "light"}, dark} {
 		name := "the note view, " + theme["theme"].(string)
 		show(name, hostCase{Resource: views["ui://cortex/note"], Arguments: map[string]any{"id": "Recipes/Soup.md"}, Result: fetched, Context: theme}, "article")
-		if body := inView(`document.querySelector("article").innerText`); !strings.Contains(body, "A <b>warm</b> soup.") || !strings.Contains(body, "cook 40 min") {
+		if body := inView(`document.querySelector("article").innerText`); !strings.Contains(body, "A <b>warm</b> soup, for the garden.") || !strings.Contains(body, "cook 40 min") {
 			t.Errorf("%s shows %q", name, body)
 		}
 		checkAxe(name)
+	}
+	// A link to another note opens in the console, through the host.
+	inView(`(document.querySelector("article a").click(), "")`)
+	want := strings.TrimSuffix(str(f, "url"), "Recipes/Soup.md") + "Garden/Plan"
+	if got, err := chromedp.Run(bctx, chromedp.Evaluate[string](`window.linkOpened`, chromedp.EvalAwaitPromise)); err != nil || got != want {
+		t.Errorf("the note's link asked the host to open %q (%v); want %q", got, err, want)
 	}
 }

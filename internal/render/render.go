@@ -21,7 +21,12 @@ import (
 // note is escaped and the only tags are the ones written here, so raw
 // HTML in a note is shown, never run. Links go to other notes (/notes/…)
 // or to http, https and mailto addresses; no other scheme is linked.
-func Note(content string) template.HTML {
+func Note(content string) template.HTML { return NoteAt(content, "") }
+
+// NoteAt is Note for a page served somewhere other than the console, such
+// as an MCP App's view: links to other notes are made absolute by putting
+// site, the console's public URL without a final slash, before /notes/….
+func NoteAt(content, site string) template.HTML {
 	var b strings.Builder
 	b.Grow(len(content) + len(content)/4)
 	if yaml, start, ok := markdown.Split(content); ok {
@@ -30,7 +35,7 @@ func Note(content string) template.HTML {
 		b.WriteString("</pre>\n")
 		content = content[start:]
 	}
-	r := renderer{b: &b}
+	r := renderer{b: &b, site: site}
 	for _, line := range strings.Split(content, "\n") {
 		r.line(strings.TrimSuffix(line, "\r"))
 	}
@@ -40,6 +45,7 @@ func Note(content string) template.HTML {
 
 type renderer struct {
 	b     *strings.Builder
+	site  string // put before a note link's /notes/…
 	block string // "p", "ul", "ol", "quote", "code", "table", or "" between blocks
 	fence string // the fence that opened a code block
 	para  []string
@@ -360,7 +366,7 @@ func (r *renderer) wikilink(inner string) {
 		r.b.WriteString(html.EscapeString(text))
 		return
 	}
-	r.b.WriteString(`<a class="wikilink" href="` + html.EscapeString(NoteURL(target)) + `">` + html.EscapeString(text) + "</a>")
+	r.b.WriteString(`<a class="wikilink" href="` + html.EscapeString(r.site+NoteURL(target)) + `">` + html.EscapeString(text) + "</a>")
 }
 
 // mdLink parses [text](dest) at the start of s (or ![alt](dest)) and says
@@ -403,7 +409,7 @@ func (r *renderer) link(text, dest string, depth int) {
 		r.inlineDepth(text, depth+1)
 	case u.Scheme == "" && u.Host == "" && u.Path != "" && !strings.HasPrefix(u.Path, "/"):
 		p, _ := url.PathUnescape(u.Path)
-		r.anchor(text, NoteURL(p), false)
+		r.anchor(text, r.site+NoteURL(p), false)
 	case u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "mailto":
 		r.anchor(text, dest, true)
 	default:

@@ -49,6 +49,22 @@ func TestNote(t *testing.T) {
 	}
 }
 
+// NoteAt links other notes at the site it is given; other links stay as
+// they are.
+func TestNoteAt(t *testing.T) {
+	const site = "https://notes.example/cortex"
+	for _, c := range []struct{ in, want string }{
+		{"[[Plan B#Goals|plan]]", `<p><a class="wikilink" href="https://notes.example/cortex/notes/Plan%20B">plan</a></p>` + "\n"},
+		{"[x](Other.md)", `<p><a href="https://notes.example/cortex/notes/Other.md">x</a></p>` + "\n"},
+		{"[x](https://example.org)", `<p><a href="https://example.org" rel="noopener noreferrer nofollow">x</a></p>` + "\n"},
+		{"[x](/etc/passwd)", "<p>x</p>\n"},
+	} {
+		if got := string(NoteAt(c.in, site)); got != c.want {
+			t.Errorf("NoteAt(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+	}
+}
+
 // tagRE finds every tag the renderer wrote; allowed lists the only ones
 // it may write, with the only attributes it may give them.
 var (

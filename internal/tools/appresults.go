@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"path"
 	"strconv"
+	"strings"
 
 	"github.com/cortex-mcp/cortex/internal/diff"
+	"github.com/cortex-mcp/cortex/internal/render"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
@@ -88,14 +90,58 @@ const undoTool = "undo_change"
 // console, which shows everything it will do first.
 var undoableKinds = map[string]bool{"create": true, "edit": true, "append": true, "restore": true}
 
-// withView adds the change view's data to b, a write's JSON output.
-func (s *server) withView(ctx context.Context, c call, ch noteChange, b []byte) []byte {
-	vb, err := json.Marshal(s.changeView(ctx, c, ch))
+// withView adds to b, a tool's JSON output, the data of the view its
+// result is shown in: a write's change, or the note fetch read. Other
+// outputs are returned as they are.
+func (s *server) withView(ctx context.Context, c call, out any, b []byte) []byte {
+	var v any
+	switch o := out.(type) {
+	case changed:
+		ch, made := o.change()
+		if !made {
+			return b
+		}
+		v = s.changeView(ctx, c, ch)
+	case fetchOut:
+		nv, ok := s.noteView(o)
+		if !ok {
+			return b
+		}
+		v = nv
+	default:
+		return b
+	}
+	vb, err := json.Marshal(v)
 	if err != nil || len(b) < 2 {
 		return b
 	}
-	out := append(b[:len(b)-1:len(b)-1], `,"view":`...)
-	return append(append(out, vb...), '}')
+	res := append(b[:len(b)-1:len(b)-1], `,"view":`...)
+	return append(append(res, vb...), '}')
+}
+
+// noteView is what the note view gets: the note rendered as the console
+// renders it (render.NoteAt: no tag or attribute but the renderer's own),
+// its links to other notes pointing at the console.
+type noteView struct {
+	HTML string `json:"html"`
+}
+
+// noteView renders the one note a fetch read; a fetch of several ids or
+// of a file that is not a note has none.
+func (s *server) noteView(o fetchOut) (noteView, bool) {
+	if o.Notes != nil || o.media != nil || o.ID == "" {
+		return noteView{}, false
+	}
+	// The view shows the title above the note: a first heading that only
+	// says it again is left out.
+	text := o.Text
+	for _, nl := range []string{"\n", "\r\n"} {
+		if rest, ok := strings.CutPrefix(text, "# "+o.Title+nl); ok {
+			text = rest
+			break
+		}
+	}
+	return noteView{HTML: string(render.NoteAt(text, s.baseURL))}, true
 }
 
 func (s *server) changeView(ctx context.Context, c call, ch noteChange) changeView {

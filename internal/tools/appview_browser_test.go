@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/appview"
+	"github.com/cortex-mcp/cortex/internal/render"
 	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
@@ -195,23 +196,39 @@ func TestViewsInBrowser(t *testing.T) {
 	if link := inView(`d.querySelector(".bar a").href`); link != testURL+"/notes/Recipes/Soup.md" {
 		t.Errorf("the console link is %q", link)
 	}
-	// Many notes built of hostile pieces: the renderer's own elements,
-	// without attributes, are all that come out, and every "<" stays text.
-	cases, _ := json.Marshal(hostileNotes(500))
+	// Many notes built of hostile pieces, rendered as fetch renders them,
+	// and markup no renderer of cortex writes: the view builds only the
+	// renderer's elements, with only their classes and safe links, and
+	// every "<" of the note stays text.
+	var htmls []string
+	for _, n := range hostileNotes(500) {
+		htmls = append(htmls, string(render.NoteAt(n, testURL)))
+	}
+	htmls = append(htmls, `<img src=x onerror="document.title='owned'">`, `<p onclick="x()" style="color:red">p</p>`,
+		`<a href="javascript:alert(1)">js</a>`, `<script>document.title='owned'</script>`, `<svg><a href="x">s</a></svg>`,
+		`<p class="bad wikilink">c</p>`, `<a href="https://example.org" onclick="x()">e</a>`, `<iframe srcdoc="<p>x</p>"></iframe>`)
+	cases, _ := json.Marshal(htmls)
 	bad := inView(`(function(w, cases) {
 		var bad = [];
 		cases.forEach(function(c) {
-			var div = d.createElement("div");
-			w.renderMarkdown(c, "T", div);
+			var div = d.createElement("div"), src = d.createElement("div");
+			w.showNote(c, div);
 			div.querySelectorAll("*").forEach(function(e) {
-				if (!/^(H2|H3|H4|P|UL|LI|PRE)$/.test(e.tagName) || e.attributes.length) bad.push(e.outerHTML.slice(0, 120));
+				var ok = /^(H[2-6]|P|BR|UL|OL|LI|BLOCKQUOTE|PRE|CODE|HR|STRONG|EM|TABLE|THEAD|TBODY|TR|TH|TD|SPAN)$/.test(e.tagName) &&
+					Array.prototype.every.call(e.attributes, function(a) { return a.name === "class" && /^(wikilink|frontmatter|c|r)$/.test(a.value); });
+				if (e.tagName === "A") ok = /^https?:\/\//.test(e.getAttribute("href")) && e.attributes.length === 3 && e.target === "_blank" && e.rel === "noopener noreferrer";
+				if (!ok) bad.push(e.outerHTML.slice(0, 120));
 			});
-			if (c.slice(0, 3) !== "---" && c.split("<").length !== div.textContent.split("<").length) bad.push("lost a < in " + JSON.stringify(c).slice(0, 120));
+			src.textContent = new DOMParser().parseFromString(c, "text/html").body.textContent;
+			if (src.textContent.split("<").length !== div.textContent.split("<").length) bad.push("lost a < in " + JSON.stringify(c).slice(0, 120));
 		});
 		return bad.slice(0, 5).join("\n");
 	})(d.defaultView, ` + string(cases) + `)`)
 	if bad != "" {
-		t.Errorf("the note renderer let markup through:\n%s", bad)
+		t.Errorf("the note view let markup through:\n%s", bad)
+	}
+	if title := inView(`d.title`); title == "owned" {
+		t.Error("a script in the note's HTML ran")
 	}
 
 	// No host theme: the page follows the system's dark scheme.

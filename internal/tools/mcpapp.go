@@ -74,7 +74,8 @@ func (s *server) uiOffered(req mcp.Request) bool {
 	if ip, ok := p.(*mcp.InitializeParams); ok {
 		return ip.Capabilities != nil && offersUI(ip.Capabilities)
 	}
-	if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+	// A call answered without the SDK (Servers.Quick) has no session.
+	if ss, ok := req.GetSession().(*mcp.ServerSession); ok && ss != nil {
 		if ip := ss.InitializeParams(); ip != nil && ip.Capabilities != nil {
 			return offersUI(ip.Capabilities)
 		}
@@ -244,10 +245,10 @@ func (s *server) uiTools(ts []*mcp.Tool) []*mcp.Tool {
 			c.Meta = mcp.Meta{}
 		}
 		c.Meta["ui"] = ui
-		if sch, ok := t.OutputSchema.(*jsonschema.Schema); ok && uri == appview.ChangeURI {
+		if sch, ok := t.OutputSchema.(*jsonschema.Schema); ok {
 			w := *sch
 			w.Properties = maps.Clone(sch.Properties)
-			w.Properties["view"] = viewSchema
+			w.Properties["view"] = viewSchemas[uri]
 			c.OutputSchema = &w
 		}
 		out[i] = &c
@@ -255,10 +256,14 @@ func (s *server) uiTools(ts []*mcp.Tool) []*mcp.Tool {
 	return out
 }
 
-// viewSchema describes the data a change view gets, only to clients that
+// viewSchemas describe the data each view gets, only to clients that
 // offered the extension.
-var viewSchema = &jsonschema.Schema{Type: "object",
-	Description: "for the change view of an MCP App host: the change and its diff; not for the model"}
+var viewSchemas = map[string]*jsonschema.Schema{
+	appview.ChangeURI: {Type: "object",
+		Description: "for the change view of an MCP App host: the change and its diff; not for the model"},
+	appview.NoteURI: {Type: "object",
+		Description: "for the note view of an MCP App host: the note as HTML; not for the model"},
+}
 
 // viewMeta is each view's _meta.ui: no outside address of any kind.
 var viewMeta = mcp.Meta{"ui": map[string]any{

@@ -26,6 +26,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/render"
 	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault"
 	"github.com/cortex-mcp/cortex/internal/vault/scope"
@@ -315,12 +316,10 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 			return nil, fmt.Errorf("marshal %s output: %w", t.Name, err)
 		}
 		structured := b
-		if x, ok := any(out).(changed); ok && s.uiOffered(req) {
+		if s.uiOffered(req) {
 			// The view's data, for the host's view only: the text the
 			// model reads stays what it was.
-			if ch, made := x.change(); made {
-				structured = s.withView(ctx, c, ch, b)
-			}
+			structured = s.withView(ctx, c, out, b)
 		}
 		res := &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
@@ -450,11 +449,7 @@ func (s *server) appFor(req *mcp.CallToolRequest) string {
 // noteURL is the link to a note in cortex's web view, each path segment
 // escaped.
 func (s *server) noteURL(p string) string {
-	segs := strings.Split(p, "/")
-	for i, seg := range segs {
-		segs[i] = url.PathEscape(seg)
-	}
-	return s.baseURL + "/notes/" + strings.Join(segs, "/")
+	return s.baseURL + render.NoteURL(p)
 }
 
 // noteID accepts a note's id, or its URL as returned by search (some
