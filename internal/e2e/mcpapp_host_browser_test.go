@@ -3,22 +3,27 @@ package e2e
 import (
 	"context"
 	"encoding/json"
+	"flag"
 	"fmt"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cortex-mcp/cortex/internal/render"
 	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
@@ -48,6 +53,8 @@ func extAppsDir(t *testing.T) string {
 	t.Skip(msg)
 	return ""
 }
+
+var shots = flag.Bool("shots", false, "write the MCP App views' screenshots to docs/images")
 
 // hostCase is what the test host page shows: the view as resources/read
 // returned it, the tools as tools/list did, the tool call the view shows,
@@ -125,7 +132,14 @@ func TestMCPAppInOfficialHost(t *testing.T) {
 	const before = "# Garden plan\n\nSow the beans in May, two rows by the fence.\nWater daily.\n\n## Later\n\nHarvest in August.\n"
 	_, c := callRaw(phone, "create_note", map[string]any{"path": "Garden/Plan.md", "content": before})
 	editArgs := map[string]any{"id": "Garden/Plan.md", "version": c["version"], "old_text": "in May, two rows", "new_text": "in June, three rows"}
-	edit, _ := callRaw(phone, "edit_note", editArgs)
+	edit, e := callRaw(phone, "edit_note", editArgs)
+	// The console's address, as the tools give it out.
+	view, _ := e["view"].(map[string]any)
+	site := strings.TrimSuffix(str(view, "url"), "/notes/Garden/Plan.md")
+	if site == "" || site == str(view, "url") {
+		t.Fatalf("edit_note's view has no console link: %v", e)
+	}
+	noteURL := func(p string) string { return site + "/notes/" + p }
 	disk := func() string {
 		t.Helper()
 		b, err := os.ReadFile(filepath.Join(in.Vault, "Garden", "Plan.md"))
@@ -196,10 +210,23 @@ func TestMCPAppInOfficialHost(t *testing.T) {
 
 	tab := testkit.NewTab(t, 3*time.Minute, in.logs)
 	bctx := tab.Ctx
-	// What the pages print and throw, for a failure's message.
+	// What the pages print and throw, for a failure's message; and the
+	// script context of each frame's page, by frame.
 	var console testkit.Buffer
+	var mu sync.Mutex
+	contexts := map[cdp.FrameID]runtime.ExecutionContextID{}
 	chromedp.Listen(bctx, func(ev any) {
 		switch ev := ev.(type) {
+		case *runtime.EventExecutionContextCreated:
+			var aux struct {
+				FrameID   cdp.FrameID
+				IsDefault bool
+			}
+			if json.Unmarshal([]byte(ev.Context.AuxData), &aux) == nil && aux.IsDefault {
+				mu.Lock()
+				contexts[aux.FrameID] = ev.Context.ID
+				mu.Unlock()
+			}
 		case *runtime.EventConsoleAPICalled:
 			if ev.Type == runtime.ConsoleAPICalledTypeDebug {
 				return
@@ -217,9 +244,7 @@ func TestMCPAppInOfficialHost(t *testing.T) {
 		}
 	})
 	var world runtime.ExecutionContextID
-	// inView evaluates expr in the view's frame (two below the host
-	// page), in a world of the test's own, which shares the view's
-	// document but not its script.
+	// inView evaluates expr in the view's page, two frames below the host's.
 	inView := func(expr string, opts ...chromedp.EvaluateOption) string {
 		t.Helper()
 		opts = append(opts, func(p *runtime.EvaluateParams) { p.ContextID = world })
@@ -256,6 +281,19 @@ func TestMCPAppInOfficialHost(t *testing.T) {
 			}
 		}
 	}
+	shot := func(name string) {
+		t.Helper()
+		if !*shots {
+			return
+		}
+		b, err := chromedp.Run(bctx, chromedp.Screenshot(chromedp.CSS("#view")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join("..", "..", "docs", "images", name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	show := func(what string, hc hostCase, ready string) {
 		t.Helper()
 		hc.Tools, hc.Sandbox = tl.Tools, sandbox.URL+"/sandbox"
@@ -276,12 +314,12 @@ func TestMCPAppInOfficialHost(t *testing.T) {
 		if f := tree.FrameTree.ChildFrames; len(f) != 1 || len(f[0].ChildFrames) != 1 || f[0].Frame.SecurityOrigin == tree.FrameTree.Frame.SecurityOrigin {
 			t.Fatalf("%s: the view is not framed by a sandbox proxy on another origin", what)
 		}
-		w, err := chromedp.Call(bctx, page.CreateIsolatedWorld, page.CreateIsolatedWorldParams{
-			FrameID: tree.FrameTree.ChildFrames[0].ChildFrames[0].Frame.ID, WorldName: "cortex-test"})
-		if err != nil {
-			t.Fatal(err)
+		mu.Lock()
+		world = contexts[tree.FrameTree.ChildFrames[0].ChildFrames[0].Frame.ID]
+		mu.Unlock()
+		if world == 0 {
+			t.Fatalf("%s: no script context for the view's frame", what)
 		}
-		world = w.ExecutionContextID
 		until(what, `document.querySelector(`+jsString(ready)+`)`)
 		if wide := inView(`document.documentElement.scrollWidth > 360 ? String(document.documentElement.scrollWidth) : ""`); wide != "" {
 			t.Errorf("%s: the view is %s px wide at 360", what, wide)
@@ -303,6 +341,7 @@ func TestMCPAppInOfficialHost(t *testing.T) {
 		t.Errorf("marked words %q", marks)
 	}
 	checkAxe("the change view, light")
+	shot("mcp-app-change-light.png")
 	inView(`(document.getElementById("undo").click(), "")`)
 	until("undo", `/Undone/.test(document.getElementById("msg").textContent) || /bad/.test(document.getElementById("msg").className)`)
 	if msg := inView(`document.getElementById("msg").textContent`); !strings.Contains(msg, "Undone") {
@@ -329,10 +368,14 @@ func TestMCPAppInOfficialHost(t *testing.T) {
 		t.Errorf("the host's background variable was not used: %s", bg)
 	}
 	checkAxe("the change view, dark")
+	shot("mcp-app-change-dark.png")
 	inView(`(document.getElementById("undo").click(), "")`)
 	until("the refused undo", `/changed after/.test(document.getElementById("msg").textContent) || /Undone/.test(document.getElementById("msg").textContent)`)
 	if msg := inView(`document.getElementById("msg").textContent`); !strings.Contains(msg, "changed after") {
 		t.Errorf("no conflict shown; the view says %q", msg)
+	}
+	if link := inView(`document.querySelector("#msg a").href`); link != noteURL("Garden/Plan.md") {
+		t.Errorf("the conflict links to %q, want %q", link, noteURL("Garden/Plan.md"))
 	}
 	if disk() != now {
 		t.Error("a refused Undo changed the note")
@@ -342,20 +385,93 @@ func TestMCPAppInOfficialHost(t *testing.T) {
 	}
 
 	_, _ = callRaw(phone, "create_note", map[string]any{"path": "Recipes/Soup.md",
-		"content": "# Bean soup\n\nA <b>warm</b> soup, for [[Garden/Plan|the garden]].\n\n- beans\n- leeks\n\n```\ncook 40 min\n```\n"})
-	fetched, f := callRaw(phone, "fetch", map[string]any{"id": "Recipes/Soup.md"})
+		"content": "# Bean soup\n\nA <b>warm</b> soup, for [[Garden/Plan|the garden]]. <img src=x onerror=\"document.title='owned'\"> " +
+			"<script>document.title='owned'</script>\n\n- beans\n- leeks\n\n```\ncook 40 min\n```\n"})
+	fetched, _ := callRaw(phone, "fetch", map[string]any{"id": "Recipes/Soup.md"})
 	for _, theme := range []map[string]any{{"theme": "light"}, dark} {
 		name := "the note view, " + theme["theme"].(string)
 		show(name, hostCase{Resource: views["ui://cortex/note"], Arguments: map[string]any{"id": "Recipes/Soup.md"}, Result: fetched, Context: theme}, "article")
-		if body := inView(`document.querySelector("article").innerText`); !strings.Contains(body, "A <b>warm</b> soup, for the garden.") || !strings.Contains(body, "cook 40 min") {
+		if body := inView(`document.querySelector("article").innerText`); !strings.Contains(body, "A <b>warm</b> soup, for the garden. <img src=x") || !strings.Contains(body, "cook 40 min") {
 			t.Errorf("%s shows %q", name, body)
+		}
+		if n := inView(`document.querySelectorAll("article img, article b, article script").length + "/" + document.title`); n != "0/cortex: a note" {
+			t.Errorf("%s: the note's markup became elements or ran: %s", name, n)
 		}
 		checkAxe(name)
 	}
 	// A link to another note opens in the console, through the host.
 	inView(`(document.querySelector("article a").click(), "")`)
-	want := strings.TrimSuffix(str(f, "url"), "Recipes/Soup.md") + "Garden/Plan"
-	if got, err := chromedp.Run(bctx, chromedp.Evaluate[string](`window.linkOpened`, chromedp.EvalAwaitPromise)); err != nil || got != want {
-		t.Errorf("the note's link asked the host to open %q (%v); want %q", got, err, want)
+	if got, err := chromedp.Run(bctx, chromedp.Evaluate[string](`window.linkOpened`, chromedp.EvalAwaitPromise)); err != nil || got != noteURL("Garden/Plan") {
+		t.Errorf("the note's link asked the host to open %q (%v); want %q", got, err, noteURL("Garden/Plan"))
 	}
+
+	// Many notes built of hostile pieces, rendered as fetch renders them,
+	// and markup no renderer of cortex writes: the view builds only the
+	// renderer's elements, with only their classes and safe links, and
+	// every "<" of the note stays text.
+	var htmls []string
+	for _, n := range hostileNotes(500) {
+		htmls = append(htmls, string(render.NoteAt(n, site)))
+	}
+	htmls = append(htmls, `<img src=x onerror="document.title='owned'">`, `<p onclick="x()" style="color:red">p</p>`,
+		`<a href="javascript:alert(1)">js</a>`, `<script>document.title='owned'</script>`, `<svg><a href="x">s</a></svg>`,
+		`<p class="bad wikilink">c</p>`, `<a href="https://example.org" onclick="x()">e</a>`, `<iframe srcdoc="<p>x</p>"></iframe>`)
+	cases, _ := json.Marshal(htmls)
+	bad := inView(`(function (cases) {
+		var bad = [];
+		cases.forEach(function (c) {
+			var div = document.createElement("div"), src = document.createElement("div");
+			showNote(c, div);
+			div.querySelectorAll("*").forEach(function (e) {
+				var ok = /^(H[2-6]|P|BR|UL|OL|LI|BLOCKQUOTE|PRE|CODE|HR|STRONG|EM|TABLE|THEAD|TBODY|TR|TH|TD|SPAN)$/.test(e.tagName) &&
+					Array.prototype.every.call(e.attributes, function (a) { return a.name === "class" && /^(wikilink|frontmatter|c|r)$/.test(a.value); });
+				if (e.tagName === "A") ok = /^https?:\/\//.test(e.getAttribute("href")) && e.attributes.length === 3 && e.target === "_blank" && e.rel === "noopener noreferrer";
+				if (!ok) bad.push(e.outerHTML.slice(0, 120));
+			});
+			src.textContent = new DOMParser().parseFromString(c, "text/html").body.textContent;
+			if (src.textContent.split("<").length !== div.textContent.split("<").length) bad.push("lost a < in " + JSON.stringify(c).slice(0, 120));
+		});
+		return bad.slice(0, 5).join("\n");
+	})(` + string(cases) + `)`)
+	if bad != "" {
+		t.Errorf("the note view let markup through:\n%s", bad)
+	}
+	if title := inView(`document.title`); title != "cortex: a note" {
+		t.Errorf("a script in the note's HTML ran: the title is %q", title)
+	}
+
+	// No host theme: the page follows the system's light or dark scheme.
+	for _, scheme := range []struct{ name, bg string }{{"light", "rgb(255, 255, 255)"}, {"dark", "rgb(28, 28, 30)"}} {
+		if _, err := chromedp.Call(bctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme.name}}}); err != nil {
+			t.Fatal(err)
+		}
+		show("the note view, no host theme, "+scheme.name, hostCase{Resource: views["ui://cortex/note"], Arguments: map[string]any{"id": "Recipes/Soup.md"},
+			Result: fetched, Context: map[string]any{}}, "article")
+		if bg := inView(`getComputedStyle(document.body).backgroundColor`); bg != scheme.bg {
+			t.Errorf("without a host theme, the %s scheme's background is %s", scheme.name, bg)
+		}
+		shot("mcp-app-note-" + scheme.name + ".png")
+	}
+}
+
+// hostileNotes builds n notes from pieces that a renderer building markup
+// from text would get wrong, in a fixed pseudo-random order.
+func hostileNotes(n int) []string {
+	pieces := []string{"<script>alert(1)</script>", "<img src=x onerror=alert(1)>", `"><svg onload=alert(1)>`, "'", "&lt;b&gt;",
+		"# ", "## Heading", "- ", "1. ", "* item", "```", "~~~", "---", "[link](javascript:alert(1))", "<a href=\"javascript:x\">x</a>",
+		"<!--", "-->", "<style>*{}</style>", "\u202e", "é", "\t", "    code", "> quote", "| a | b |", "<iframe src=//x>", "&#60;p&#62;",
+		"[[Other|<b>x</b>]]", "[x](Other.md)", "**", "`<i>`"}
+	r := rand.New(rand.NewPCG(24, 24))
+	seps := []string{"\n", " ", "", "\n\n"}
+	out := make([]string, n)
+	for i := range out {
+		var b strings.Builder
+		for range 1 + r.IntN(12) {
+			b.WriteString(pieces[r.IntN(len(pieces))])
+			b.WriteString(seps[r.IntN(len(seps))])
+		}
+		out[i] = b.String()
+	}
+	return out
 }
