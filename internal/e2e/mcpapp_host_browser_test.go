@@ -268,6 +268,12 @@ func TestMCPAppInOfficialHost(t *testing.T) {
 
 	show("the change view", hostCase{Resource: views["ui://cortex/change"], Arguments: editArgs, Result: edit,
 		Context: map[string]any{"theme": "light", "displayMode": "inline"}}, "#undo")
+	// The view runs under the sandbox's policy: not even its own origin
+	// can be fetched.
+	if got := inView(`fetch(`+jsString(sandbox.URL+"/sandbox")+`).then(function () { return "fetched" }, function () { return "refused" })`,
+		chromedp.EvalAwaitPromise); got != "refused" {
+		t.Errorf("the view could fetch: the sandbox's policy is not in force")
+	}
 	if appOnly, err := chromedp.Run(bctx, chromedp.Evaluate[string](`window.appOnly.join(",")`)); err != nil || appOnly != "undo_change" {
 		t.Errorf("the official bridge finds the app-only tools %q (%v); want undo_change", appOnly, err)
 	}
