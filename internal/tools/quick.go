@@ -177,9 +177,13 @@ func quickMeta(raw json.RawMessage, version string) (mcp.Meta, bool) {
 	if !ok || string(f[mcp.MetaKeyProtocolVersion]) != `"`+version+`"` || !plainString(f[mcp.MetaKeyProtocolVersion]) {
 		return nil, false
 	}
+	// As the SDK reads them: its ClientCapabilities, with roots in the
+	// shape of 2026-07-28 (mcp.RootCapabilities, spelt out).
 	var caps struct {
 		mcp.ClientCapabilities
-		Roots *mcp.RootCapabilities `json:"roots,omitempty"`
+		Roots *struct {
+			ListChanged bool `json:"listChanged,omitempty"`
+		} `json:"roots,omitempty"`
 	}
 	if c := f[mcp.MetaKeyClientCapabilities]; len(c) == 0 || c[0] != '{' || json.Unmarshal(c, &caps) != nil {
 		return nil, false

@@ -234,6 +234,23 @@ func TestQuickMatchesSDK(t *testing.T) {
 			}
 		}
 	}
+	// A client of 2025-11-25 that offered the UI extension when it
+	// initialized: its fetches carry the view's data, both ways.
+	h := quickHeadersFor("2025-11-25")
+	initUI := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}},"clientInfo":{"name":"host","version":"1"}}}`
+	if a := quickPost(t, p.sdk, h, initUI); a.status != http.StatusOK {
+		t.Fatalf("initialize: %d %s", a.status, a.body)
+	}
+	for _, c := range calls[:3] {
+		b := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":` + c + `}`
+		got, want := quickPost(t, p.quick, h, b), quickPost(t, p.sdk, h, b)
+		if got != want {
+			t.Errorf("UI client, body %s:\nquick: %d %s%s\nsdk:   %d %s%s", b, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
+		}
+		if strings.HasPrefix(c, `{"name":"fetch"`) && !strings.Contains(got.body, `"view":`) {
+			t.Errorf("UI client, body %s: no view data in %s", b, clip(got.body))
+		}
+	}
 	if n := p.answered.Load(); n < int64(4*len(calls)) {
 		t.Errorf("Quick answered %d requests, want at least %d: the test no longer tries the quick path", n, 4*len(calls))
 	}
