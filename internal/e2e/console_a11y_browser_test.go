@@ -93,7 +93,7 @@ func TestConsoleAccessibility(t *testing.T) {
 	check("sign in")
 	code := testkit.TOTP(t, owner.totpSecret, time.Now())
 	do("sign in", chromedp.SendKeys(chromedp.CSS("#totp-code"), code),
-		chromedp.Click(chromedp.CSS("#totp-submit")), chromedp.WaitVisible(chromedp.CSS("main")))
+		chromedp.Click(chromedp.CSS("#totp-submit")), chromedp.WaitVisible(chromedp.CSS("#signed-in")))
 
 	pages := []struct{ name, path, ready string }{
 		{"activity", "/console/activity", ".entry .diff"},
