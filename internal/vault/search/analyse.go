@@ -145,7 +145,9 @@ func Analyse(p, content string, mod, size int64) *Analysed {
 		for _, k := range markdown.LinkKeys(p, l) {
 			if !keys[k] {
 				keys[k] = true
-				a.linkKeys = append(a.linkKeys, k)
+				// A clone: a key already in lower case is a part of
+				// the note's text, which the index would keep whole.
+				a.linkKeys = append(a.linkKeys, strings.Clone(k))
 			}
 		}
 	}
