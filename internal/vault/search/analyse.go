@@ -93,8 +93,10 @@ func Analyse(p, content string, mod, size int64) *Analysed {
 	}
 	titleToks := Tokens(Fold(title))
 	a := &Analysed{
-		// Clones: a substring would keep the whole note text in memory.
-		info: docInfo{path: p, title: strings.Clone(title), mod: mod, size: size, words: c.words,
+		// Put copies the title and the links' targets into the index's
+		// text, so that no part of the note's text stays in memory.
+		title: title,
+		info: docInfo{path: p, mod: mod, size: size, words: c.words,
 			titleWords: uint16(min(len(titleToks), math.MaxUint16)), key: keyOf(titleToks), order: orderOf(titleToks)}, // #nosec G115 -- capped just before
 		terms:   make([]termStat, 0, len(c.m)+len(tags)),
 		noteKey: markdown.NoteKey(p),
@@ -141,7 +143,7 @@ func Analyse(p, content string, mod, size int64) *Analysed {
 		if line < 0 || line > math.MaxInt32 { // only a note of over 2^31 lines; 0 says "no line"
 			line = 0
 		}
-		a.info.links = append(a.info.links, noteLink{target: strings.Clone(l.Target), line: int32(line), md: l.Kind == "markdown"})
+		a.links = append(a.links, noteLink{target: l.Target, line: int32(line), md: l.Kind == "markdown"})
 		for _, k := range markdown.LinkKeys(p, l) {
 			if !keys[k] {
 				keys[k] = true
@@ -170,13 +172,4 @@ func propTerms(m map[string]any) []string {
 		}
 	}
 	return out
-}
-
-// mdLink turns a stored link back into the markdown package's form.
-func (l noteLink) mdLink() markdown.Link {
-	k := "wiki"
-	if l.md {
-		k = "markdown"
-	}
-	return markdown.Link{Kind: k, Target: l.target, Line: int(l.line)}
 }

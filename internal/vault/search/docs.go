@@ -14,7 +14,9 @@ type Doc struct {
 	Size        int64
 }
 
-func (d *docInfo) doc() Doc { return Doc{Path: d.path, Title: d.title, Mod: d.mod, Size: d.size} }
+func (x *Index) doc(d *docInfo) Doc {
+	return Doc{Path: d.path, Title: x.title(d), Mod: d.mod, Size: d.size}
+}
 
 // Live is the number of notes in the index.
 func (x *Index) Live() int { return x.live }
@@ -28,14 +30,14 @@ func (x *Index) Lookup(p string) (Doc, bool) {
 	if !ok {
 		return Doc{}, false
 	}
-	return x.docs[id].doc(), true
+	return x.doc(&x.docs[id]), true
 }
 
 // Docs yields every note in the index, in no particular order.
 func (x *Index) Docs() iter.Seq[Doc] {
 	return func(yield func(Doc) bool) {
 		for _, id := range x.byPath {
-			if !yield(x.docs[id].doc()) {
+			if !yield(x.doc(&x.docs[id])) {
 				return
 			}
 		}
@@ -43,10 +45,17 @@ func (x *Index) Docs() iter.Seq[Doc] {
 }
 
 // DocOf is the note a candidate stands for.
-func (x *Index) DocOf(s Scored) Doc { return x.docs[s.doc].doc() }
+func (x *Index) DocOf(s Scored) Doc { return x.doc(&x.docs[s.doc]) }
 
-// Shrink trims the spare capacity of every posting after a bulk load.
+// Shrink trims the spare capacity of every posting, of the notes' text
+// and of their links after a bulk load.
 func (x *Index) Shrink() {
+	if x.text.b.Cap() > x.text.size() {
+		t := newNoteText(x.text.size())
+		t.b.WriteString(x.text.b.String())
+		x.text = t
+	}
+	x.links = slices.Clip(append([]storedLink(nil), x.links...))
 	for i := range x.post {
 		p := &x.post[i]
 		if cap(p.data) > len(p.data) {
@@ -79,8 +88,8 @@ func (x *Index) LinksByKey(key string, fn func(source string, l markdown.Link)) 
 			continue
 		}
 		last = id
-		for _, nl := range d.links {
-			fn(d.path, nl.mdLink())
+		for _, l := range x.noteLinks(d) {
+			fn(d.path, x.mdLink(l))
 		}
 	}
 }

@@ -33,8 +33,8 @@ const tagPrefix = "#"
 // docInfo is what the index keeps per note.
 type docInfo struct {
 	path  string
-	title string
-	mod   int64 // modification time, Unix nanoseconds
+	title textRef // in the index's text (noteText)
+	mod   int64   // modification time, Unix nanoseconds
 	size  int64
 	words uint32 // tokens in the note, for length normalisation
 	live  bool
@@ -43,14 +43,8 @@ type docInfo struct {
 	// normalisation; key and order its exact-match keys (keyOf, orderOf).
 	titleWords uint16
 	key, order uint64
-	links      []noteLink
-}
-
-// noteLink is one outgoing link to a note, as written.
-type noteLink struct {
-	target string
-	line   int32
-	md     bool // a Markdown link; else a wiki link
+	// linkStart and linkN are where its links are in the index's links.
+	linkStart, linkN uint32
 }
 
 // posting is the list of documents holding one term: for each, the delta
@@ -135,6 +129,11 @@ type Index struct {
 	names  []string          // by term id
 	sorted []uint32          // term ids in term order, for prefixes
 
+	// text holds the notes' titles and link targets, links their links
+	// (see noteText).
+	text  noteText
+	links []storedLink
+
 	// linkKeys maps a link key (markdown.LinkKeys) to the notes holding
 	// such a link; noteKeys maps a note key (markdown.NoteKey) to the notes
 	// of that name. Both may list dead ids, skipped when read.
@@ -151,6 +150,7 @@ func NewIndex() *Index {
 	return &Index{
 		byPath:   map[string]uint32{},
 		terms:    map[string]uint32{},
+		text:     newNoteText(0),
 		linkKeys: map[string][]uint32{},
 		noteKeys: map[string][]uint32{},
 		altKeys:  map[uint64][]uint32{},
@@ -160,7 +160,9 @@ func NewIndex() *Index {
 // Analysed is a note turned into what the index stores, computed outside
 // any lock.
 type Analysed struct {
-	info     docInfo
+	info     docInfo // but for its title and links, below
+	title    string
+	links    []noteLink
 	terms    []termStat
 	linkKeys []string
 	noteKey  string
@@ -180,6 +182,8 @@ func (x *Index) Put(a *Analysed, sortNow bool) {
 	x.Remove(a.info.path)
 	id := uint32(len(x.docs)) // #nosec G115 -- one id per note held in memory (Compact drops dead ones); 2^32 would need hundreds of GB first
 	a.info.live = true
+	a.info.title = x.text.put(a.title)
+	a.info.linkStart, a.info.linkN = x.putLinks(a.links)
 	x.docs = append(x.docs, a.info)
 	x.byPath[a.info.path] = id
 	x.live++
@@ -224,7 +228,7 @@ func (x *Index) Remove(p string) bool {
 	delete(x.byPath, p)
 	d := &x.docs[id]
 	d.live = false
-	d.links = nil
+	d.linkN = 0
 	x.live--
 	x.words -= int64(d.words)
 	x.titles -= int64(d.titleWords)
@@ -257,15 +261,38 @@ func (x *Index) NeedsCompact() bool {
 func (x *Index) Compact() {
 	remap := make([]uint32, len(x.docs))
 	docs := make([]docInfo, 0, x.live)
-	for i, d := range x.docs {
-		if d.live {
-			remap[i] = uint32(len(docs)) // #nosec G115 -- docs is a subset of x.docs, whose ids already fit
-			docs = append(docs, d)
-		} else {
-			remap[i] = ^uint32(0)
+	text, links := 0, 0
+	for i := range x.docs {
+		if d := &x.docs[i]; d.live {
+			text += int(d.title.n)
+			for _, l := range x.noteLinks(d) {
+				text += int(l.target.n)
+			}
+			links += int(d.linkN)
 		}
 	}
 	nx := &Index{
+		text:  newNoteText(text),
+		links: make([]storedLink, 0, links),
+	}
+	for i := range x.docs {
+		d := x.docs[i]
+		if !d.live {
+			remap[i] = ^uint32(0)
+			continue
+		}
+		remap[i] = uint32(len(docs)) // #nosec G115 -- docs is a subset of x.docs, whose ids already fit
+		d.title = nx.text.put(x.title(&d))
+		d.linkStart = uint32(len(nx.links)) // #nosec G115 -- a subset of x.links, whose indexes already fit
+		for _, l := range x.noteLinks(&x.docs[i]) {
+			l.target = nx.text.put(x.text.get(l.target))
+			nx.links = append(nx.links, l)
+		}
+		docs = append(docs, d)
+	}
+	*nx = Index{
+		text:     nx.text,
+		links:    nx.links,
 		docs:     docs,
 		byPath:   make(map[string]uint32, len(docs)),
 		live:     len(docs),

@@ -1,6 +1,8 @@
 package search
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -47,4 +49,69 @@ func TestIndexKeepsNoNoteText(t *testing.T) {
 			t.Errorf("the index keeps %q as a part of the note's text", s)
 		}
 	}
+}
+
+// Titles and links are kept outside the notes' entries; a replaced note,
+// a removed one and Compact's renumbering must leave every other note's
+// own.
+func TestIndexTitlesAndLinksSurviveChanges(t *testing.T) {
+	x := NewIndex()
+	note := func(i, gen int) string {
+		return fmt.Sprintf("# Title %d v%d\n[[hub]] [[target %d]] [x](hub.md)\n", i, gen, i)
+	}
+	const n = 600
+	for i := range n {
+		c := note(i, 0)
+		x.Put(Analyse(fmt.Sprintf("n%d.md", i), c, 1, int64(len(c))), true)
+	}
+	for i := 0; i < n; i += 3 { // replaced: their old entries die
+		c := note(i, 1)
+		x.Put(Analyse(fmt.Sprintf("n%d.md", i), c, 2, int64(len(c))), true)
+	}
+	for i := 1; i < n; i += 3 {
+		x.Remove(fmt.Sprintf("n%d.md", i))
+	}
+	check := func(when string) {
+		t.Helper()
+		for i := range n {
+			p := fmt.Sprintf("n%d.md", i)
+			d, ok := x.Lookup(p)
+			if i%3 == 1 {
+				if ok {
+					t.Fatalf("%s: removed %s still found", when, p)
+				}
+				continue
+			}
+			gen := 0
+			if i%3 == 0 {
+				gen = 1
+			}
+			if want := fmt.Sprintf("Title %d v%d", i, gen); d.Title != want {
+				t.Fatalf("%s: %s has title %q, want %q", when, p, d.Title, want)
+			}
+			var got []markdown.Link
+			x.LinksByKey(fmt.Sprintf("target %d", i), func(src string, l markdown.Link) {
+				if src == p {
+					got = append(got, l)
+				}
+			})
+			want := []markdown.Link{{Kind: "wiki", Target: "hub", Line: 2}, {Kind: "wiki", Target: fmt.Sprintf("target %d", i), Line: 2}, {Kind: "markdown", Target: "hub.md", Line: 2}}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s: links of %s = %v, want %v", when, p, got, want)
+			}
+		}
+		var hub int
+		x.LinksByKey("hub", func(string, markdown.Link) { hub++ })
+		if want := (n - n/3) * 3; hub != want {
+			t.Fatalf("%s: %d links from notes linking hub, want %d", when, hub, want)
+		}
+	}
+	check("before compacting")
+	if !x.NeedsCompact() {
+		t.Fatal("the dead entries should call for a compaction")
+	}
+	x.Compact()
+	check("after compacting")
+	x.Shrink()
+	check("after shrinking")
 }
