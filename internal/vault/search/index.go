@@ -3,6 +3,7 @@ package search
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -48,20 +49,40 @@ type docInfo struct {
 }
 
 // posting is the list of documents holding one term: for each, the delta
-// of its id from the previous one and then tf<<6 | fields, both as
-// uvarints, and two bytes of successor bits (see nextBit).
+// of its id from the previous one shifted left by 5 bits, with a code for
+// its successor bits (see nextBit) in those 5, as a uvarint; then
+// tf<<6 | fields as a uvarint; then, only for the code nextRaw, the two
+// bytes of the successor bits. A word seen once in a note has one
+// successor bit, which the code holds: that spares two bytes of the four
+// or five such an entry took, and postings are most of the index.
 type posting struct {
 	data []byte
 	last uint32
 	n    uint32 // entries, dead ones included
 }
 
+// Codes for the successor bits: 0 to 15 stand for the single bit 1<<code.
+const (
+	nextNone = 16 // no successor bit
+	nextRaw  = 17 // two bytes follow the entry's second uvarint
+	nextBits = 5  // bits of the code
+)
+
 func (p *posting) add(id uint32, tf uint32, fields uint8, next uint16) {
 	var buf [2*binary.MaxVarintLen64 + 2]byte
-	k := binary.PutUvarint(buf[:], uint64(id-p.last))
+	code := uint64(nextRaw)
+	switch {
+	case next == 0:
+		code = nextNone
+	case next&(next-1) == 0:
+		code = uint64(bits.TrailingZeros16(next))
+	}
+	k := binary.PutUvarint(buf[:], uint64(id-p.last)<<nextBits|code)
 	k += binary.PutUvarint(buf[k:], uint64(tf)<<6|uint64(fields))
-	binary.LittleEndian.PutUint16(buf[k:], next)
-	k += 2
+	if code == nextRaw {
+		binary.LittleEndian.PutUint16(buf[k:], next)
+		k += 2
+	}
 	if p.data == nil {
 		p.data = make([]byte, 0, k)
 	}
@@ -89,12 +110,24 @@ func (p *posting) each(fn func(entry)) {
 		}
 		b = b[k:]
 		v, k2 := binary.Uvarint(b)
-		if k2 <= 0 || len(b) < k2+2 {
+		if k2 <= 0 {
 			return
 		}
-		next := binary.LittleEndian.Uint16(b[k2:])
-		b = b[k2+2:]
-		id += d
+		b = b[k2:]
+		var next uint16
+		switch code := d & (1<<nextBits - 1); {
+		case code < nextNone:
+			next = 1 << code
+		case code == nextRaw:
+			if len(b) < 2 {
+				return
+			}
+			next = binary.LittleEndian.Uint16(b)
+			b = b[2:]
+		case code != nextNone:
+			return // add never writes these: the posting is damaged
+		}
+		id += d >> nextBits
 		tf := v >> 6
 		if id > math.MaxUint32 || tf > math.MaxUint32 {
 			return // add never writes these: the posting is damaged

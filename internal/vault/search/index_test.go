@@ -115,3 +115,33 @@ func TestIndexTitlesAndLinksSurviveChanges(t *testing.T) {
 	x.Shrink()
 	check("after shrinking")
 }
+
+// A posting gives back every entry as added, whatever its successor bits,
+// and an entry with a single successor bit (a word seen once in a note)
+// takes two bytes where it took four.
+func TestPostingRoundTrip(t *testing.T) {
+	var want []entry
+	var p posting
+	id := uint32(0)
+	nexts := []uint16{0, 1, 1 << 15, 1 << 7, 3, 0xffff, 1<<4 | 1<<9}
+	for i := range 500 {
+		id += uint32(1 + i%3*i*i) // small and large gaps
+		e := entry{doc: id, tf: uint32(i % 7 * (1 + i%50*1000)), fields: uint8(i % 64), next: nexts[i%len(nexts)]}
+		p.add(e.doc, e.tf, e.fields, e.next)
+		want = append(want, e)
+	}
+	var got []entry
+	p.each(func(e entry) { got = append(got, e) })
+	if !slices.Equal(got, want) {
+		t.Fatalf("decoded %d entries, not those added (first: %v, want %v)", len(got), got[:min(3, len(got))], want[:3])
+	}
+	if int(p.n) != len(want) {
+		t.Fatalf("n = %d, want %d", p.n, len(want))
+	}
+	var one posting
+	one.add(1, 1, 0, 1<<11)
+	one.add(3, 1, 0, 1<<2)
+	if len(one.data) != 4 {
+		t.Fatalf("two entries of a word seen once take %d bytes, want 4", len(one.data))
+	}
+}
