@@ -69,11 +69,11 @@ func (x *Index) Shrink() {
 func (x *Index) KeyPaths(keys []string) []string {
 	var out []string
 	for _, k := range keys {
-		for _, id := range x.noteKeys[k] {
+		x.keyIDs(&x.noteKeys, k, func(id uint32) {
 			if d := &x.docs[id]; d.live {
 				out = append(out, d.path)
 			}
-		}
+		})
 	}
 	return out
 }
@@ -82,16 +82,16 @@ func (x *Index) KeyPaths(keys []string) []string {
 // holding a link with key (markdown.LinkKeys), a note at a time.
 func (x *Index) LinksByKey(key string, fn func(source string, l markdown.Link)) {
 	var last uint32 = ^uint32(0)
-	for _, id := range x.linkKeys[key] {
+	x.keyIDs(&x.linkKeys, key, func(id uint32) {
 		d := &x.docs[id]
 		if !d.live || id == last {
-			continue
+			return
 		}
 		last = id
 		for _, l := range x.noteLinks(d) {
 			fn(d.path, x.mdLink(l))
 		}
-	}
+	})
 }
 
 // AliasPaths lists, sorted, the live notes holding every token in an alias.

@@ -170,8 +170,8 @@ type Index struct {
 	// linkKeys maps a link key (markdown.LinkKeys) to the notes holding
 	// such a link; noteKeys maps a note key (markdown.NoteKey) to the notes
 	// of that name. Both may list dead ids, skipped when read.
-	linkKeys map[string][]uint32
-	noteKeys map[string][]uint32
+	linkKeys keyLists
+	noteKeys keyLists
 	// altKeys maps the exact-match key of an alias, or of a file name
 	// other than the title, to the notes known by it; dead ids are
 	// skipped when read. Titles keep theirs in docInfo.key.
@@ -184,8 +184,8 @@ func NewIndex() *Index {
 		byPath:   map[string]uint32{},
 		terms:    map[string]uint32{},
 		text:     newNoteText(0),
-		linkKeys: map[string][]uint32{},
-		noteKeys: map[string][]uint32{},
+		linkKeys: newKeyLists(0, 0),
+		noteKeys: newKeyLists(0, 0),
 		altKeys:  map[uint64][]uint32{},
 	}
 }
@@ -239,9 +239,9 @@ func (x *Index) Put(a *Analysed, sortNow bool) {
 		x.post[tid].add(id, t.tf, t.fields, t.next)
 	}
 	for _, k := range a.linkKeys {
-		x.linkKeys[k] = append(x.linkKeys[k], id)
+		x.addKey(&x.linkKeys, k, id)
 	}
-	x.noteKeys[a.noteKey] = append(x.noteKeys[a.noteKey], id)
+	x.addKey(&x.noteKeys, a.noteKey, id)
 	for _, k := range a.altKeys {
 		x.altKeys[k] = append(x.altKeys[k], id)
 	}
@@ -324,17 +324,15 @@ func (x *Index) Compact() {
 		docs = append(docs, d)
 	}
 	*nx = Index{
-		text:     nx.text,
-		links:    nx.links,
-		docs:     docs,
-		byPath:   make(map[string]uint32, len(docs)),
-		live:     len(docs),
-		words:    x.words,
-		titles:   x.titles,
-		terms:    make(map[string]uint32, len(x.terms)),
-		linkKeys: make(map[string][]uint32, len(x.linkKeys)),
-		noteKeys: make(map[string][]uint32, len(x.noteKeys)),
-		altKeys:  make(map[uint64][]uint32, len(x.altKeys)),
+		text:    nx.text,
+		links:   nx.links,
+		docs:    docs,
+		byPath:  make(map[string]uint32, len(docs)),
+		live:    len(docs),
+		words:   x.words,
+		titles:  x.titles,
+		terms:   make(map[string]uint32, len(x.terms)),
+		altKeys: make(map[uint64][]uint32, len(x.altKeys)),
 	}
 	for i, d := range docs {
 		nx.byPath[d.path] = uint32(i)
@@ -357,13 +355,8 @@ func (x *Index) Compact() {
 		nx.names = append(nx.names, name)
 		nx.sorted = append(nx.sorted, id)
 	}
-	for _, m := range []struct{ from, to map[string][]uint32 }{{x.linkKeys, nx.linkKeys}, {x.noteKeys, nx.noteKeys}} {
-		for k, ids := range m.from {
-			if out := remapIDs(ids, remap); len(out) > 0 {
-				m.to[k] = out
-			}
-		}
-	}
+	nx.linkKeys = x.compactKeys(nx, &x.linkKeys, remap)
+	nx.noteKeys = x.compactKeys(nx, &x.noteKeys, remap)
 	for k, ids := range x.altKeys {
 		if out := remapIDs(ids, remap); len(out) > 0 {
 			nx.altKeys[k] = out

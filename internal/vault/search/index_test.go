@@ -2,6 +2,7 @@ package search
 
 import (
 	"fmt"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"testing"
@@ -28,11 +29,13 @@ func TestIndexKeepsNoNoteText(t *testing.T) {
 	x := NewIndex()
 	x.Put(Analyse("a/garden.md", content, 1, int64(len(content))), true)
 	var held []string
-	for k := range x.linkKeys {
-		held = append(held, k)
-	}
-	for k := range x.noteKeys {
-		held = append(held, k)
+	for _, l := range []*keyLists{&x.linkKeys, &x.noteKeys} {
+		for _, sp := range l.heads {
+			held = append(held, x.text.get(sp.key))
+		}
+		for k := range l.collide {
+			held = append(held, k)
+		}
 	}
 	held = append(held, x.names...)
 	d, ok := x.Lookup("a/garden.md")
@@ -41,8 +44,8 @@ func TestIndexKeepsNoNoteText(t *testing.T) {
 	}
 	held = append(held, d.Title)
 	x.LinksByKey("river walk", func(_ string, l markdown.Link) { held = append(held, l.Target) })
-	if len(x.linkKeys) < 3 || d.Title != "garden plan" {
-		t.Fatalf("link keys %v, title %q: the note was not indexed as expected", x.linkKeys, d.Title)
+	if len(held) < 5 || d.Title != "garden plan" {
+		t.Fatalf("keys and names %q, title %q: the note was not indexed as expected", held, d.Title)
 	}
 	for _, s := range held {
 		if within(s, content) {
@@ -143,5 +146,39 @@ func TestPostingRoundTrip(t *testing.T) {
 	one.add(3, 1, 0, 1<<2)
 	if len(one.data) != 4 {
 		t.Fatalf("two entries of a word seen once take %d bytes, want 4", len(one.data))
+	}
+}
+
+// Keys whose hashes collide keep their own lists, through adds and
+// Compact; a key never added has none.
+func TestKeyListsCollide(t *testing.T) {
+	x := NewIndex()
+	for i := range 4 {
+		x.Put(Analyse(fmt.Sprintf("n%d.md", i), "x", 1, 1), true)
+	}
+	l := newKeyLists(0, 0)
+	// The list of z moved to the slot of b's hash, as if z had it: b
+	// then collides.
+	x.addKey(&l, "z", 0)
+	hz, hb := maphash.String(l.seed, "z"), maphash.String(l.seed, "b")
+	l.heads[hb] = l.heads[hz]
+	delete(l.heads, hz)
+	x.addKey(&l, "b", 1)
+	x.addKey(&l, "b", 3)
+	ids := func(key string) []uint32 {
+		var out []uint32
+		x.keyIDs(&l, key, func(id uint32) { out = append(out, id) })
+		return out
+	}
+	if b, c := ids("b"), ids("c"); !slices.Equal(b, []uint32{1, 3}) || c != nil {
+		t.Fatalf("b %v, c %v; want [1 3], none", b, c)
+	}
+	if len(l.collide) != 1 {
+		t.Fatalf("collisions %v, want b's", l.collide)
+	}
+	remap := []uint32{0, ^uint32(0), 1, 2} // the second note is gone
+	l = x.compactKeys(x, &l, remap)
+	if z, b := ids("z"), ids("b"); !slices.Equal(z, []uint32{0}) || !slices.Equal(b, []uint32{2}) {
+		t.Fatalf("after compacting: z %v, b %v; want [0], [2]", z, b)
 	}
 }
