@@ -14,7 +14,7 @@ import (
 // (config.ChooseMemoryLimit, reading the machine under sys) and logs the
 // limit in force, once, at start: what an operator checks first when
 // cortex uses more or less memory than they expected.
-func setMemoryLimit(setting int64, getenv func(string) string, sys fs.FS, log *slog.Logger) {
+func setMemoryLimit(setting int64, getenv func(string) string, sys fs.FS, log *slog.Logger) config.MemoryLimitChoice {
 	choice := config.ChooseMemoryLimit(setting, getenv("GOMEMLIMIT"), sys)
 	if choice.Bytes > 0 {
 		debug.SetMemoryLimit(choice.Bytes)
@@ -24,6 +24,7 @@ func setMemoryLimit(setting int64, getenv func(string) string, sys fs.FS, log *s
 		limit = config.FormatSize(n)
 	}
 	log.Info("memory limit", "limit", limit, "from", choice.From)
+	return choice
 }
 
 // bulkReadGCPercent is the collector's target while the vault reads every
@@ -64,6 +65,13 @@ var bulk struct {
 	sync.Mutex
 	passes  int
 	restore func()
+}
+
+// bulkPasses is the number of passes under way.
+func bulkPasses() int {
+	bulk.Lock()
+	defer bulk.Unlock()
+	return bulk.passes
 }
 
 // lowerGC sets the collector's target to percent unless it is lower

@@ -74,7 +74,7 @@ func TestSetMemoryLimit(t *testing.T) {
 		log     string
 	}{
 		{"flag", 96 << 20, 96 << 20, `limit=96MiB from=--memory-limit`},
-		{"auto in a container", config.MemoryLimitAuto, 192 << 20, `limit=192MiB from="3/4 of the cgroup's 256MiB, at most 256MiB"`},
+		{"auto in a container", config.MemoryLimitAuto, 192 << 20, `limit=192MiB from="3/4 of the cgroup's 256MiB, at most 256MiB, lowered to follow the live heap"`},
 		{"off", 0, math.MaxInt64, `limit=none from="--memory-limit off: Go's default"`},
 	}
 	for _, tt := range tests {

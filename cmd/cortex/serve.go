@@ -69,7 +69,9 @@ func serve(ctx context.Context, prog string, args []string, stdout, stderr io.Wr
 	}
 	log := newLogger(stderr, cfg.LogFormat, cfg.LogLevel)
 	// Before the index is built, so that the build's peak is bounded too.
-	setMemoryLimit(cfg.MemoryLimit, getenv, config.HostRoot(), log)
+	if mem := setMemoryLimit(cfg.MemoryLimit, getenv, config.HostRoot(), log); mem.FollowLive {
+		defer followLiveHeap(mem.Bytes, log)()
+	}
 	for _, name := range cfg.Retired {
 		log.Warn("this setting is retired and ignored: /mcp keeps no MCP sessions; remove it", "setting", name)
 	}

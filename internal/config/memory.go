@@ -32,9 +32,17 @@ const MemoryLimitAuto int64 = -1
 //     memory to spare, sets --memory-limit.
 //   - At least autoMemoryFloor: below it the collector would run almost all
 //     the time on even a small vault.
+//
+// That limit is a ceiling: once the vault has been read (the index built,
+// the history's first pass done), cortex lowers the limit to follow what
+// is live (LiveMemoryLimit), so that a 10k-note vault stays near 64 MB of
+// RSS whatever the machine, rather than near twice its heap.
 const (
 	autoMemoryFloor = 32 << 20
 	autoMemoryCap   = 256 << 20
+	// liveMargin is what LiveMemoryLimit allows above one and a half times
+	// the live heap: room for a burst of requests on a small vault.
+	liveMargin = 10 << 20
 	// unlimitedCgroup is where a cgroup v1 limit means none: the kernel
 	// writes the largest page-aligned int64 (9223372036854771712).
 	unlimitedCgroup = 1 << 62
@@ -91,6 +99,26 @@ type MemoryLimitChoice struct {
 	Bytes int64
 	// From says where the limit came from, as a phrase for the log.
 	From string
+	// FollowLive says cortex chose the limit itself: it may lower it to
+	// follow the live heap (LiveMemoryLimit), Bytes (when not 0) staying
+	// the most it sets.
+	FollowLive bool
+}
+
+// LiveMemoryLimit is the soft memory limit for a live heap of live bytes:
+// one and a half times it plus liveMargin, at least autoMemoryFloor and at
+// most ceiling (none when 0). Go's default lets the heap grow to twice
+// what is live, and the memory it grew into stays with the process for
+// minutes; this bounds the process nearer its live heap, at the cost of
+// collecting about twice as often. The index keeps few pointers, so a
+// collection is cheap; and the limit moves with the live heap, so a vault
+// that grows never leaves the collector running without pause.
+func LiveMemoryLimit(live, ceiling int64) int64 {
+	n := max(live+live/2+liveMargin, autoMemoryFloor)
+	if ceiling > 0 {
+		n = min(n, ceiling)
+	}
+	return n
 }
 
 // ChooseMemoryLimit turns the --memory-limit setting into the limit to set.
@@ -109,14 +137,15 @@ func ChooseMemoryLimit(setting int64, gomemlimit string, sys fs.FS) MemoryLimitC
 	}
 	machine := memTotal(sys)
 	if cg := cgroupLimit(sys); cg > 0 && (machine == 0 || cg < machine) {
-		return MemoryLimitChoice{Bytes: clampAuto(cg / 4 * 3),
-			From: fmt.Sprintf("3/4 of the cgroup's %s, at most %s", FormatSize(cg), FormatSize(autoMemoryCap))}
+		return MemoryLimitChoice{Bytes: clampAuto(cg / 4 * 3), FollowLive: true,
+			From: fmt.Sprintf("3/4 of the cgroup's %s, at most %s, lowered to follow the live heap", FormatSize(cg), FormatSize(autoMemoryCap))}
 	}
 	if machine > 0 {
-		return MemoryLimitChoice{Bytes: clampAuto(machine / 4),
-			From: fmt.Sprintf("1/4 of the machine's %s, at most %s", FormatSize(machine), FormatSize(autoMemoryCap))}
+		return MemoryLimitChoice{Bytes: clampAuto(machine / 4), FollowLive: true,
+			From: fmt.Sprintf("1/4 of the machine's %s, at most %s, lowered to follow the live heap", FormatSize(machine), FormatSize(autoMemoryCap))}
 	}
-	return MemoryLimitChoice{From: "none: neither a cgroup limit nor the machine's memory could be read"}
+	return MemoryLimitChoice{FollowLive: true,
+		From: "none while the vault is read: neither a cgroup limit nor the machine's memory could be read; then lowered to follow the live heap"}
 }
 
 func clampAuto(n int64) int64 { return min(max(n, autoMemoryFloor), autoMemoryCap) }

@@ -60,6 +60,33 @@ func TestChooseMemoryLimit(t *testing.T) {
 			if got.Bytes != tt.want || !strings.Contains(got.From, tt.from) {
 				t.Errorf("= %d (%s), %q; want %d (%s), with %q", got.Bytes, FormatSize(got.Bytes), got.From, tt.want, FormatSize(tt.want), tt.from)
 			}
+			// Only a limit cortex chose itself follows the live heap: the
+			// operator's own (the flag, GOMEMLIMIT, off) is left as set.
+			auto := tt.setting == MemoryLimitAuto && tt.gomemlimit == ""
+			if got.FollowLive != auto || auto && !strings.Contains(got.From, "follow the live heap") {
+				t.Errorf("FollowLive = %v (%q), want %v", got.FollowLive, got.From, auto)
+			}
+		})
+	}
+}
+
+func TestLiveMemoryLimit(t *testing.T) {
+	const mib = 1 << 20
+	tests := []struct {
+		name                string
+		live, ceiling, want int64
+	}{
+		{"10k notes: live and half again, plus the margin", 24 * mib, 256 * mib, 46 * mib},
+		{"a small vault: the floor", 4 * mib, 256 * mib, 32 * mib},
+		{"a large vault: the ceiling", 200 * mib, 256 * mib, 256 * mib},
+		{"no ceiling", 200 * mib, 0, 310 * mib},
+		{"nothing live yet", 0, 256 * mib, 32 * mib},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := LiveMemoryLimit(tt.live, tt.ceiling); got != tt.want {
+				t.Errorf("LiveMemoryLimit(%s, %s) = %s, want %s", FormatSize(tt.live), FormatSize(tt.ceiling), FormatSize(got), FormatSize(tt.want))
+			}
 		})
 	}
 }

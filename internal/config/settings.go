@@ -72,7 +72,7 @@ func (s *Settings) table() []setting {
 		{"backup-dir", "CORTEX_BACKUP_DIR", "", "folder for scheduled backups (and the default of cortex admin backup --to); empty: no scheduled backups", &s.BackupDir},
 		{"backup-every", "CORTEX_BACKUP_EVERY", "24h", "time between scheduled backups", &s.BackupEvery},
 		{"backup-keep", "CORTEX_BACKUP_KEEP", "7", "scheduled backups kept; older ones are removed", &s.BackupKeep},
-		{"memory-limit", "CORTEX_MEMORY_LIMIT", "auto", "soft memory limit of the Go runtime: auto (3/4 of a container's limit or 1/4 of the machine's memory, at most 256MiB; GOMEMLIMIT if set), a size such as 96MiB, or off (Go's default)", &s.MemoryLimit},
+		{"memory-limit", "CORTEX_MEMORY_LIMIT", "auto", "soft memory limit of the Go runtime: auto (1.5 times the live heap plus 10MiB, at most 3/4 of a container's limit or 1/4 of the machine's memory or 256MiB; GOMEMLIMIT if set), a size such as 96MiB, or off (Go's default)", &s.MemoryLimit},
 		{"backup-command", "CORTEX_BACKUP_COMMAND", "", "command run on each scheduled backup to copy it off the machine, e.g. rclone copy {archive} s3:bucket/cortex ({archive}: the new archive's path, else added last; no shell)", &s.BackupCommand},
 		{"log-format", "CORTEX_LOG_FORMAT", "text", "text or json", &s.LogFormat},
 		{"log-level", "CORTEX_LOG_LEVEL", "info", "debug, info, warn or error", &s.LogLevel},
