@@ -97,7 +97,7 @@ func liveHeap() int64 {
 // holds a pointer so that it is never one of the tiny objects the runtime
 // batches, whose cleanups may never run.
 type gcSentinel struct {
-	p *int
+	_ *int
 	_ [16]byte
 }
 
