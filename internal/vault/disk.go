@@ -12,6 +12,7 @@ import (
 	"path"
 	"strings"
 	"syscall"
+	"unsafe"
 
 	"golang.org/x/text/unicode/norm"
 
@@ -313,6 +314,15 @@ func (v *Vault) readIn(r *os.Root, name string, fi fs.FileInfo) ([]byte, fs.File
 // readAllSized reads f with a single allocation and, when the file still
 // has the size fstat reported, a single read. It refuses more than limit
 // bytes.
+// noteString is data as a string, without the copy string(data) makes:
+// data must be a note's bytes just read into a buffer of their own (as
+// readAllSized returns them) that nothing changes afterwards. A note read
+// for a fetch or a search's confirmation is otherwise held twice, which
+// doubled what a search allocates.
+func noteString(data []byte) string {
+	return unsafe.String(unsafe.SliceData(data), len(data)) // #nosec G103 -- data is never written after the read
+}
+
 func readAllSized(f *os.File, size, limit int64) ([]byte, *Error) {
 	buf := make([]byte, 0, size+1) // +1 so that growth is seen without reallocating
 	for {

@@ -57,7 +57,7 @@ func (v *Vault) Read(ctx context.Context, p string) (*Note, error) {
 func (v *Vault) newNote(p string, data []byte, fi fs.FileInfo) *Note {
 	n := &Note{
 		Path:     p,
-		Content:  string(data),
+		Content:  noteString(data),
 		Version:  versionOf(data),
 		Modified: fi.ModTime(),
 		Size:     int64(len(data)),

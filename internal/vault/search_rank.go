@@ -55,7 +55,7 @@ func (v *Vault) scanSearch(ctx context.Context, s asked, folder string, cur curs
 		if e != nil {
 			continue // gone or changed into something else meanwhile
 		}
-		content := string(data)
+		content := noteString(data)
 		title := markdown.Title(content, c.path)
 		m := s.find(s.pq, c.path, title, content, true)
 		if m.Score > 0 {
@@ -212,7 +212,7 @@ func (v *Vault) confirm(a access, s asked, c candidate) (Hit, bool) {
 		v.ix.queue(c.path)
 		return Hit{}, false
 	}
-	content := string(data)
+	content := noteString(data)
 	if !a.all() && !a.s.Private && privateText(content) {
 		// Made private since it was indexed: the index learns it shortly.
 		v.ix.queue(c.path)
