@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Ranking: BM25 over the running text plus boosts, per query item, for the
@@ -100,11 +101,17 @@ func (x *Index) candidates(q Query) []Scored {
 		return out
 	}
 
-	// Rarest item first, so the candidate set starts small.
+	// Rarest item first, so the candidate set starts small. The decoded
+	// postings are scratch, given back when the candidates are known.
 	lists := make([][]entry, len(items))
 	for i, it := range items {
-		lists[i] = x.entries(it.terms)
+		lists[i] = x.entriesInto(scratchEntries(), it.terms)
 	}
+	defer func() {
+		for _, l := range lists {
+			putEntries(l)
+		}
+	}()
 	order := make([]int, len(items))
 	for i := range order {
 		order[i] = i
@@ -366,11 +373,19 @@ func (x *Index) phraseItems(toks []string) []item {
 // entries returns the postings of the terms merged by document, live ones
 // only; several terms (a prefix) add up their counts and fields.
 func (x *Index) entries(terms []uint32) []entry {
+	return x.entriesInto(nil, terms)
+}
+
+// entriesInto is entries, decoded into buf's room when it is enough.
+func (x *Index) entriesInto(buf []entry, terms []uint32) []entry {
 	n := 0
 	for _, t := range terms {
 		n += int(x.post[t].n)
 	}
-	out := make([]entry, 0, n)
+	out := buf[:0]
+	if cap(out) < n {
+		out = make([]entry, 0, n)
+	}
 	for _, t := range terms {
 		x.post[t].each(func(e entry) {
 			if x.docs[e.doc].live {
@@ -415,4 +430,29 @@ func intersectIDs(a, b []uint32) []uint32 {
 		}
 	}
 	return out
+}
+
+// entryPool keeps decoded postings' buffers between searches: a search
+// decodes every query word's postings, thousands of entries for a common
+// word, and drops them once the candidates are scored, which made most of
+// what a search allocated.
+var entryPool sync.Pool // of *[]entry
+
+// maxPooledEntries bounds the buffers kept (16 bytes an entry): a rare
+// search through a very common word does not pin its buffer.
+const maxPooledEntries = 1 << 16
+
+func scratchEntries() []entry {
+	if b, ok := entryPool.Get().(*[]entry); ok {
+		return (*b)[:0]
+	}
+	return nil
+}
+
+func putEntries(l []entry) {
+	if cap(l) == 0 || cap(l) > maxPooledEntries {
+		return
+	}
+	l = l[:0]
+	entryPool.Put(&l)
 }
