@@ -156,6 +156,8 @@ func (v *Vault) indexSearch(ctx context.Context, s asked, cur cursor, limit int)
 		f.total = len(cands)
 		v.ix.mu.RUnlock()
 		done = len(ranked)
+		// What is left to read is in batch; the lists are scratch again.
+		search.ReleaseCandidates(cands)
 		if !exact && f.after == nil {
 			f.after = []int{}
 		}

@@ -156,7 +156,7 @@ func (x *Index) candidates(q Query) []Scored {
 			return 0
 		}
 		if k == 0 {
-			cur = make([]Scored, 0, len(list))
+			cur = scratchScored(len(list))
 			for _, e := range list {
 				if x.docs[e.doc].live && (e.tf > 0 || e.fields&matchFields != 0) && e.next&it.next == it.next && folderOK(e.doc) &&
 					(allowed == nil || containsID(allowed, e.doc)) {
@@ -455,4 +455,28 @@ func putEntries(l []entry) {
 	}
 	l = l[:0]
 	entryPool.Put(&l)
+}
+
+// scoredPool keeps candidate lists between searches (see
+// ReleaseCandidates): a single common word makes a list as long as its
+// postings.
+var scoredPool sync.Pool // of *[]Scored
+
+// scratchScored is an empty candidate list with room for n.
+func scratchScored(n int) []Scored {
+	if b, ok := scoredPool.Get().(*[]Scored); ok && cap(*b) >= n {
+		return (*b)[:0]
+	}
+	return make([]Scored, 0, n)
+}
+
+// ReleaseCandidates gives back a list Candidates returned (or Top made of
+// it) once nothing reads it any more, for the next search to fill. It is
+// optional: a list not given back is collected as any other.
+func ReleaseCandidates(c []Scored) {
+	if cap(c) == 0 || cap(c) > maxPooledEntries {
+		return
+	}
+	c = c[:0]
+	scoredPool.Put(&c)
 }
