@@ -228,10 +228,7 @@ func TestQuickMatchesSDK(t *testing.T) {
 	for _, v := range []string{"", "2025-03-26", "2025-06-18", "2025-11-25"} {
 		for _, b := range bodies {
 			h := quickHeadersFor(v)
-			got, want := quickPost(t, p.quick, h, b), quickPost(t, p.sdk, h, b)
-			if got != want {
-				t.Errorf("version %q, body %s:\nquick: %d %s%s\nsdk:   %d %s%s", v, b, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
-			}
+			p.same(t, h, b, "version %q, body %s:", v, b)
 		}
 	}
 	// A client of 2025-11-25 that offered the UI extension when it
@@ -243,10 +240,7 @@ func TestQuickMatchesSDK(t *testing.T) {
 	}
 	for _, c := range calls[:3] {
 		b := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":` + c + `}`
-		got, want := quickPost(t, p.quick, h, b), quickPost(t, p.sdk, h, b)
-		if got != want {
-			t.Errorf("UI client, body %s:\nquick: %d %s%s\nsdk:   %d %s%s", b, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
-		}
+		got := p.same(t, h, b, "UI client, body %s:", b)
 		if strings.HasPrefix(c, `{"name":"fetch"`) && !strings.Contains(got.body, `"view":`) {
 			t.Errorf("UI client, body %s: no view data in %s", b, clip(got.body))
 		}
@@ -256,10 +250,9 @@ func TestQuickMatchesSDK(t *testing.T) {
 	}
 	// 2026-07-28: the same calls with the _meta each request carries, and
 	// _meta of every shape.
-	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}`
 	var bodies2026 []string
 	for i, c := range calls {
-		bodies2026 = append(bodies2026, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s,%s}`, i+1, meta, c[1:]))
+		bodies2026 = append(bodies2026, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s,%s}`, i+1, meta2026, c[1:]))
 	}
 	call := `"name":"fetch","arguments":{"id":"Budget"}`
 	for _, m := range []string{
@@ -279,23 +272,10 @@ func TestQuickMatchesSDK(t *testing.T) {
 	}
 	bodies2026 = append(bodies2026, `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{`+call+`}}`)
 	for _, b := range bodies2026 {
-		h := quickHeadersFor("2026-07-28")
-		h["Mcp-Method"] = "tools/call"
-		var m struct {
-			Params struct {
-				Name string `json:"name"`
-			} `json:"params"`
-		}
-		json.Unmarshal([]byte(b), &m)
-		h["Mcp-Name"] = m.Params.Name
-		got, want := quickPost(t, p.quick, h, b), quickPost(t, p.sdk, h, b)
-		if got != want {
-			t.Errorf("2026-07-28, body %s:\nquick: %d %s%s\nsdk:   %d %s%s", b, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
-		}
+		h := headers2026(b)
+		p.same(t, h, b, "2026-07-28, body %s:", b)
 		h["Mcp-Name"] = "search" // not the body's
-		if got, want := quickPost(t, p.quick, h, b), quickPost(t, p.sdk, h, b); got != want {
-			t.Errorf("2026-07-28, other Mcp-Name, body %s:\nquick: %d %s%s\nsdk:   %d %s%s", b, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
-		}
+		p.same(t, h, b, "2026-07-28, other Mcp-Name, body %s:", b)
 	}
 	if n := p.answered.Load(); n < int64(5*len(calls)) {
 		t.Errorf("Quick answered %d requests, want at least %d: the test no longer tries the quick path at 2026-07-28", n, 5*len(calls))
@@ -318,10 +298,38 @@ func TestQuickMatchesSDK(t *testing.T) {
 	} {
 		hs := quickHeadersFor("2025-11-25")
 		maps.Copy(hs, h)
-		if got, want := quickPost(t, p.quick, hs, b), quickPost(t, p.sdk, hs, b); got != want {
-			t.Errorf("%s:\nquick: %d %s%s\nsdk:   %d %s%s", name, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
-		}
+		p.same(t, hs, b, "%s:", name)
 	}
+}
+
+// meta2026 is the _meta every 2026-07-28 request carries.
+const meta2026 = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}`
+
+// headers2026 are the headers a 2026-07-28 client sends with body: its
+// method and the name of the tool the body calls.
+func headers2026(body string) map[string]string {
+	h := quickHeadersFor("2026-07-28")
+	h["Mcp-Method"] = "tools/call"
+	var m struct {
+		Params struct {
+			Name string `json:"name"`
+		} `json:"params"`
+	}
+	json.Unmarshal([]byte(body), &m)
+	h["Mcp-Name"] = m.Params.Name
+	return h
+}
+
+// same posts body with the headers h to both servers and fails the test,
+// with what names the request, when the answers differ in any byte; it
+// returns the quick server's answer.
+func (p quickPair) same(t testing.TB, h map[string]string, body string, what string, args ...any) answer {
+	t.Helper()
+	got, want := quickPost(t, p.quick, h, body), quickPost(t, p.sdk, h, body)
+	if got != want {
+		t.Errorf(what+"\nquick: %d %s%s\nsdk:   %d %s%s", append(args, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))...)
+	}
+	return got
 }
 
 func clip(s string) string {
@@ -334,7 +342,6 @@ func clip(s string) string {
 // FuzzQuickMatchesSDK: whatever the body, at 2025-11-25 or 2026-07-28,
 // the quick path answers as the SDK does (or leaves the request to it).
 func FuzzQuickMatchesSDK(f *testing.F) {
-	const meta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"raw","version":"0"}}`
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"Budget"}}}`,
 		`{"jsonrpc":"2.0","id":"x","method":"tools/call","params":{"name":"search","arguments":{"query":"garden","limit":2}}}`,
@@ -342,7 +349,7 @@ func FuzzQuickMatchesSDK(f *testing.F) {
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"fetch","arguments":{"ids":["Budget","Backyard"]}}}`,
 	} {
 		f.Add(s, false)
-		f.Add(strings.Replace(s, `"params":{`, `"params":{`+meta+`,`, 1), true)
+		f.Add(strings.Replace(s, `"params":{`, `"params":{`+meta2026+`,`, 1), true)
 	}
 	p := newQuickPair(f)
 	f.Fuzz(func(t *testing.T, body string, v2026 bool) {
@@ -351,22 +358,12 @@ func FuzzQuickMatchesSDK(f *testing.F) {
 		}
 		h := quickHeadersFor("2025-11-25")
 		if v2026 {
-			h = quickHeadersFor("2026-07-28")
-			h["Mcp-Method"] = "tools/call"
-			var m struct {
-				Params struct {
-					Name string `json:"name"`
-				} `json:"params"`
-			}
-			json.Unmarshal([]byte(body), &m)
-			h["Mcp-Name"] = m.Params.Name
-			if !plainString([]byte(`"` + m.Params.Name + `"`)) {
+			h = headers2026(body)
+			if !plainString([]byte(`"` + h["Mcp-Name"] + `"`)) {
 				h["Mcp-Name"] = "fetch"
 			}
 		}
-		if got, want := quickPost(t, p.quick, h, body), quickPost(t, p.sdk, h, body); got != want {
-			t.Errorf("body %s:\nquick: %d %s%s\nsdk:   %d %s%s", body, got.status, got.headers, clip(got.body), want.status, want.headers, clip(want.body))
-		}
+		p.same(t, h, body, "body %s:", body)
 	})
 }
 
