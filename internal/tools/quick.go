@@ -6,27 +6,28 @@ import (
 	"encoding/json"
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Quick answers the commonest request /mcp gets, a call of a read-only
-// tool by a client of a version before 2026-07-28, without the SDK's
-// machinery around it: the SDK builds a session for every such request
-// (clients of these versions have none with a stateless server), hands the
-// call to a goroutine of a JSON-RPC connection, and encodes the answer
-// three times over (the text block, the result, the response, each a full
-// pass over a note that is in the answer twice). On the 10k-note vault that
-// was more than half of a fetch's CPU.
+// tool, without the SDK's machinery around it: the SDK builds a session for
+// every request (a stateless server keeps none), hands the call to a
+// goroutine of a JSON-RPC connection, and encodes the answer three times
+// over (the text block, the result, the response, each a full pass over a
+// note that is in the answer twice). On the 10k-note vault that was more
+// than half of a fetch's CPU.
 //
 // It answers only requests whose meaning it can tell for certain, and
 // answers them byte for byte as the SDK would (TestQuickMatchesSDK and
 // FuzzQuickMatchesSDK compare the two on every tool and on mangled
-// requests); for anything else (another method, a write, a _meta, a
-// version from 2026-07-28 on, an id or a key it does not read the same
-// way as the SDK) ok is false and the request goes to the SDK unchanged.
-// header is the request's; body its whole body; ti the verified token.
+// requests); for anything else (another method, a write, a _meta beyond
+// the three keys every 2026-07-28 call carries, an id or a key it does not
+// read the same way as the SDK) ok is false and the request goes to the
+// SDK unchanged. header is the request's; body its whole body; ti the
+// verified token.
 func (s *Servers) Quick(ctx context.Context, ti *auth.TokenInfo, header http.Header, body []byte) (answer []byte, ok bool) {
 	s.mu.Lock()
 	t := s.tools
@@ -104,18 +105,18 @@ func quickHeaders(h http.Header) (version string, ok bool) {
 	if ct := h.Values("Content-Type"); len(ct) != 1 || ct[0] != "application/json" {
 		return "", false
 	}
-	json, stream := false, false
+	plain, stream := false, false
 	for _, v := range h.Values("Accept") {
-		for _, t := range bytes.Split([]byte(v), []byte(",")) {
-			switch string(bytes.TrimSpace(t)) {
+		for t := range strings.SplitSeq(v, ",") {
+			switch strings.TrimSpace(t) {
 			case "application/json":
-				json = true
+				plain = true
 			case "text/event-stream":
 				stream = true
 			}
 		}
 	}
-	return version, json && stream
+	return version, plain && stream
 }
 
 // quickCall is a call as Quick reads it.
