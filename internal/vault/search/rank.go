@@ -105,11 +105,11 @@ func (x *Index) candidates(q Query) []Scored {
 	// postings are scratch, given back when the candidates are known.
 	lists := make([][]entry, len(items))
 	for i, it := range items {
-		lists[i] = x.entriesInto(scratchEntries(), it.terms)
+		lists[i] = x.entriesInto(entryScratch.get(0), it.terms)
 	}
 	defer func() {
 		for _, l := range lists {
-			putEntries(l)
+			entryScratch.put(l)
 		}
 	}()
 	order := make([]int, len(items))
@@ -156,7 +156,7 @@ func (x *Index) candidates(q Query) []Scored {
 			return 0
 		}
 		if k == 0 {
-			cur = scratchScored(len(list))
+			cur = scoredScratch.get(len(list))
 			for _, e := range list {
 				if x.docs[e.doc].live && (e.tf > 0 || e.fields&matchFields != 0) && e.next&it.next == it.next && folderOK(e.doc) &&
 					(allowed == nil || containsID(allowed, e.doc)) {
@@ -432,51 +432,39 @@ func intersectIDs(a, b []uint32) []uint32 {
 	return out
 }
 
-// entryPool keeps decoded postings' buffers between searches: a search
-// decodes every query word's postings, thousands of entries for a common
-// word, and drops them once the candidates are scored, which made most of
-// what a search allocated.
-var entryPool sync.Pool // of *[]entry
+// scratch keeps slices of T between searches, for the lists a search
+// fills and drops: the decoded postings of every query word (thousands of
+// entries for a common one) and the candidate list (as long as the rarest
+// word's postings). They made most of what a search allocated.
+type scratch[T any] struct{ pool sync.Pool } // of *[]T
 
-// maxPooledEntries bounds the buffers kept (16 bytes an entry): a rare
-// search through a very common word does not pin its buffer.
-const maxPooledEntries = 1 << 16
+// maxScratch bounds the slices kept (16 bytes an element for both): a rare
+// search through a very common word does not pin its lists.
+const maxScratch = 1 << 16
 
-func scratchEntries() []entry {
-	if b, ok := entryPool.Get().(*[]entry); ok {
+// get returns an empty slice with room for n, a kept one when it has it.
+func (s *scratch[T]) get(n int) []T {
+	if b, ok := s.pool.Get().(*[]T); ok && cap(*b) >= n {
 		return (*b)[:0]
 	}
-	return nil
+	return make([]T, 0, n)
 }
 
-func putEntries(l []entry) {
-	if cap(l) == 0 || cap(l) > maxPooledEntries {
+// put keeps l for a later get; nothing may read l afterwards.
+func (s *scratch[T]) put(l []T) {
+	if cap(l) == 0 || cap(l) > maxScratch {
 		return
 	}
 	l = l[:0]
-	entryPool.Put(&l)
+	s.pool.Put(&l)
 }
 
-// scoredPool keeps candidate lists between searches (see
-// ReleaseCandidates): a single common word makes a list as long as its
-// postings.
-var scoredPool sync.Pool // of *[]Scored
-
-// scratchScored is an empty candidate list with room for n.
-func scratchScored(n int) []Scored {
-	if b, ok := scoredPool.Get().(*[]Scored); ok && cap(*b) >= n {
-		return (*b)[:0]
-	}
-	return make([]Scored, 0, n)
-}
+var (
+	entryScratch  scratch[entry]
+	scoredScratch scratch[Scored]
+)
 
 // ReleaseCandidates gives back a list Candidates returned (or Top made of
 // it) once nothing reads it any more, for the next search to fill. It is
 // optional: a list not given back is collected as any other.
-func ReleaseCandidates(c []Scored) {
-	if cap(c) == 0 || cap(c) > maxPooledEntries {
-		return
-	}
-	c = c[:0]
-	scoredPool.Put(&c)
-}
+func ReleaseCandidates(c []Scored) { scoredScratch.put(c) }
