@@ -3,15 +3,14 @@ package tools
 import (
 	"encoding/json"
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/cortex-mcp/cortex/internal/testkit"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
@@ -26,32 +25,22 @@ func sample(k string) *vault.Error {
 // constValues reads the string constants of the Go files matched by glob
 // whose names start with one of prefixes.
 func constValues(t *testing.T, glob string, prefixes ...string) map[string]string {
-	files, _ := filepath.Glob(glob)
 	consts := map[string]string{}
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(token.NewFileSet(), f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(file, func(n ast.Node) bool {
-			vs, ok := n.(*ast.ValueSpec)
-			if !ok {
-				return true
-			}
-			for i, name := range vs.Names {
-				if i >= len(vs.Values) || !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(name.Name, p) }) {
-					continue
-				}
-				if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-					consts[name.Name], _ = strconv.Unquote(lit.Value)
-				}
-			}
+	testkit.InspectGo(t, token.NewFileSet(), func(n ast.Node) bool {
+		vs, ok := n.(*ast.ValueSpec)
+		if !ok {
 			return true
-		})
-	}
+		}
+		for i, name := range vs.Names {
+			if i >= len(vs.Values) || !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(name.Name, p) }) {
+				continue
+			}
+			if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				consts[name.Name], _ = strconv.Unquote(lit.Value)
+			}
+		}
+		return true
+	}, glob)
 	return consts
 }
 
@@ -73,50 +62,40 @@ func ownRefusals(t *testing.T) (keys map[string]string, reasons map[string]bool)
 		return "", false
 	}
 	keys, reasons = map[string]string{}, map[string]bool{}
-	files, _ := filepath.Glob("*.go")
 	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(file, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.CompositeLit:
-				if sel, ok := n.Type.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Error" {
-					return true
-				}
-				var code, reason string
-				for _, el := range n.Elts {
-					if kv, ok := el.(*ast.KeyValueExpr); ok {
-						k, _ := kv.Key.(*ast.Ident)
-						if v, ok := value(kv.Value); ok && k != nil && k.Name == "Code" {
-							code = v
-						} else if ok && k != nil && k.Name == "Reason" {
-							reason = v
-						}
+	testkit.InspectGo(t, fset, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CompositeLit:
+			if sel, ok := n.Type.(*ast.SelectorExpr); !ok || sel.Sel.Name != "Error" {
+				return true
+			}
+			var code, reason string
+			for _, el := range n.Elts {
+				if kv, ok := el.(*ast.KeyValueExpr); ok {
+					k, _ := kv.Key.(*ast.Ident)
+					if v, ok := value(kv.Value); ok && k != nil && k.Name == "Code" {
+						code = v
+					} else if ok && k != nil && k.Name == "Reason" {
+						reason = v
 					}
 				}
-				if code != "" {
-					keys[key(code, reason)] = fset.Position(n.Pos()).String()
-				}
-			case *ast.AssignStmt:
-				for _, l := range n.Lhs {
-					if sel, ok := l.(*ast.SelectorExpr); ok && sel.Sel.Name == "Reason" {
-						for _, r := range n.Rhs {
-							if v, ok := value(r); ok {
-								reasons[v] = true
-							}
+			}
+			if code != "" {
+				keys[key(code, reason)] = fset.Position(n.Pos()).String()
+			}
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if sel, ok := l.(*ast.SelectorExpr); ok && sel.Sel.Name == "Reason" {
+					for _, r := range n.Rhs {
+						if v, ok := value(r); ok {
+							reasons[v] = true
 						}
 					}
 				}
 			}
-			return true
-		})
-	}
+		}
+		return true
+	}, "*.go")
 	return keys, reasons
 }
 
@@ -227,32 +206,20 @@ func TestVaultSentencesNameNoTool(t *testing.T) {
 		}
 	}
 	oddNamed := regexp.MustCompile(`\b(` + strings.Join(odd, "|") + `)\b`)
-	files, _ := filepath.Glob("../vault/*.go")
-	more, _ := filepath.Glob("../vault/markdown/*.go")
-	files = append(files, more...)
-	if len(files) < 20 {
-		t.Fatalf("found %d vault files", len(files))
-	}
 	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(file, func(n ast.Node) bool {
-			lit, ok := n.(*ast.BasicLit)
-			if !ok || lit.Kind != token.STRING {
-				return true
-			}
-			if s, err := strconv.Unquote(lit.Value); err == nil {
-				if w := oddNamed.FindString(s); w != "" {
-					t.Errorf("%s: a string names %q: %q", fset.Position(lit.Pos()), w, s)
-				}
-			}
+	files := testkit.InspectGo(t, fset, func(n ast.Node) bool {
+		lit, ok := n.(*ast.BasicLit)
+		if !ok || lit.Kind != token.STRING {
 			return true
-		})
+		}
+		if s, err := strconv.Unquote(lit.Value); err == nil {
+			if w := oddNamed.FindString(s); w != "" {
+				t.Errorf("%s: a string names %q: %q", fset.Position(lit.Pos()), w, s)
+			}
+		}
+		return true
+	}, "../vault/*.go", "../vault/markdown/*.go")
+	if files < 20 {
+		t.Fatalf("found %d vault files", files)
 	}
 }

@@ -2,11 +2,11 @@ package vault
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cortex-mcp/cortex/internal/testkit"
 )
 
 // TestEveryRefusalHasItsSentence reads the vault's code: every code and
@@ -14,67 +14,57 @@ import (
 // Reason: ...}) has its own sentence in the table, not the code's general
 // one by accident, and every Reason constant is used with a sentence.
 func TestEveryRefusalHasItsSentence(t *testing.T) {
-	files, _ := filepath.Glob("*.go")
 	consts := map[string]string{} // identifier -> value, of Code* and Reason*
 	var pairs [][2]string         // identifiers of code and reason, where they meet
 	var where []token.Position
 	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		file, err := parser.ParseFile(fset, f, nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ast.Inspect(file, func(n ast.Node) bool {
-			switch n := n.(type) {
-			case *ast.ValueSpec:
-				for i, name := range n.Names {
-					if i < len(n.Values) && (strings.HasPrefix(name.Name, "Code") || strings.HasPrefix(name.Name, "Reason") || name.Name == "reasonNone") {
-						if lit, ok := n.Values[i].(*ast.BasicLit); ok {
-							consts[name.Name] = strings.Trim(lit.Value, `"`)
-						}
+	testkit.InspectGo(t, fset, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ValueSpec:
+			for i, name := range n.Names {
+				if i < len(n.Values) && (strings.HasPrefix(name.Name, "Code") || strings.HasPrefix(name.Name, "Reason") || name.Name == "reasonNone") {
+					if lit, ok := n.Values[i].(*ast.BasicLit); ok {
+						consts[name.Name] = strings.Trim(lit.Value, `"`)
 					}
-				}
-			case *ast.CallExpr:
-				if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "newErr" && len(n.Args) == 3 {
-					code, _ := n.Args[0].(*ast.Ident)
-					reason, _ := n.Args[1].(*ast.Ident)
-					if code == nil || reason == nil {
-						t.Errorf("%s: newErr without a code and reason constant", fset.Position(n.Pos()))
-						return true
-					}
-					pairs = append(pairs, [2]string{code.Name, reason.Name})
-					where = append(where, fset.Position(n.Pos()))
-				}
-			case *ast.CompositeLit:
-				if id, ok := n.Type.(*ast.Ident); !ok || id.Name != "Error" {
-					return true
-				}
-				var code, reason string
-				for _, el := range n.Elts {
-					kv, ok := el.(*ast.KeyValueExpr)
-					if !ok {
-						continue
-					}
-					k, _ := kv.Key.(*ast.Ident)
-					v, _ := kv.Value.(*ast.Ident)
-					if k != nil && v != nil && k.Name == "Code" {
-						code = v.Name
-					}
-					if k != nil && v != nil && k.Name == "Reason" {
-						reason = v.Name
-					}
-				}
-				if code != "" {
-					pairs = append(pairs, [2]string{code, reason})
-					where = append(where, fset.Position(n.Pos()))
 				}
 			}
-			return true
-		})
-	}
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "newErr" && len(n.Args) == 3 {
+				code, _ := n.Args[0].(*ast.Ident)
+				reason, _ := n.Args[1].(*ast.Ident)
+				if code == nil || reason == nil {
+					t.Errorf("%s: newErr without a code and reason constant", fset.Position(n.Pos()))
+					return true
+				}
+				pairs = append(pairs, [2]string{code.Name, reason.Name})
+				where = append(where, fset.Position(n.Pos()))
+			}
+		case *ast.CompositeLit:
+			if id, ok := n.Type.(*ast.Ident); !ok || id.Name != "Error" {
+				return true
+			}
+			var code, reason string
+			for _, el := range n.Elts {
+				kv, ok := el.(*ast.KeyValueExpr)
+				if !ok {
+					continue
+				}
+				k, _ := kv.Key.(*ast.Ident)
+				v, _ := kv.Value.(*ast.Ident)
+				if k != nil && v != nil && k.Name == "Code" {
+					code = v.Name
+				}
+				if k != nil && v != nil && k.Name == "Reason" {
+					reason = v.Name
+				}
+			}
+			if code != "" {
+				pairs = append(pairs, [2]string{code, reason})
+				where = append(where, fset.Position(n.Pos()))
+			}
+		}
+		return true
+	}, "*.go")
 	if len(pairs) < 50 {
 		t.Fatalf("found only %d refusals", len(pairs))
 	}
