@@ -1,7 +1,6 @@
 package web
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -67,7 +66,15 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 			mcp.UnsupportedProtocolVersionData{Supported: s.versions, Requested: v})
 		return nil
 	}
-	if v >= firstBatchlessVersion && isBatch(r) {
+	// The body is read once here, for the batch check and Quick, and
+	// handed on as read; the SDK meets the same error (a body over the
+	// limit) where reading it failed.
+	body, readErr := io.ReadAll(r.Body)
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), errReader{readErr}), r.Body}
+	if v >= firstBatchlessVersion && isBatch(body) {
 		refuseRPC(w, r, codeInvalidRequest, "a JSON-RPC batch (an array) is not part of MCP "+v+"; send each request in a POST of its own", nil)
 		return nil
 	}
@@ -82,23 +89,14 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	ctx := scope.NewContext(r.Context(), id.Scope)
 	ti := tokenInfo(id)
 	ctx = context.WithValue(ctx, tokenInfoKey{}, ti)
-	if s.opts.Quick != nil {
-		body, err := io.ReadAll(r.Body)
-		if err == nil {
-			if answer, ok := s.opts.Quick(ctx, ti, r.Header, body); ok {
-				// The headers the SDK sets on a JSON answer.
-				w.Header().Set("Cache-Control", "no-cache, no-transform")
-				w.Header().Set("Content-Type", "application/json")
-				w.Write(answer)
-				return nil
-			}
+	if s.opts.Quick != nil && readErr == nil {
+		if answer, ok := s.opts.Quick(ctx, ti, r.Header, body); ok {
+			// The headers the SDK sets on a JSON answer.
+			w.Header().Set("Cache-Control", "no-cache, no-transform")
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(answer)
+			return nil
 		}
-		// The SDK reads the body again, and meets the same error (a
-		// body over the limit) where reading it failed.
-		r.Body = struct {
-			io.Reader
-			io.Closer
-		}{io.MultiReader(bytes.NewReader(body), errReader{err}), r.Body}
 	}
 	ctx = context.WithValue(ctx, serverMemoKey{}, new(serverMemo))
 	s.mcp.ServeHTTP(w, r.WithContext(ctx))
@@ -172,28 +170,11 @@ func repeatedHeader(h http.Header) string {
 	return ""
 }
 
-// isBatch reports whether the body is a JSON array, and leaves the body
-// whole for the SDK, which would refuse a batch in plain text.
-func isBatch(r *http.Request) bool {
-	// A small buffer: only the first bytes are looked at, and a 4 KB one
-	// for every request was a tenth of the edge's allocations.
-	br := bufio.NewReaderSize(r.Body, 64)
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{br, r.Body}
-	for {
-		c, err := br.ReadByte()
-		if err != nil {
-			return false
-		}
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		}
-		br.UnreadByte()
-		return c == '['
-	}
+// isBatch reports whether the body (or as much of it as could be read)
+// is a JSON array, which the SDK would refuse in plain text.
+func isBatch(body []byte) bool {
+	b := bytes.TrimLeft(body, " \t\r\n")
+	return len(b) > 0 && b[0] == '['
 }
 
 // refuseRPC answers an MCP request with 400 and a JSON-RPC error that the
