@@ -8,11 +8,11 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 	"github.com/cortex-mcp/cortex/internal/vault/scope"
+	"github.com/cortex-mcp/cortex/internal/vault/search"
 )
 
 // CodeOutsideScope: the app may not change this note; its scope is named,
@@ -274,8 +274,10 @@ func frontmatterBlock(content string) (string, bool) {
 // time, so that listing a folder for an app that may not see private notes
 // reads each note's head once, not on every call. A note changed in place
 // with the same size and time within racyWindow is read again (see
-// notePrivate). Every note the index holds was marked before it was put
-// there (the index reads each note whole anyway).
+// notePrivate). The index answers for every note it holds as it holds it
+// (search.Doc.Private: the index reads each note whole anyway); these
+// marks hold only what it does not, a note read since it changed or one
+// it does not hold, so that a vault's worth of marks is not kept twice.
 type privMarks struct {
 	mu sync.Mutex
 	m  map[string]privMark
@@ -283,29 +285,16 @@ type privMarks struct {
 	// were dropped to bound memory, after which no count is trusted.
 	private int
 	lost    bool
-	// set holds the paths whose latest mark says private, replaced whole
-	// when one changes (rarely), so that a search reads it without a lock.
-	set atomic.Pointer[map[string]struct{}]
 }
 
-// privateSet returns the paths marked private now; ok is false once marks
-// were dropped, when it may miss some.
-func (m *privMarks) privateSet() (set map[string]struct{}, ok bool) {
-	m.mu.Lock()
-	lost := m.lost
-	m.mu.Unlock()
-	if p := m.set.Load(); p != nil {
-		set = *p
-	}
-	return set, !lost
-}
-
-// nonePrivate reports that no note the index holds is private by its
-// frontmatter, so that a search need not look at each candidate.
-func (m *privMarks) nonePrivate() bool {
+// nonePrivate reports that no note is known to be private by its
+// frontmatter, neither in the index x nor in the marks, so that a search
+// need not look at each candidate.
+func (v *Vault) nonePrivate(x *search.Index) bool {
+	m := &v.privs
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.private == 0 && !m.lost
+	return x.Private() == 0 && m.private == 0 && !m.lost
 }
 
 type privMark struct {
@@ -328,13 +317,19 @@ func (v *Vault) notePrivate(p string, fi fs.FileInfo) bool {
 }
 
 // privateAt is notePrivate for a note of the given size and modification
-// time (Unix nanoseconds).
+// time (Unix nanoseconds). The caller must not hold the index's lock.
 func (v *Vault) privateAt(p string, size, mod int64) bool {
-	v.privs.mu.Lock()
-	m, ok := v.privs.m[p]
-	v.privs.mu.Unlock()
-	if ok && m.size == size && m.mod == mod && v.now().Sub(time.Unix(0, mod)) >= racyWindow {
-		return m.private
+	if v.now().Sub(time.Unix(0, mod)) >= racyWindow {
+		// A mark is of a reading since the index's, when they differ.
+		v.privs.mu.Lock()
+		m, ok := v.privs.m[p]
+		v.privs.mu.Unlock()
+		if ok && m.size == size && m.mod == mod {
+			return m.private
+		}
+		if priv, ok := v.indexedPrivate(p, size, mod); ok {
+			return priv
+		}
 	}
 	priv, ok := v.readPrivate(p)
 	if !ok {
@@ -344,17 +339,44 @@ func (v *Vault) privateAt(p string, size, mod int64) bool {
 	return priv
 }
 
+// indexedPrivate is what the index says of the note p being private, when
+// it holds p at this size and modification time. The caller must not hold
+// the index's lock.
+func (v *Vault) indexedPrivate(p string, size, mod int64) (private, ok bool) {
+	x := v.ix.current()
+	if x == nil {
+		return false, false
+	}
+	d, ok := x.Lookup(p)
+	v.ix.mu.RUnlock()
+	if !ok || d.Size != size || d.Mod != mod {
+		return false, false
+	}
+	return d.Private, true
+}
+
 // markPrivate records what a note's frontmatter says, for a note read
-// whole anyway (a read, a write).
+// whole anyway (a read, a write), unless the index holds the same. The
+// caller must not hold the index's lock.
 func (v *Vault) markPrivate(p string, size, mod int64, priv bool) {
+	indexed, ok := v.indexedPrivate(p, size, mod)
 	m := &v.privs
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	old, had := m.m[p]
+	if ok && indexed == priv {
+		if had { // the index has caught up
+			if old.private {
+				m.private--
+			}
+			delete(m.m, p)
+		}
+		return
+	}
 	if m.m == nil || len(m.m) >= maxPrivMarks {
 		m.lost = m.m != nil
-		m.m, m.private = make(map[string]privMark), 0
+		m.m, m.private, had = make(map[string]privMark), 0, false
 	}
-	old, had := m.m[p]
 	if !had {
 		p = strings.Clone(p)
 	}
@@ -365,19 +387,24 @@ func (v *Vault) markPrivate(p string, size, mod int64, priv bool) {
 		m.private++
 	}
 	m.m[p] = privMark{size: size, mod: mod, private: priv}
-	if was := had && old.private; was != priv {
-		next := map[string]struct{}{}
-		if cur := m.set.Load(); cur != nil {
-			for q := range *cur {
-				next[q] = struct{}{}
-			}
+}
+
+// forgetPrivate drops the mark of p, or every mark when p is "", once the
+// index holds a newer reading of the note (or of every note), so that a
+// mark of an older version never hides a note.
+func (v *Vault) forgetPrivate(p string) {
+	m := &v.privs
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if p == "" {
+		m.m, m.private = nil, 0
+		return
+	}
+	if old, had := m.m[p]; had {
+		if old.private {
+			m.private--
 		}
-		if priv {
-			next[p] = struct{}{}
-		} else {
-			delete(next, p)
-		}
-		m.set.Store(&next)
+		delete(m.m, p)
 	}
 }
 

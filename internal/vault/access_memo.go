@@ -39,7 +39,7 @@ func scopeKey(a access) string {
 }
 
 // visibleDocs keeps the candidates the call may see: by their path through
-// the memo, then, unless it sees private notes or none is marked private,
+// the memo, then, unless it sees private notes or none is known private,
 // by their frontmatter.
 func (v *Vault) visibleDocs(a access, x *search.Index, cands []search.Scored, nonePrivate bool) []search.Scored {
 	if !a.s.Read.Empty() || !a.s.Private && !v.private.Empty() {
@@ -48,18 +48,16 @@ func (v *Vault) visibleDocs(a access, x *search.Index, cands []search.Scored, no
 	if a.s.Private || nonePrivate {
 		return cands
 	}
-	// Every note the index holds was marked from the text it was indexed
-	// from, so the set of notes marked private decides as the index does
-	// (a hit made private since is dropped when it is read to be shown).
-	if set, ok := v.privs.privateSet(); ok {
-		return slices.DeleteFunc(cands, func(s search.Scored) bool {
-			_, priv := set[x.DocOf(s).Path]
-			return priv
-		})
-	}
+	// The index says what each note it holds said when it was indexed; a
+	// mark, what a reading since said. Either saying private hides it (a
+	// hit made private since is also dropped when it is read to be shown).
+	m := &v.privs
+	m.mu.Lock()
+	defer m.mu.Unlock()
 	return slices.DeleteFunc(cands, func(s search.Scored) bool {
 		d := x.DocOf(s)
-		return v.privateAt(d.Path, d.Size, d.Mod)
+		mk, marked := m.m[d.Path]
+		return d.Private || marked && mk.private
 	})
 }
 

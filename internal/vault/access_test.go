@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -398,5 +399,58 @@ func TestScopeDailyTemplatePrivate(t *testing.T) {
 	d, err = v.Daily(scopedCtx(t, "", "", true), day)
 	if err != nil || !strings.Contains(d.Template, "secret plan") {
 		t.Errorf("an app with private notes: template %q, %v", d.Template, err)
+	}
+}
+
+// TestScopePrivacyFromIndex: the index answers whether a note it holds is
+// private, so listing, reading and searching every note for an app keeps
+// no mark of its own for them; and a mark of a reading since never hides
+// a note once the index holds a newer one.
+func TestScopePrivacyFromIndex(t *testing.T) {
+	v, _ := newIndexedVault(t, map[string]string{
+		"a.md":   "# A\nquokka one\n",
+		"b.md":   "---\nprivate: true\n---\n# B\nquokka two\n",
+		"c/d.md": "# D\nquokka three\n",
+	}, nil)
+	app := scopedCtx(t, "", "", false)
+	entries, err := v.List(app, "", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.Path == "b.md" {
+			t.Errorf("the app lists the private note")
+		}
+		if !e.IsDir {
+			if _, err := v.Read(app, e.Path); err != nil {
+				t.Errorf("read %s: %v", e.Path, err)
+			}
+		}
+	}
+	if got := hitPaths(mustSearchIn(t, v, app, "quokka")); len(got) != 2 || slices.Contains(got, "b.md") {
+		t.Errorf("the app finds %v", got)
+	}
+	v.privs.mu.Lock()
+	marks := len(v.privs.m)
+	v.privs.mu.Unlock()
+	if marks != 0 {
+		t.Errorf("%d privacy marks kept beside the index", marks)
+	}
+
+	// A reading of a.md that said private (as one after an outside edit
+	// the index has not seen yet), then cortex writes it public.
+	n, err := v.Read(context.Background(), "a.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.markPrivate("a.md", n.Size+1, n.Modified.UnixNano()+1, true)
+	if got := hitPaths(mustSearchIn(t, v, app, "quokka")); slices.Contains(got, "a.md") {
+		t.Errorf("a note a reading says is private is found: %v", got)
+	}
+	if _, err := v.Edit(context.Background(), "a.md", n.Version, "one", "four", false); err != nil {
+		t.Fatal(err)
+	}
+	if got := hitPaths(mustSearchIn(t, v, app, "quokka")); !slices.Contains(got, "a.md") {
+		t.Errorf("after cortex wrote a.md public it is not found: %v", got)
 	}
 }

@@ -256,8 +256,9 @@ func (v *Vault) indexWrite(p string, data []byte) {
 		return
 	}
 	a := search.Analyse(p, string(data), fi.ModTime().UnixNano(), fi.Size())
-	v.markPrivate(p, fi.Size(), fi.ModTime().UnixNano(), privateText(string(data)))
+	a.SetPrivate(privateText(string(data)))
 	v.ix.update(p, func(x *search.Index) { x.Put(a, true) })
+	v.forgetPrivate(p)
 }
 
 // stillOnDisk reports whether the note the index holds at p is still

@@ -159,8 +159,9 @@ func (ix *indexer) refreshLocked(p string) {
 	// write seen again, which the history skips as already kept).
 	v.keepObserved(p, data, false)
 	a := search.Analyse(p, string(data), st.ModTime().UnixNano(), st.Size())
-	v.markPrivate(p, st.Size(), st.ModTime().UnixNano(), privateText(string(data)))
+	a.SetPrivate(privateText(string(data)))
 	ix.update(p, func(x *search.Index) { x.Put(a, true) })
+	v.forgetPrivate(p)
 }
 
 // fresh reports whether the index holds p with fi's time and size.

@@ -137,7 +137,7 @@ func (v *Vault) indexSearch(ctx context.Context, s asked, cur cursor, limit int)
 			return found{}, false, nil
 		}
 		cands := x.Candidates(pq)
-		if none := v.privs.nonePrivate(); !a.all() && !(none && a.s.Whole() && v.private.Empty()) {
+		if none := v.nonePrivate(x); !a.all() && !(none && a.s.Whole() && v.private.Empty()) {
 			// Notes the call may not see are neither shown nor counted.
 			cands = v.visibleDocs(a, x, cands, none)
 		}

@@ -12,14 +12,21 @@ type Doc struct {
 	Path, Title string
 	Mod         int64 // modification time, Unix nanoseconds
 	Size        int64
+	// Private is what the note's frontmatter said of it being private
+	// when it was indexed, at Mod and Size.
+	Private bool
 }
 
 func (x *Index) doc(d *docInfo) Doc {
-	return Doc{Path: d.path, Title: x.title(d), Mod: d.mod, Size: d.size}
+	return Doc{Path: d.path, Title: x.title(d), Mod: d.mod, Size: d.size, Private: d.private}
 }
 
 // Live is the number of notes in the index.
 func (x *Index) Live() int { return x.live }
+
+// Private is the number of notes in the index that were private when
+// indexed.
+func (x *Index) Private() int { return x.private }
 
 // Terms is the number of distinct terms in the index.
 func (x *Index) Terms() int { return len(x.terms) }

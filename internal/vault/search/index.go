@@ -39,7 +39,10 @@ type docInfo struct {
 	size  int64
 	words uint32 // tokens in the note, for length normalisation
 	live  bool
-	syms  symbols // the characters outside words in its text and path
+	// private is what the note's frontmatter said of it when it was
+	// indexed (Analysed.SetPrivate).
+	private bool
+	syms    symbols // the characters outside words in its text and path
 	// titleWords is the number of tokens of the title, for its length
 	// normalisation; key and order its exact-match keys (keyOf, orderOf).
 	titleWords uint16
@@ -154,8 +157,10 @@ type Index struct {
 	docs   []docInfo
 	byPath map[string]uint32 // live notes only
 	live   int
-	words  int64 // tokens of the live notes
-	titles int64 // title tokens of the live notes
+	// private counts the live notes indexed as private.
+	private int
+	words   int64 // tokens of the live notes
+	titles  int64 // title tokens of the live notes
 
 	terms  map[string]uint32 // term → id
 	post   []posting         // by term id
@@ -202,6 +207,10 @@ type Analysed struct {
 	altKeys  []uint64
 }
 
+// SetPrivate records what the note's frontmatter says of it being private,
+// so that the index can answer for it (Doc.Private, Index.Private).
+func (a *Analysed) SetPrivate(private bool) { a.info.private = private }
+
 type termStat struct {
 	term   string
 	tf     uint32
@@ -220,6 +229,9 @@ func (x *Index) Put(a *Analysed, sortNow bool) {
 	x.docs = append(x.docs, a.info)
 	x.byPath[a.info.path] = id
 	x.live++
+	if a.info.private {
+		x.private++
+	}
 	x.words += int64(a.info.words)
 	x.titles += int64(a.info.titleWords)
 	for _, t := range a.terms {
@@ -263,6 +275,9 @@ func (x *Index) Remove(p string) bool {
 	d.live = false
 	d.linkN = 0
 	x.live--
+	if d.private {
+		x.private--
+	}
 	x.words -= int64(d.words)
 	x.titles -= int64(d.titleWords)
 	return true
@@ -329,6 +344,7 @@ func (x *Index) Compact() {
 		docs:    docs,
 		byPath:  make(map[string]uint32, len(docs)),
 		live:    len(docs),
+		private: x.private,
 		words:   x.words,
 		titles:  x.titles,
 		terms:   make(map[string]uint32, len(x.terms)),

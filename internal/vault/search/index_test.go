@@ -182,3 +182,47 @@ func TestKeyListsCollide(t *testing.T) {
 		t.Fatalf("after compacting: z %v, b %v; want [0], [2]", z, b)
 	}
 }
+
+// The index answers whether a note was private when indexed, and keeps
+// the count of such notes through replacements, removals and compaction.
+func TestIndexKeepsPrivacy(t *testing.T) {
+	x := NewIndex()
+	put := func(p string, private bool) {
+		a := Analyse(p, "words of "+p, 7, 9)
+		a.SetPrivate(private)
+		x.Put(a, true)
+	}
+	check := func(when string, want int, priv map[string]bool) {
+		t.Helper()
+		if got := x.Private(); got != want {
+			t.Errorf("%s: Private() = %d, want %d", when, got, want)
+		}
+		for p, w := range priv {
+			d, ok := x.Lookup(p)
+			if !ok || d.Private != w || d.Mod != 7 || d.Size != 9 {
+				t.Errorf("%s: Lookup(%s) = %+v, %v; want private %v", when, p, d, ok, w)
+			}
+		}
+	}
+	put("a.md", true)
+	put("b.md", false)
+	put("c.md", true)
+	check("put", 2, map[string]bool{"a.md": true, "b.md": false, "c.md": true})
+	put("a.md", false) // made public
+	put("b.md", true)  // made private
+	check("replaced", 2, map[string]bool{"a.md": false, "b.md": true, "c.md": true})
+	x.Remove("c.md")
+	check("removed", 1, map[string]bool{"a.md": false, "b.md": true})
+	for i := range 600 { // enough dead notes to compact
+		p := fmt.Sprintf("tmp/%d.md", i)
+		put(p, i%2 == 0)
+		x.Remove(p)
+	}
+	if !x.NeedsCompact() {
+		t.Fatal("no compaction due")
+	}
+	x.Compact()
+	check("compacted", 1, map[string]bool{"a.md": false, "b.md": true})
+	x.Remove("b.md")
+	check("last private removed", 0, map[string]bool{"a.md": false})
+}
