@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"runtime"
 	"syscall"
 	// The console's time zones travel in the binary: the base that
 	// `make image` assembles has no /usr/share/zoneinfo, and a zone that
@@ -25,6 +26,10 @@ import (
 var version = "dev"
 
 func main() {
+	// cortex writes no heap profile (CORTEX_CPU_PROFILE is CPU only), and
+	// sampling for one keeps about 2 MB of stack records that count against
+	// the memory limit (config.LiveMemoryLimit) as heap would.
+	runtime.MemProfileRate = 0
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
 	code := run(ctx, os.Args[0], os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
 	stop()

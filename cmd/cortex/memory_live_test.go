@@ -46,7 +46,7 @@ func TestLiveFollower(t *testing.T) {
 			t.Errorf("step %d (live %s, passes %d): set %v, want %s", i, config.FormatSize(s.live), s.passes, sets, config.FormatSize(s.want))
 		}
 	}
-	if n := strings.Count(buf.String(), "level=INFO"); n != 1 || !strings.Contains(buf.String(), `msg="memory limit follows the live heap" limit=46MiB live=24MiB`) {
+	if n := strings.Count(buf.String(), "level=INFO"); n != 1 || !strings.Contains(buf.String(), `msg="memory limit follows the live heap" limit=44MiB live=24MiB`) {
 		t.Errorf("log:\n%s\nwant the first limit after the passes at info, the rest at debug", buf.String())
 	}
 	sets = nil

@@ -41,8 +41,10 @@ const (
 	autoMemoryFloor = 32 << 20
 	autoMemoryCap   = 256 << 20
 	// liveMargin is what LiveMemoryLimit allows above one and a half times
-	// the live heap: room for a burst of requests on a small vault.
-	liveMargin = 10 << 20
+	// the live heap: the runtime's own memory beside the heap (its
+	// metadata, goroutine stacks; about 6 MB on a 10k-note vault) and room
+	// for a burst of requests on a small vault.
+	liveMargin = 8 << 20
 	// unlimitedCgroup is where a cgroup v1 limit means none: the kernel
 	// writes the largest page-aligned int64 (9223372036854771712).
 	unlimitedCgroup = 1 << 62
