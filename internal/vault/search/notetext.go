@@ -17,12 +17,27 @@ import (
 // textRef is a string kept in the index's text buffer.
 type textRef struct{ off, n uint32 }
 
-// storedLink is one outgoing link to a note, as written.
+// storedLink is one outgoing link to a note, as written: its line, and
+// in the top bit whether it is a Markdown link (else a wiki link), in one
+// word, which spares 4 of 16 bytes on each of the vault's links.
 type storedLink struct {
 	target textRef
-	line   int32
-	md     bool // a Markdown link; else a wiki link
+	lineMD uint32
 }
+
+const mdBit = 1 << 31
+
+func newStoredLink(target textRef, line int32, md bool) storedLink {
+	l := storedLink{target: target, lineMD: uint32(max(line, 0))} // #nosec G115 -- not negative, so within 31 bits
+	if md {
+		l.lineMD |= mdBit
+	}
+	return l
+}
+
+func (l storedLink) line() int32 { return int32(l.lineMD &^ mdBit) } // #nosec G115 -- 31 bits
+
+func (l storedLink) md() bool { return l.lineMD&mdBit != 0 }
 
 // noteText is the buffer. Strings read from it share its memory, which is
 // safe since bytes once written are never changed: a buffer grown into a
@@ -63,7 +78,7 @@ type noteLink struct {
 func (x *Index) putLinks(links []noteLink) (start, n uint32) {
 	start = uint32(len(x.links)) // #nosec G115 -- one entry per link of a note in memory; 2^32 would need hundreds of GB first
 	for _, l := range links {
-		x.links = append(x.links, storedLink{target: x.text.put(l.target), line: l.line, md: l.md})
+		x.links = append(x.links, newStoredLink(x.text.put(l.target), l.line, l.md))
 	}
 	return start, uint32(len(links)) // #nosec G115 -- as above
 }
@@ -79,8 +94,8 @@ func (x *Index) title(d *docInfo) string { return x.text.get(d.title) }
 // mdLink turns a stored link back into the markdown package's form.
 func (x *Index) mdLink(l storedLink) markdown.Link {
 	k := "wiki"
-	if l.md {
+	if l.md() {
 		k = "markdown"
 	}
-	return markdown.Link{Kind: k, Target: x.text.get(l.target), Line: int(l.line)}
+	return markdown.Link{Kind: k, Target: x.text.get(l.target), Line: int(l.line())}
 }
