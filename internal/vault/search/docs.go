@@ -55,8 +55,10 @@ func (x *Index) Docs() iter.Seq[Doc] {
 func (x *Index) DocOf(s Scored) Doc { return x.doc(&x.docs[s.doc]) }
 
 // Shrink trims the spare capacity of every posting, of the notes' text
-// and of their links after a bulk load.
+// and of their links after a bulk load, and ends the load: later puts no
+// longer look for the strings the text has (see textSet).
 func (x *Index) Shrink() {
+	x.shared = nil
 	if x.text.b.Cap() > x.text.size() {
 		t := newNoteText(x.text.size())
 		t.b.WriteString(x.text.b.String())

@@ -171,6 +171,9 @@ type Index struct {
 	// (see noteText).
 	text  noteText
 	links []storedLink
+	// shared finds the strings already in text while the index builds: from
+	// the first Put with sortNow false to Shrink, and within Compact.
+	shared *textSet
 
 	// linkKeys maps a link key (markdown.LinkKeys) to the notes holding
 	// such a link; noteKeys maps a note key (markdown.NoteKey) to the notes
@@ -219,13 +222,19 @@ type termStat struct {
 }
 
 // Put adds or replaces the note a.info.path. sortNow keeps the term
-// dictionary sorted (false while building, which sorts once at the end).
+// dictionary sorted (false while building, which sorts once at the end
+// and calls Shrink; until then each distinct string of the notes' text is
+// written once, see textSet).
 func (x *Index) Put(a *Analysed, sortNow bool) {
+	if !sortNow && x.shared == nil {
+		x.shared = newTextSet(0)
+	}
+	prev := x.prevText(a.info.path)
 	x.Remove(a.info.path)
 	id := uint32(len(x.docs)) // #nosec G115 -- one id per note held in memory (Compact drops dead ones); 2^32 would need hundreds of GB first
 	a.info.live = true
-	a.info.title = x.text.put(a.title)
-	a.info.linkStart, a.info.linkN = x.putLinks(a.links)
+	a.info.title = prev.putShared(x, a.title)
+	a.info.linkStart, a.info.linkN = x.putLinks(a.links, prev)
 	x.docs = append(x.docs, a.info)
 	x.byPath[a.info.path] = id
 	x.live++
@@ -309,19 +318,17 @@ func (x *Index) NeedsCompact() bool {
 func (x *Index) Compact() {
 	remap := make([]uint32, len(x.docs))
 	docs := make([]docInfo, 0, x.live)
-	text, links := 0, 0
+	links := 0
 	for i := range x.docs {
 		if d := &x.docs[i]; d.live {
-			text += int(d.title.n)
-			for _, l := range x.noteLinks(d) {
-				text += int(l.target.n)
-			}
 			links += int(d.linkN)
 		}
 	}
+	text, strs := x.liveText()
 	nx := &Index{
-		text:  newNoteText(text),
-		links: make([]storedLink, 0, links),
+		text:   newNoteText(text),
+		links:  make([]storedLink, 0, links),
+		shared: newTextSet(strs),
 	}
 	for i := range x.docs {
 		d := x.docs[i]
@@ -330,10 +337,10 @@ func (x *Index) Compact() {
 			continue
 		}
 		remap[i] = uint32(len(docs)) // #nosec G115 -- docs is a subset of x.docs, whose ids already fit
-		d.title = nx.text.put(x.title(&d))
+		d.title = nx.putShared(x.title(&d))
 		d.linkStart = uint32(len(nx.links)) // #nosec G115 -- a subset of x.links, whose indexes already fit
 		for _, l := range x.noteLinks(&x.docs[i]) {
-			l.target = nx.text.put(x.text.get(l.target))
+			l.target = nx.putShared(x.text.get(l.target))
 			nx.links = append(nx.links, l)
 		}
 		docs = append(docs, d)
@@ -341,6 +348,7 @@ func (x *Index) Compact() {
 	*nx = Index{
 		text:    nx.text,
 		links:   nx.links,
+		shared:  nx.shared,
 		docs:    docs,
 		byPath:  make(map[string]uint32, len(docs)),
 		live:    len(docs),
@@ -378,7 +386,33 @@ func (x *Index) Compact() {
 			nx.altKeys[k] = out
 		}
 	}
+	nx.shared = nil
 	*x = *nx
+}
+
+// liveText is the size of the distinct strings of the live notes (titles,
+// link targets, the keys of their links and names) and their number: what
+// Compact writes in the new text.
+func (x *Index) liveText() (size, n int) {
+	seen := map[string]struct{}{}
+	add := func(s string) {
+		if _, ok := seen[s]; !ok {
+			seen[s] = struct{}{}
+			size += len(s)
+		}
+	}
+	for i := range x.docs {
+		if d := &x.docs[i]; d.live {
+			add(x.title(d))
+			for _, l := range x.noteLinks(d) {
+				add(x.text.get(l.target))
+			}
+		}
+	}
+	for _, l := range []*keyLists{&x.linkKeys, &x.noteKeys} {
+		x.liveKeys(l, add)
+	}
+	return size, len(seen)
 }
 
 // remapIDs renumbers ids as Compact does, dropping dead ones and repeats.

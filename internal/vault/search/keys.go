@@ -47,7 +47,7 @@ func (x *Index) addKey(l *keyLists, key string, id uint32) {
 	at := uint32(len(l.ents)) // #nosec G115 -- one entry per key of a note in memory; 2^32 would need hundreds of GB first
 	l.ents = append(l.ents, keyEntry{id: id})
 	if !ok {
-		sp = keySpan{key: x.text.put(key), first: at}
+		sp = keySpan{key: x.putShared(key), first: at}
 	} else {
 		l.ents[sp.last].next = at + 1
 	}
@@ -65,6 +65,26 @@ func (x *Index) keyIDs(l *keyLists, key string, fn func(id uint32)) {
 	}
 	for _, id := range l.collide[key] {
 		fn(id)
+	}
+}
+
+// liveKeys calls fn with each key of l whose list holds a live note.
+func (x *Index) liveKeys(l *keyLists, fn func(key string)) {
+	for _, sp := range l.heads {
+		for i := sp.first + 1; i != 0; i = l.ents[i-1].next {
+			if x.docs[l.ents[i-1].id].live {
+				fn(x.text.get(sp.key))
+				break
+			}
+		}
+	}
+	for key, ids := range l.collide {
+		for _, id := range ids {
+			if x.docs[id].live {
+				fn(key)
+				break
+			}
+		}
 	}
 }
 
