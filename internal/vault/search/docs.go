@@ -123,7 +123,7 @@ func (x *Index) docsWithAll(terms []string, fields uint8) []uint32 {
 		if !ok {
 			return nil
 		}
-		var cur []uint32
+		cur := make([]uint32, 0, x.post[tid].n)
 		x.post[tid].each(func(e entry) {
 			if (fields == 0 || e.fields&fields != 0) && x.docs[e.doc].live {
 				cur = append(cur, e.doc)

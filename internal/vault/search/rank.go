@@ -84,21 +84,25 @@ func (x *Index) candidates(q Query) []Scored {
 	}
 
 	if len(items) == 0 {
+		// Every allowed note, or every note: scratch like the scored
+		// lists below, sized for all of them at once.
 		var out []Scored
 		if q.Tags != nil {
+			out = scoredScratch.get(len(allowed))
 			for _, d := range allowed {
 				if folderOK(d) {
 					out = append(out, Scored{doc: d, Score: 1})
 				}
 			}
-			return out
-		}
-		for d := range x.docs {
-			if x.docs[d].live && folderOK(uint32(d)) {
-				out = append(out, Scored{doc: uint32(d), Score: 1})
+		} else {
+			out = scoredScratch.get(x.live)
+			for d := range x.docs {
+				if x.docs[d].live && folderOK(uint32(d)) {
+					out = append(out, Scored{doc: uint32(d), Score: 1})
+				}
 			}
 		}
-		return out
+		return kept(out)
 	}
 
 	// Rarest item first, so the candidate set starts small. The decoded
@@ -183,6 +187,7 @@ func (x *Index) candidates(q Query) []Scored {
 		}
 		cur = out
 		if len(cur) == 0 {
+			scoredScratch.put(cur)
 			return nil
 		}
 	}
@@ -214,11 +219,22 @@ func (x *Index) titleBonus(cur []Scored, items int, words []string, avgTitle flo
 	}
 }
 
+// kept returns l, or nil (giving l back) when it is empty: a query that
+// matches nothing has no candidates, not an empty list.
+func kept(l []Scored) []Scored {
+	if len(l) == 0 {
+		scoredScratch.put(l)
+		return nil
+	}
+	return l
+}
+
 // Candidates is candidates for any query: for one with alternatives,
 // the notes any of them may match, each with its best score; for one
 // with exclusions, filters or literal text, the notes its words, phrases,
 // tags and folder allow (all notes when it has none), less those the index
 // already knows it excludes. The rest is decided on the notes themselves.
+// The list is scratch, which ReleaseCandidates gives back.
 func (x *Index) Candidates(q Query) []Scored {
 	if !q.Extended() {
 		return x.candidates(q)
@@ -234,12 +250,20 @@ func (x *Index) Candidates(q Query) []Scored {
 }
 
 // unionBest merges two candidate lists sorted by document, keeping the
-// better score of a document in both.
+// better score of a document in both. Both are given back to the scratch
+// pool, unless one is returned.
 func unionBest(a, b []Scored) []Scored {
 	if len(a) == 0 {
+		scoredScratch.put(a)
 		return b
 	}
-	out := make([]Scored, 0, max(len(a), len(b)))
+	if len(b) == 0 {
+		scoredScratch.put(b)
+		return a
+	}
+	defer scoredScratch.put(a)
+	defer scoredScratch.put(b)
+	out := scoredScratch.get(len(a) + len(b))
 	i, j := 0, 0
 	for i < len(a) || j < len(b) {
 		switch {
@@ -268,9 +292,9 @@ func unionBest(a, b []Scored) []Scored {
 func (x *Index) clauseCandidates(q Query) []Scored {
 	cands := x.candidates(indexPart(q))
 	if len(cands) == 0 {
+		scoredScratch.put(cands)
 		return nil
 	}
-	var out []Scored
 	drop := map[uint32]bool{}
 	for _, t := range q.NotTerms {
 		if id, ok := x.terms[t]; ok {
@@ -303,6 +327,7 @@ func (x *Index) clauseCandidates(q Query) []Scored {
 		key := propPrefix + p.Name + propPrefix
 		id, ok := x.terms[key]
 		if !ok {
+			scoredScratch.put(cands)
 			return nil
 		}
 		require([]uint32{id})
@@ -313,6 +338,7 @@ func (x *Index) clauseCandidates(q Query) []Scored {
 			if i < len(vals)-1 {
 				id, ok := x.terms[key+t]
 				if !ok {
+					scoredScratch.put(cands)
 					return nil
 				}
 				require([]uint32{id})
@@ -320,6 +346,7 @@ func (x *Index) clauseCandidates(q Query) []Scored {
 			}
 			ids := x.prefixTerms(key+t, maxPrefix)
 			if len(ids) == 0 {
+				scoredScratch.put(cands)
 				return nil
 			}
 			if len(ids) < maxPrefix { // else too many to be sure of; the notes decide
@@ -327,6 +354,8 @@ func (x *Index) clauseCandidates(q Query) []Scored {
 			}
 		}
 	}
+	// Filtered in place: the list stays the scratch candidates made.
+	out := cands[:0]
 	for _, c := range cands {
 		if drop[c.doc] || restricted && !containsID(need, c.doc) {
 			continue
@@ -336,7 +365,7 @@ func (x *Index) clauseCandidates(q Query) []Scored {
 		}
 		out = append(out, c)
 	}
-	return out
+	return kept(out)
 }
 
 // phraseItems are the items every note holding the phrase of toks has:
@@ -435,7 +464,8 @@ func intersectIDs(a, b []uint32) []uint32 {
 // scratch keeps slices of T between searches, for the lists a search
 // fills and drops: the decoded postings of every query word (thousands of
 // entries for a common one) and the candidate list (as long as the rarest
-// word's postings). They made most of what a search allocated.
+// word's postings, or every note for a search by filters). They made most
+// of what a search allocated.
 type scratch[T any] struct{ pool sync.Pool } // of *[]T
 
 // maxScratch bounds the slices kept (16 bytes an element for both): a rare

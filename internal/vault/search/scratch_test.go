@@ -1,0 +1,69 @@
+package search
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestCandidatesScratchNotShared runs searches of every kind while the
+// lists earlier ones returned are still held, then gives them back and runs
+// them again: a list handed out must not be one the pool hands out too (a
+// list given back twice, or kept by the index after it was returned), and
+// a list filled from one given back must hold the same candidates as a
+// fresh one.
+func TestCandidatesScratchNotShared(t *testing.T) {
+	words := strings.Fields("garden plan meeting budget review travel weekly goals river winter")
+	x := NewIndex()
+	for i := range 300 {
+		var body strings.Builder
+		fmt.Fprintf(&body, "---\ntags: [t%d]\nstatus: s%d\n---\n# %s %s\n\n", i%3, i%4, words[i%len(words)], words[(i/3)%len(words)])
+		for j := range 40 {
+			body.WriteString(words[(i*7+j*j)%len(words)])
+			body.WriteByte(' ')
+		}
+		body.WriteString("\nweekly goals and more\n")
+		p := fmt.Sprintf("f%d/Note %d.md", i%5, i)
+		x.Put(Analyse(p, body.String(), int64(i), int64(body.Len())), false)
+	}
+	x.Remove("f0/Note 0.md")
+	x.SortTerms()
+	queries := []string{
+		"garden", "budget review", `"weekly goals"`, "rive", "tag:t1", "folder:f2", "tag:t2 folder:f3",
+		"-garden", "garden -plan", "plan -tag:t0", "garden OR plan", "tag:t0 OR tag:t1", "[status:s1]",
+		"[status:s2] river", "path:f1 plan", "file:Note river", "garden OR -plan", "nothinghere", "[nope:x]",
+		"meeting OR nothinghere",
+	}
+	want := map[string][]Scored{}
+	for _, q := range queries {
+		c := x.Candidates(ParseQuery(q))
+		want[q] = slices.Clone(c)
+		ReleaseCandidates(c)
+	}
+	for round := range 4 {
+		order := slices.Clone(queries)
+		if round%2 == 1 {
+			slices.Reverse(order)
+		}
+		held := map[string][]Scored{}
+		for _, q := range order {
+			c := x.Candidates(ParseQuery(q))
+			if !slices.Equal(c, want[q]) {
+				t.Errorf("round %d: %q: %d candidates, want %d", round, q, len(c), len(want[q]))
+			}
+			held[q] = c
+			// Another caller's list, ranked in place, given back at once.
+			again := x.Candidates(ParseQuery(q))
+			x.Top(again, len(again))
+			ReleaseCandidates(again)
+		}
+		for q, c := range held {
+			// Every later search ran while c was held.
+			if !slices.Equal(c, want[q]) {
+				t.Errorf("round %d: %q changed while held by its caller", round, q)
+			}
+			ReleaseCandidates(c)
+		}
+	}
+}
