@@ -263,8 +263,18 @@ func scanItems(q Query, terms, phrases []string, content string) (tf [maxQueryIt
 	var norm []byte
 	var wordNorm, wordPos []int32
 	if len(phrases) > 0 {
-		norm = make([]byte, 1, len(content)+2)
-		norm[0] = ' '
+		// The folded text and the words' offsets are scratch, needed only
+		// until the phrases are found, and grown here for every note a
+		// phrase search reads: taken from the pool, room for a word in
+		// every few bytes made at once.
+		norm = append(normScratch.get(len(content)+2), ' ')
+		wordNorm = offScratch.get(len(content)/4 + 8)
+		wordPos = offScratch.get(len(content)/4 + 8)
+		defer func() {
+			normScratch.put(norm)
+			offScratch.put(wordNorm)
+			offScratch.put(wordPos)
+		}()
 	}
 	last := len(terms) - 1
 	var prev uint64 // the terms the word before was

@@ -463,13 +463,15 @@ func intersectIDs(a, b []uint32) []uint32 {
 
 // scratch keeps slices of T between searches, for the lists a search
 // fills and drops: the decoded postings of every query word (thousands of
-// entries for a common one) and the candidate list (as long as the rarest
-// word's postings, or every note for a search by filters). They made most
-// of what a search allocated.
+// entries for a common one), the candidate list (as long as the rarest
+// word's postings, or every note for a search by filters), and a phrase
+// search's folded copy of each note it reads. They made most of what a
+// search allocated.
 type scratch[T any] struct{ pool sync.Pool } // of *[]T
 
-// maxScratch bounds the slices kept (16 bytes an element for both): a rare
-// search through a very common word does not pin its lists.
+// maxScratch bounds the slices kept (at most 16 bytes an element, 1 MiB
+// a slice): a rare search through a very common word, or of a very long
+// note, does not pin its lists.
 const maxScratch = 1 << 16
 
 // get returns an empty slice with room for n, a kept one when it has it.
@@ -492,6 +494,8 @@ func (s *scratch[T]) put(l []T) {
 var (
 	entryScratch  scratch[entry]
 	scoredScratch scratch[Scored]
+	normScratch   scratch[byte]  // scanItems' folded text
+	offScratch    scratch[int32] // scanItems' word offsets
 )
 
 // ReleaseCandidates gives back a list Candidates returned (or Top made of

@@ -67,3 +67,46 @@ func TestCandidatesScratchNotShared(t *testing.T) {
 		}
 	}
 }
+
+// TestPhraseScratchReused matches phrases in notes long and short, with
+// and without them, in turn: each note read after another must be found
+// as when it was read first, with none of the other's words or offsets.
+func TestPhraseScratchReused(t *testing.T) {
+	long := "# Long\n\n" + strings.Repeat("the weekly goals of the river team, and more words besides. ", 400)
+	notes := []struct{ path, content string }{
+		{"Long.md", long},
+		{"Short.md", "# Short\n\nriver plans, no goals here\n"},
+		{"Late.md", "# Late\n\n" + strings.Repeat("filler words only ", 300) + "\nweekly goals at the end\n"},
+		{"None.md", "# None\n\n" + strings.Repeat("weekly ", 50) + "\n"},
+	}
+	queries := []string{`"weekly goals"`, `"river team" weekly`, `"goals here"`, `"weekly goals" -filler`}
+	type result struct {
+		score   float64
+		snippet string
+	}
+	first := map[string]result{}
+	for _, q := range queries {
+		for _, n := range notes {
+			s, sn := Match(ParseQuery(q), n.path, n.path, n.content)
+			first[q+"|"+n.path] = result{s, sn}
+		}
+	}
+	for range 3 {
+		for i := len(queries) - 1; i >= 0; i-- {
+			q := queries[i]
+			for j := len(notes) - 1; j >= 0; j-- {
+				n := notes[j]
+				s, sn := Match(ParseQuery(q), n.path, n.path, n.content)
+				if got := (result{s, sn}); got != first[q+"|"+n.path] {
+					t.Errorf("%q in %s: %v, first %v", q, n.path, got, first[q+"|"+n.path])
+				}
+				if ok, _ := Confirm(ParseQuery(q), n.path, n.path, n.content); ok != (first[q+"|"+n.path].score > 0) {
+					t.Errorf("%q in %s: Confirm %v", q, n.path, ok)
+				}
+			}
+		}
+	}
+	if first[`"weekly goals"|None.md`].score != 0 || first[`"weekly goals"|Late.md`].score == 0 {
+		t.Errorf("phrases not told apart: %v", first)
+	}
+}
