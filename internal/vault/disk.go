@@ -235,20 +235,26 @@ func (v *Vault) openDir(dir string) (*os.Root, fs.FileInfo, func(), *Error) {
 // lookup; what that does not find as a plain note is read by the walk.
 func (v *Vault) readNote(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Error) {
 	if parent, ok := v.folderBeneath(path.Dir(p)); ok {
-		if data, fi, ok := v.readBeneath(p); ok {
+		if data, fi, ok := v.readBeneath(p, nil); ok {
 			return data, fi, parent, nil
 		}
 	}
-	return v.readNoteWalking(p)
+	return v.readNoteWalking(p, nil)
 }
 
 // readNoteFile is readNote for callers that do not need the folder's
 // info, which costs a lookup of its own.
 func (v *Vault) readNoteFile(p string) ([]byte, fs.FileInfo, *Error) {
-	if data, fi, ok := v.readBeneath(p); ok {
+	return v.readNoteFileInto(p, nil)
+}
+
+// readNoteFileInto is readNoteFile into buf's room when it is enough (see
+// readAllSized).
+func (v *Vault) readNoteFileInto(p string, buf []byte) ([]byte, fs.FileInfo, *Error) {
+	if data, fi, ok := v.readBeneath(p, buf); ok {
 		return data, fi, nil
 	}
-	data, fi, _, e := v.readNoteWalking(p)
+	data, fi, _, e := v.readNoteWalking(p, buf)
 	return data, fi, e
 }
 
@@ -256,7 +262,8 @@ func (v *Vault) readNoteFile(p string) ([]byte, fs.FileInfo, *Error) {
 // is looked at and opened in turn, refusing links, so that each refusal
 // names what is wrong. It is the only way where the kernel lacks openat2,
 // and elsewhere the way every read that is not plainly a note is answered.
-func (v *Vault) readNoteWalking(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Error) {
+// The note is read into buf's room when it is enough.
+func (v *Vault) readNoteWalking(p string, buf []byte) ([]byte, fs.FileInfo, fs.FileInfo, *Error) {
 	r, parent, release, e := v.openDir(path.Dir(p))
 	if e != nil {
 		return nil, nil, nil, e
@@ -277,7 +284,7 @@ func (v *Vault) readNoteWalking(p string) ([]byte, fs.FileInfo, fs.FileInfo, *Er
 		if fi.Size() > v.maxNote {
 			return nil, nil, nil, errNoteTooLarge(fi.Size(), v.maxNote)
 		}
-		data, st, e := v.readIn(r, name, fi)
+		data, st, e := v.readInto(r, name, fi, buf)
 		if e == errReplaced {
 			continue // replaced between the check and the open: look again
 		}
@@ -295,6 +302,11 @@ var errReplaced = newErr(CodeNotFound, ReasonReplaced, nil)
 
 // readIn reads the file name in the folder r, checked with Lstat as fi.
 func (v *Vault) readIn(r *os.Root, name string, fi fs.FileInfo) ([]byte, fs.FileInfo, *Error) {
+	return v.readInto(r, name, fi, nil)
+}
+
+// readInto is readIn into buf's room when it is enough.
+func (v *Vault) readInto(r *os.Root, name string, fi fs.FileInfo, buf []byte) ([]byte, fs.FileInfo, *Error) {
 	f, err := r.Open(name)
 	if err != nil {
 		return nil, nil, fsErr("open", err)
@@ -307,24 +319,31 @@ func (v *Vault) readIn(r *os.Root, name string, fi fs.FileInfo) ([]byte, fs.File
 	if !os.SameFile(fi, st) {
 		return nil, nil, errReplaced
 	}
-	data, e := readAllSized(f, st.Size(), v.maxNote)
+	data, e := readAllSized(f, st.Size(), v.maxNote, buf)
 	return data, st, e
+}
+
+// noteString is data as a string, without the copy string(data) makes:
+// data must be a note's bytes just read into a buffer that nothing
+// changes while the string is in use. A note read for a fetch is
+// otherwise held twice, which doubled what a search allocates. For a
+// buffer of its own (as readAllSized returns with buf nil) that is for
+// ever; for a pooled one (noteBufs) only until the buffer is given back,
+// so whatever is kept of the string must be detached first.
+func noteString(data []byte) string {
+	return unsafe.String(unsafe.SliceData(data), len(data)) // #nosec G103 -- data is not written while the string is used
 }
 
 // readAllSized reads f with a single allocation and, when the file still
 // has the size fstat reported, a single read. It refuses more than limit
-// bytes.
-// noteString is data as a string, without the copy string(data) makes:
-// data must be a note's bytes just read into a buffer of their own (as
-// readAllSized returns them) that nothing changes afterwards. A note read
-// for a fetch or a search's confirmation is otherwise held twice, which
-// doubled what a search allocates.
-func noteString(data []byte) string {
-	return unsafe.String(unsafe.SliceData(data), len(data)) // #nosec G103 -- data is never written after the read
-}
-
-func readAllSized(f *os.File, size, limit int64) ([]byte, *Error) {
-	buf := make([]byte, 0, size+1) // +1 so that growth is seen without reallocating
+// bytes. It reads into buf when buf has room for size+1 bytes (a pooled
+// buffer a search reads notes into), else into a buffer of its own.
+func readAllSized(f *os.File, size, limit int64, buf []byte) ([]byte, *Error) {
+	if int64(cap(buf)) >= size+1 {
+		buf = buf[:0]
+	} else {
+		buf = make([]byte, 0, size+1) // +1 so that growth is seen without reallocating
+	}
 	for {
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

@@ -62,8 +62,9 @@ func openat2(dir *os.File, name string, flags uint64) (*os.File, error) {
 // within the size limit, read whole: a link anywhere in the path, a
 // missing or special file, an error. The walk then reads the note again
 // and says exactly what is wrong, in the words it has always used, so that
-// only the cost of a read changes here, never its answer.
-func (v *Vault) readBeneath(p string) ([]byte, fs.FileInfo, bool) {
+// only the cost of a read changes here, never its answer. The note is
+// read into buf's room when it is enough.
+func (v *Vault) readBeneath(p string, buf []byte) ([]byte, fs.FileInfo, bool) {
 	if v.beneath == nil || v.noOpenat2 {
 		return nil, nil, false
 	}
@@ -78,7 +79,7 @@ func (v *Vault) readBeneath(p string) ([]byte, fs.FileInfo, bool) {
 	if err != nil || !fi.Mode().IsRegular() || fi.Size() > v.maxNote {
 		return nil, nil, false
 	}
-	data, e := readAllSized(f, fi.Size(), v.maxNote)
+	data, e := readAllSized(f, fi.Size(), v.maxNote, buf)
 	if e != nil {
 		return nil, nil, false
 	}

@@ -106,7 +106,7 @@ func TestReadBeneathBothPaths(t *testing.T) {
 			}
 			// The lookup itself refuses all but plain notes; the walk is
 			// not what keeps it confined.
-			if _, _, ok := v.readBeneath(tt.path); ok != (tt.code == "" && v.beneath != nil) {
+			if _, _, ok := v.readBeneath(tt.path, nil); ok != (tt.code == "" && v.beneath != nil) {
 				t.Errorf("readBeneath ok = %v", ok)
 			}
 		})
@@ -120,7 +120,7 @@ func TestReadBeneathUsed(t *testing.T) {
 	if v.beneath == nil {
 		t.Skip("this kernel lacks openat2, or a filter refuses it")
 	}
-	data, fi, ok := v.readBeneath("a/b/c/n.md")
+	data, fi, ok := v.readBeneath("a/b/c/n.md", nil)
 	if !ok || string(data) != "note\n" || fi.Size() != 5 {
 		t.Fatalf("readBeneath = %q, %v, %v", data, fi, ok)
 	}
@@ -128,7 +128,7 @@ func TestReadBeneathUsed(t *testing.T) {
 		t.Errorf("folderBeneath = %v, %v", parent, ok)
 	}
 	v.Close()
-	if _, _, ok := v.readBeneath("a/b/c/n.md"); ok {
+	if _, _, ok := v.readBeneath("a/b/c/n.md", nil); ok {
 		t.Error("read through a closed vault")
 	}
 	if _, _, _, e := v.readNote("a/b/c/n.md"); e == nil {

@@ -11,6 +11,6 @@ import (
 // reads walk the path.
 func openBeneath(*os.Root) *os.File { return nil }
 
-func (v *Vault) readBeneath(string) ([]byte, fs.FileInfo, bool) { return nil, nil, false }
+func (v *Vault) readBeneath(string, []byte) ([]byte, fs.FileInfo, bool) { return nil, nil, false }
 
 func (v *Vault) folderBeneath(string) (fs.FileInfo, bool) { return nil, false }

@@ -51,17 +51,22 @@ func (v *Vault) scanSearch(ctx context.Context, s asked, folder string, cur curs
 		}
 		c := notes[i]
 		spent += c.size + noteReadCost
-		data, fi, e := v.readNoteFile(c.path)
+		buf := v.bufs.get(c.size)
+		data, fi, e := v.readNoteFileInto(c.path, buf)
 		if e != nil {
+			v.bufs.put(buf)
 			continue // gone or changed into something else meanwhile
 		}
 		content := noteString(data)
 		title := markdown.Title(content, c.path)
 		m := s.find(s.pq, c.path, title, content, true)
 		if m.Score > 0 {
-			f.hits = append(f.hits, Hit{Path: c.path, Title: title, Snippet: m.Snippet, Modified: fi.ModTime(), Score: m.Score, Lines: m.Lines})
+			h := Hit{Path: c.path, Title: title, Snippet: m.Snippet, Modified: fi.ModTime(), Score: m.Score, Lines: m.Lines}
+			h.detach(data)
+			f.hits = append(f.hits, h)
 			f.after = append(f.after, i+1)
 		}
+		v.bufs.put(data)
 	}
 	skip = min(skip, len(f.hits))
 	if !resumed && !f.cut {
@@ -206,14 +211,19 @@ func (v *Vault) indexSearch(ctx context.Context, s asked, cur cursor, limit int)
 	}
 }
 
-// confirm reads a candidate and matches it as it is on disk now.
+// confirm reads a candidate and matches it as it is on disk now. The note
+// is read into a pooled buffer, given back on return: the hit keeps
+// nothing that points into it.
 func (v *Vault) confirm(a access, s asked, c candidate) (Hit, bool) {
 	pq := s.pq
-	data, fi, e := v.readNoteFile(c.path)
+	buf := v.bufs.get(c.size)
+	data, fi, e := v.readNoteFileInto(c.path, buf)
 	if e != nil {
+		v.bufs.put(buf)
 		v.ix.queue(c.path)
 		return Hit{}, false
 	}
+	defer v.bufs.put(data)
 	content := noteString(data)
 	if !a.all() && !a.s.Private && privateText(content) {
 		// Made private since it was indexed: the index learns it shortly.
@@ -234,7 +244,9 @@ func (v *Vault) confirm(a access, s asked, c candidate) (Hit, bool) {
 	if m.Score <= 0 {
 		return Hit{}, false
 	}
-	return Hit{Path: c.path, Title: title, Snippet: m.Snippet, Modified: fi.ModTime(), Score: c.score, Lines: m.Lines}, true
+	h := Hit{Path: c.path, Title: title, Snippet: m.Snippet, Modified: fi.ModTime(), Score: c.score, Lines: m.Lines}
+	h.detach(data)
+	return h, true
 }
 
 // maxHitLines caps the lines a hit names.

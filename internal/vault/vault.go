@@ -54,6 +54,7 @@ type Vault struct {
 	privs     privMarks // which notes are private by their frontmatter
 	paths     pathMemo  // which indexed notes each scope sees by path
 	instrMemo fileMemo  // the instructions file, read again only when it changes
+	bufs      noteBufs  // what searches read notes into to match them
 	ix        *indexer  // nil without Options.Index
 
 	synced      func(dir string) // tests: told of every folder synced
