@@ -422,7 +422,15 @@ func makeSnippet(content string, lo, at int) string {
 			}
 		}
 	}
-	var b strings.Builder
+	// Written into room on the stack, enough for any snippet, and copied
+	// out once: the snippet of every hit a search shows otherwise grew a
+	// builder several times and was copied again for each "…".
+	var room [snippetRunes*utf8.UTFMax + 2*len("…")]byte
+	out := room[:0]
+	if start > lo && strings.TrimSpace(content[lo:start]) != "" {
+		out = append(out, "…"...)
+	}
+	body := len(out)
 	runes, space, i := 0, false, start
 	for i < len(content) && runes < snippetRunes {
 		r, size := utf8.DecodeRuneInString(content[i:])
@@ -431,23 +439,19 @@ func makeSnippet(content string, lo, at int) string {
 			space = true
 			continue
 		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
+		if space && len(out) > body {
+			out = append(out, ' ')
 			runes++
 		}
 		space = false
-		b.WriteRune(r)
+		out = utf8.AppendRune(out, r)
 		runes++
 	}
-	s := b.String()
 	if strings.TrimSpace(content[i:]) != "" {
-		if k := strings.LastIndexByte(s, ' '); k > 0 && len(s)-k < 40 {
-			s = s[:k]
+		if k := bytes.LastIndexByte(out[body:], ' '); k > 0 && len(out)-body-k < 40 {
+			out = out[:body+k]
 		}
-		s += "…"
+		out = append(out, "…"...)
 	}
-	if start > lo && strings.TrimSpace(content[lo:start]) != "" {
-		s = "…" + s
-	}
-	return s
+	return string(out)
 }

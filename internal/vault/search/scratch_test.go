@@ -110,3 +110,14 @@ func TestPhraseScratchReused(t *testing.T) {
 		t.Errorf("phrases not told apart: %v", first)
 	}
 }
+
+// TestSnippetAllocatesOnce checks a snippet is built on the stack and
+// copied out once, cut on both sides and in any script.
+func TestSnippetAllocatesOnce(t *testing.T) {
+	content := strings.Repeat("garden words 会議の記録 and more\n", 40)
+	for _, at := range []int{0, 200, 600} {
+		if n := testing.AllocsPerRun(100, func() { makeSnippet(content, 0, at) }); n != 1 {
+			t.Errorf("makeSnippet at %d: %v allocations, want 1", at, n)
+		}
+	}
+}
