@@ -17,7 +17,12 @@ import (
 // for the next page.
 func (s asked) page(f found) Page {
 	cur, folder, limit := s.cur, s.folder, s.limit
-	page := Page{Hits: []Hit{}}
+	// The page is the first of the hits found, kept in their own array
+	// rather than copied into a grown one.
+	page := Page{Hits: f.hits[:0]}
+	if page.Hits == nil {
+		page.Hits = []Hit{}
+	}
 	chars, next := 0, 0
 	for _, h := range f.hits {
 		h.Title = clipRunes(h.Title, maxTitleRunes)

@@ -195,6 +195,9 @@ func (v *Vault) indexSearch(ctx context.Context, s asked, cur cursor, limit int)
 				f.more = true
 				return f, true, nil
 			default:
+				if f.hits == nil {
+					f.hits = make([]Hit, 0, limit) // never more
+				}
 				f.hits = append(f.hits, h)
 				if !exact {
 					f.after = append(f.after, from+i+1)
