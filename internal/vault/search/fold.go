@@ -31,6 +31,14 @@ func Fold(s string) string {
 	return string(b)
 }
 
+// appendFolded appends Fold(s) to b.
+func appendFolded(b []byte, s string) []byte {
+	for _, r := range s {
+		b = appendFold(b, r)
+	}
+	return b
+}
+
 // appendFold appends the folded form of r.
 func appendFold(b []byte, r rune) []byte {
 	switch {

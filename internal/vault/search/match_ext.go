@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"fmt"
 	"path"
 	"slices"
@@ -80,16 +81,21 @@ func matchExt(q Query, notePath, title, content string, scoring bool, lines int)
 }
 
 // pathFilters applies path: and file:.
+// The path and the name are folded on the stack: the index applies the
+// filters to every candidate, which Fold made a string for each.
 func pathFilters(p string, q Query) bool {
-	fp := Fold(p)
-	for _, v := range q.Paths {
-		if !strings.Contains(fp, v) {
-			return false
+	var room [256]byte
+	if len(q.Paths) > 0 {
+		fp := appendFolded(room[:0], p)
+		for _, v := range q.Paths {
+			if !bytes.Contains(fp, []byte(v)) {
+				return false
+			}
 		}
 	}
-	name := Fold(path.Base(p))
+	name := appendFolded(room[:0], path.Base(p))
 	for _, v := range q.Files {
-		if !strings.Contains(name, v) {
+		if !bytes.Contains(name, []byte(v)) {
 			return false
 		}
 	}

@@ -295,28 +295,35 @@ func (x *Index) clauseCandidates(q Query) []Scored {
 		scoredScratch.put(cands)
 		return nil
 	}
-	drop := map[uint32]bool{}
+	// The notes excluded, a bit each: a common excluded word is in most
+	// notes, which a set by document made hundreds of kB of.
+	var drop docSet
+	if len(q.NotTerms)+len(q.NotTags) > 0 {
+		drop = make(docSet, (len(x.docs)+63)/64)
+	}
 	for _, t := range q.NotTerms {
 		if id, ok := x.terms[t]; ok {
 			x.post[id].each(func(e entry) {
 				if e.tf > 0 || e.fields&matchFields != 0 {
-					drop[e.doc] = true
+					drop.add(e.doc)
 				}
 			})
 		}
 	}
 	for _, t := range q.NotTags {
 		if id, ok := x.terms[tagPrefix+t]; ok {
-			x.post[id].each(func(e entry) { drop[e.doc] = true })
+			x.post[id].each(func(e entry) { drop.add(e.doc) })
 		}
 	}
 	var need []uint32 // sorted; nil means no restriction
 	restricted := false
 	require := func(terms []uint32) {
-		var ids []uint32
-		for _, e := range x.entries(terms) {
+		l := x.entriesInto(entryScratch.get(0), terms)
+		ids := make([]uint32, 0, len(l))
+		for _, e := range l {
 			ids = append(ids, e.doc)
 		}
+		entryScratch.put(l)
 		if !restricted {
 			need, restricted = ids, true
 		} else {
@@ -357,7 +364,7 @@ func (x *Index) clauseCandidates(q Query) []Scored {
 	// Filtered in place: the list stays the scratch candidates made.
 	out := cands[:0]
 	for _, c := range cands {
-		if drop[c.doc] || restricted && !containsID(need, c.doc) {
+		if drop.has(c.doc) || restricted && !containsID(need, c.doc) {
 			continue
 		}
 		if len(q.Paths)+len(q.Files) > 0 && !pathFilters(x.docs[c.doc].path, q) {
@@ -367,6 +374,13 @@ func (x *Index) clauseCandidates(q Query) []Scored {
 	}
 	return kept(out)
 }
+
+// docSet is a set of documents, a bit each; the nil set is empty.
+type docSet []uint64
+
+func (s docSet) add(d uint32) { s[d/64] |= 1 << (d % 64) }
+
+func (s docSet) has(d uint32) bool { return int(d/64) < len(s) && s[d/64]&(1<<(d%64)) != 0 }
 
 // phraseItems are the items every note holding the phrase of toks has:
 // each non-CJK token, with the successor bit of the token after it; each
@@ -399,13 +413,9 @@ func (x *Index) phraseItems(toks []string) []item {
 	return out
 }
 
-// entries returns the postings of the terms merged by document, live ones
-// only; several terms (a prefix) add up their counts and fields.
-func (x *Index) entries(terms []uint32) []entry {
-	return x.entriesInto(nil, terms)
-}
-
-// entriesInto is entries, decoded into buf's room when it is enough.
+// entriesInto returns the postings of the terms merged by document, live
+// ones only, decoded into buf's room when it is enough; several terms (a
+// prefix) add up their counts and fields.
 func (x *Index) entriesInto(buf []entry, terms []uint32) []entry {
 	n := 0
 	for _, t := range terms {

@@ -121,3 +121,16 @@ func TestSnippetAllocatesOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestPathFiltersAllocateNothing checks path: and file:, which the index
+// applies to every candidate, fold the path on the stack.
+func TestPathFiltersAllocateNothing(t *testing.T) {
+	q := ParseQuery(`path:projects/ file:"note é" garden`)
+	p := "Projects/Été/Note É 12.md"
+	if !pathFilters(p, q) || pathFilters("Other/Note É.md", q) || pathFilters("Projects/Plan.md", q) {
+		t.Fatalf("pathFilters(%q, %+v) decides wrongly", p, q)
+	}
+	if n := testing.AllocsPerRun(100, func() { pathFilters(p, q) }); n != 0 {
+		t.Errorf("pathFilters: %v allocations, want 0", n)
+	}
+}
