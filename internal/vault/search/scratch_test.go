@@ -7,13 +7,9 @@ import (
 	"testing"
 )
 
-// TestCandidatesScratchNotShared runs searches of every kind while the
-// lists earlier ones returned are still held, then gives them back and runs
-// them again: a list handed out must not be one the pool hands out too (a
-// list given back twice, or kept by the index after it was returned), and
-// a list filled from one given back must hold the same candidates as a
-// fresh one.
-func TestCandidatesScratchNotShared(t *testing.T) {
+// scratchIndex is an index of 300 notes (one removed) of ten words, with
+// three tags, four property values and five folders.
+func scratchIndex() *Index {
 	words := strings.Fields("garden plan meeting budget review travel weekly goals river winter")
 	x := NewIndex()
 	for i := range 300 {
@@ -29,6 +25,17 @@ func TestCandidatesScratchNotShared(t *testing.T) {
 	}
 	x.Remove("f0/Note 0.md")
 	x.SortTerms()
+	return x
+}
+
+// TestCandidatesScratchNotShared runs searches of every kind while the
+// lists earlier ones returned are still held, then gives them back and runs
+// them again: a list handed out must not be one the pool hands out too (a
+// list given back twice, or kept by the index after it was returned), and
+// a list filled from one given back must hold the same candidates as a
+// fresh one.
+func TestCandidatesScratchNotShared(t *testing.T) {
+	x := scratchIndex()
 	queries := []string{
 		"garden", "budget review", `"weekly goals"`, "rive", "tag:t1", "folder:f2", "tag:t2 folder:f3",
 		"-garden", "garden -plan", "plan -tag:t0", "garden OR plan", "tag:t0 OR tag:t1", "[status:s1]",
@@ -132,5 +139,24 @@ func TestPathFiltersAllocateNothing(t *testing.T) {
 	}
 	if n := testing.AllocsPerRun(100, func() { pathFilters(p, q) }); n != 0 {
 		t.Errorf("pathFilters: %v allocations, want 0", n)
+	}
+}
+
+// TestTopIsSortedPrefix checks the best k of a list, taken without sorting
+// it all, are the first k of it sorted, in their order, for every k; and
+// that they cost the heap and its array only.
+func TestTopIsSortedPrefix(t *testing.T) {
+	x := scratchIndex()
+	for _, q := range []string{"garden", "plan weekly", "tag:t1"} {
+		c := x.Candidates(ParseQuery(q))
+		sorted := x.Top(slices.Clone(c), len(c))
+		for k := 1; k < len(c); k++ {
+			if got := x.Top(c, k); !slices.Equal(got, sorted[:k]) {
+				t.Fatalf("%q: Top(%d) = %v, want %v", q, k, got, sorted[:k])
+			}
+		}
+		if n := testing.AllocsPerRun(20, func() { x.Top(c, 10) }); n > 2 {
+			t.Errorf("%q: Top(10) of %d: %v allocations, want at most 2", q, len(c), n)
+		}
 	}
 }

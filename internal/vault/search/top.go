@@ -23,10 +23,15 @@ func (x *Index) Top(c []Scored, k int) []Scored {
 		slices.SortFunc(c, x.cmp)
 		return c
 	}
-	h := &worstHeap{x: x}
+	// The first k fill the heap's array, made at its size, and are
+	// ordered once: heap.Push would box each candidate in an interface.
+	h := &worstHeap{x: x, s: make([]Scored, 0, k)}
 	for _, s := range c {
 		if len(h.s) < k {
-			heap.Push(h, s)
+			h.s = append(h.s, s)
+			if len(h.s) == k {
+				heap.Init(h)
+			}
 		} else if x.better(s, h.s[0]) {
 			h.s[0] = s
 			heap.Fix(h, 0)
