@@ -124,7 +124,10 @@ func (v *Vault) indexSearch(ctx context.Context, s asked, cur cursor, limit int)
 	// on the note itself, like phrases.
 	exact := len(pq.Phrases) == 0 && !pq.Extended()
 	var f found
-	seen := map[string]bool{}
+	// seen holds the notes of earlier rounds, which a round after the
+	// index changed may rank again; one round, the most, needs none.
+	var seen map[string]bool
+	var batch []candidate
 	skip := cur.hits // confirmed hits still to pass over (a cursor without a position)
 	if cur.pos > 0 {
 		skip = 0
@@ -153,7 +156,10 @@ func (v *Vault) indexSearch(ctx context.Context, s asked, cur cursor, limit int)
 			ranked = ranked[:min(len(ranked), cur.hits+limit)]
 			skip = 0
 		}
-		batch := make([]candidate, 0, len(ranked)-from)
+		batch = batch[:0]
+		if n := len(ranked) - from; cap(batch) < n {
+			batch = make([]candidate, 0, n)
+		}
 		for _, s := range ranked[from:] {
 			d := x.DocOf(s)
 			batch = append(batch, candidate{d.Path, d.Title, d.Mod, d.Size, s.Score, !x.MayHold(s, need)})
@@ -177,7 +183,6 @@ func (v *Vault) indexSearch(ctx context.Context, s asked, cur cursor, limit int)
 				f.cut, f.next = true, from+i
 				return f, true, nil
 			}
-			seen[c.path] = true
 			// Counted as read even when the index tells without reading,
 			// so that where a budget stops, and the cursors, stay as they
 			// were.
@@ -210,6 +215,12 @@ func (v *Vault) indexSearch(ctx context.Context, s asked, cur cursor, limit int)
 		}
 		if done >= f.total {
 			return f, true, nil
+		}
+		if seen == nil {
+			seen = make(map[string]bool, len(batch))
+		}
+		for _, c := range batch {
+			seen[c.path] = true
 		}
 	}
 }
