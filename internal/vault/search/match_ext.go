@@ -14,7 +14,18 @@ import (
 // a folder: its words as match does, then its filters, exclusions and
 // literal text against the note itself.
 func matchExt(q Query, notePath, title, content string, scoring bool, lines int) (float64, string, []LineHit) {
-	score, snippet, _ := match(indexPart(q), notePath, title, content, scoring, 0)
+	var score float64
+	var snippet string
+	if ip := indexPart(q); q.Literal != "" && len(ip.Terms)+len(ip.Phrases)+len(ip.Tags) == 0 {
+		// Only a folder for match to decide, which scores 1: the snippet
+		// is the literal text's, made below, and the start of the body
+		// match would make is dropped, for every note a search reads.
+		if inFolder(notePath, ip.Folder) {
+			score = 1
+		}
+	} else {
+		score, snippet, _ = match(ip, notePath, title, content, scoring, 0)
+	}
 	if score <= 0 || !pathFilters(notePath, q) {
 		return 0, "", nil
 	}

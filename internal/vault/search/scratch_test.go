@@ -160,3 +160,21 @@ func TestTopIsSortedPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestLiteralReadsWithoutGarbage checks a search for literal text alone
+// ("- [ ]", an emoji), which reads note after note, makes nothing for a
+// note without the text, and the same snippet for one with it.
+func TestLiteralReadsWithoutGarbage(t *testing.T) {
+	q := ParseQuery("- [ ]")
+	if q.Literal == "" {
+		t.Fatalf("ParseQuery(%q) = %+v, want a literal", "- [ ]", q)
+	}
+	without := "---\ntags: [x]\n---\n# Plan\n\n- [x] done already\nsome words\n"
+	with := "# Plan\n\nsome words first\n- [ ] call the roofer\n"
+	if s, sn := Match(q, "Plan.md", "Plan", with); s != 1 || sn != "# Plan some words first - [ ] call the roofer" {
+		t.Errorf("Match(with) = %v, %q", s, sn)
+	}
+	if n := testing.AllocsPerRun(50, func() { Match(q, "Plan.md", "Plan", without) }); n != 0 {
+		t.Errorf("Match of a note without the literal: %v allocations, want 0", n)
+	}
+}
