@@ -110,20 +110,23 @@ func (x *Index) AliasPaths(toks []string) []string {
 	for _, id := range ids {
 		out = append(out, x.docs[id].path)
 	}
+	idScratch.put(ids)
 	slices.Sort(out)
 	return out
 }
 
 // docsWithAll lists, sorted, the live notes holding every one of terms
-// (in one of fields, unless fields is 0); nil when there is none.
+// (in one of fields, unless fields is 0); nil when there is none. The
+// list is scratch, for the caller to give back with idScratch.put.
 func (x *Index) docsWithAll(terms []string, fields uint8) []uint32 {
 	var ids []uint32
 	for i, t := range terms {
 		tid, ok := x.terms[t]
 		if !ok {
+			idScratch.put(ids)
 			return nil
 		}
-		cur := make([]uint32, 0, x.post[tid].n)
+		cur := idScratch.get(int(x.post[tid].n))
 		x.post[tid].each(func(e entry) {
 			if (fields == 0 || e.fields&fields != 0) && x.docs[e.doc].live {
 				cur = append(cur, e.doc)
@@ -133,8 +136,10 @@ func (x *Index) docsWithAll(terms []string, fields uint8) []uint32 {
 			ids = cur
 		} else {
 			ids = intersectIDs(ids, cur)
+			idScratch.put(cur)
 		}
 		if len(ids) == 0 {
+			idScratch.put(ids)
 			return nil
 		}
 	}

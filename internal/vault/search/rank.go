@@ -78,6 +78,7 @@ func (x *Index) candidates(q Query) []Scored {
 		if allowed = x.docsWithAll(keys, 0); allowed == nil {
 			return nil
 		}
+		defer idScratch.put(allowed)
 	}
 	folderOK := func(doc uint32) bool {
 		return inFolder(x.docs[doc].path, q.Folder)
@@ -319,7 +320,7 @@ func (x *Index) clauseCandidates(q Query) []Scored {
 	restricted := false
 	require := func(terms []uint32) {
 		l := x.entriesInto(entryScratch.get(0), terms)
-		ids := make([]uint32, 0, len(l))
+		ids := idScratch.get(len(l))
 		for _, e := range l {
 			ids = append(ids, e.doc)
 		}
@@ -328,6 +329,7 @@ func (x *Index) clauseCandidates(q Query) []Scored {
 			need, restricted = ids, true
 		} else {
 			need = intersectIDs(need, ids)
+			idScratch.put(ids)
 		}
 	}
 	for _, p := range q.Props {
@@ -372,6 +374,7 @@ func (x *Index) clauseCandidates(q Query) []Scored {
 		}
 		out = append(out, c)
 	}
+	idScratch.put(need)
 	return kept(out)
 }
 
@@ -453,8 +456,9 @@ func containsID(sorted []uint32, id uint32) bool {
 	return ok
 }
 
+// intersectIDs keeps in a, in its array, the ids also in b.
 func intersectIDs(a, b []uint32) []uint32 {
-	var out []uint32
+	out := a[:0]
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
 		switch {
@@ -504,8 +508,9 @@ func (s *scratch[T]) put(l []T) {
 var (
 	entryScratch  scratch[entry]
 	scoredScratch scratch[Scored]
-	normScratch   scratch[byte]  // scanItems' folded text
-	offScratch    scratch[int32] // scanItems' word offsets
+	idScratch     scratch[uint32] // notes with a tag or property
+	normScratch   scratch[byte]   // scanItems' folded text
+	offScratch    scratch[int32]  // scanItems' word offsets
 )
 
 // ReleaseCandidates gives back a list Candidates returned (or Top made of

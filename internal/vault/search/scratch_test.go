@@ -40,7 +40,7 @@ func TestCandidatesScratchNotShared(t *testing.T) {
 		"garden", "budget review", `"weekly goals"`, "rive", "tag:t1", "folder:f2", "tag:t2 folder:f3",
 		"-garden", "garden -plan", "plan -tag:t0", "garden OR plan", "tag:t0 OR tag:t1", "[status:s1]",
 		"[status:s2] river", "path:f1 plan", "file:Note river", "garden OR -plan", "nothinghere", "[nope:x]",
-		"meeting OR nothinghere",
+		"meeting OR nothinghere", "tag:t1 plan", "tag:t0 tag:t1", "[status:s1] tag:t1", "[status] river -tag:t2",
 	}
 	want := map[string][]Scored{}
 	for _, q := range queries {
