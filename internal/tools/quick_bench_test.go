@@ -1,0 +1,112 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/cortex-mcp/cortex/internal/config"
+	"github.com/cortex-mcp/cortex/internal/store"
+	"github.com/cortex-mcp/cortex/internal/vault"
+	"github.com/cortex-mcp/cortex/internal/vault/scope"
+)
+
+// BenchmarkQuick is a fetch and a search answered by Servers.Quick as the
+// edge calls it (a verified token, the credential's scope, the request's
+// headers and body), over a vault of 400 notes with the journal in a real
+// SQLite store behind CacheJournal. It measures what the answer of a
+// read-only call costs, the garbage above all (-benchmem): the edge keeps
+// RSS low with a soft memory limit that follows the live heap, so every
+// byte left behind by a call is CPU spent collecting it.
+func BenchmarkQuick(b *testing.B) {
+	ctx := context.Background()
+	dir := b.TempDir()
+	const notes = 400
+	for i := range notes {
+		p := filepath.Join(dir, fmt.Sprintf("folder %d", i%8), fmt.Sprintf("Note %d.md", i))
+		body := fmt.Sprintf("---\ntitle: Note %d\ntags: [garden, plan/spring]\nstatus: open\n---\n# Note %d\n\n%s\n## Later\n\n%s",
+			i, i, strings.Repeat("Words about the garden & the plan for <the> week, see [[Note 1]].\n", 30),
+			strings.Repeat("Más palabras sobre el jardín, el año que viene.\n", 20))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	v, err := vault.Open(vault.Options{Dir: dir, Index: true, FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer v.Close()
+	if err := v.WaitIndexed(ctx); err != nil {
+		b.Fatal(err)
+	}
+	st, err := store.Open(ctx, b.TempDir(), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	servers := NewServers(Deps{Vault: v, Journal: CacheJournal(st), PublicURL: config.MustParsePublicURL(testURL + "/"), Version: "bench"})
+	servers.For("Keep notes short.")
+	// As the edge hands them on: the credential's scope in the context,
+	// its identity as the token info.
+	ctx = scope.NewContext(ctx, scope.Scope{})
+	ti := &auth.TokenInfo{UserID: "1", Extra: map[string]any{"app": "bench"}}
+	queries := []string{"garden plan", "jardín", "week", "note 17", "tag:garden spring"}
+	// Every note read once and every query run once before measuring, so
+	// that the journal's and the vault's caches are as a running server's.
+	h := http.Header{}
+	for k, x := range quickHeadersFor("2025-11-25") {
+		h.Set(k, x)
+	}
+	for i := range notes {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fetch","arguments":{"id":"folder %d/Note %d.md"}}}`, i%8, i)
+		if _, ok := servers.Quick(ctx, ti, h, []byte(body)); !ok {
+			b.Fatal("not answered: ", body)
+		}
+	}
+	for _, q := range queries {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"query":%q}}}`, q)
+		if _, ok := servers.Quick(ctx, ti, h, []byte(body)); !ok {
+			b.Fatal("not answered: ", body)
+		}
+	}
+	for _, version := range []string{"2025-11-25", "2026-07-28"} {
+		for _, tool := range []string{"fetch", "search"} {
+			b.Run(tool+"/"+version, func(b *testing.B) {
+				h := http.Header{}
+				for k, x := range quickHeadersFor(version) {
+					h.Set(k, x)
+				}
+				meta := ""
+				if version >= firstStatelessVersion {
+					h.Set("Mcp-Method", "tools/call")
+					h.Set("Mcp-Name", tool)
+					meta = meta2026 + ","
+				}
+				i := 0
+				b.ReportAllocs()
+				for b.Loop() {
+					args := fmt.Sprintf(`{"id":"folder %d/Note %d.md"}`, i%8, i%notes)
+					if tool == "search" {
+						args = fmt.Sprintf(`{"query":%q}`, queries[i%len(queries)])
+					}
+					body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{%s"name":%q,"arguments":%s}}`, i, meta, tool, args)
+					answer, ok := servers.Quick(ctx, ti, h, []byte(body))
+					if !ok || !bytes.Contains(answer, []byte(`"structuredContent"`)) || bytes.Contains(answer, []byte(`"isError":true`)) {
+						b.Fatalf("not answered: %v %.300s", ok, answer)
+					}
+					i += 7 // not the same note twice in a row
+				}
+			})
+		}
+	}
+}
