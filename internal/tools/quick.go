@@ -28,21 +28,26 @@ import (
 // read the same way as the SDK) ok is false and the request goes to the
 // SDK unchanged. header is the request's; body its whole body; ti the
 // verified token.
-func (s *Servers) Quick(ctx context.Context, ti *auth.TokenInfo, header http.Header, body []byte) (answer []byte, ok bool) {
+//
+// The answer is appended to answer, which the caller may reuse once it
+// has written the bytes out: an answer is a note or a page of results,
+// often twice over, and building it anew for every call is garbage that
+// brings the next collection closer. Nothing is written when ok is false.
+func (s *Servers) Quick(ctx context.Context, ti *auth.TokenInfo, header http.Header, body []byte, answer *bytes.Buffer) (ok bool) {
 	s.mu.Lock()
 	t := s.tools
 	s.mu.Unlock()
 	version, ok := quickHeaders(header)
 	if t == nil || !ok {
-		return nil, false
+		return false
 	}
 	q, ok := quickRequest(body, version)
 	if !ok || version >= firstStatelessVersion && header.Get("Mcp-Name") != q.name {
-		return nil, false
+		return false
 	}
 	h := t.quick[q.name]
 	if h == nil {
-		return nil, false
+		return false
 	}
 	req := &mcp.CallToolRequest{
 		Params: &mcp.CallToolParamsRaw{Meta: q.meta, Name: q.name, Arguments: q.args},
@@ -54,28 +59,25 @@ func (s *Servers) Quick(ctx context.Context, ti *auth.TokenInfo, header http.Hea
 	res, err := t.schemaErrors(t.serverInfo(func(ctx context.Context, _ string, r mcp.Request) (mcp.Result, error) {
 		return h(ctx, r.(*mcp.CallToolRequest))
 	}))(ctx, "tools/call", req)
-	var result []byte
+	answer.WriteString(`{"jsonrpc":"2.0","id":`)
+	answer.Write(q.id)
+	mark := answer.Len()
 	if err == nil {
 		r := res.(*mcp.CallToolResult)
 		if r.Content == nil {
 			r.Content = []mcp.Content{} // as callTool does: never "null"
 		}
-		result, err = encodeResult(r, version >= firstStatelessVersion)
+		answer.WriteString(`,"result":`)
+		err = encodeResult(answer, r, version >= firstStatelessVersion)
 	}
-	var b bytes.Buffer
-	b.Grow(len(result) + len(q.id) + 48)
-	b.WriteString(`{"jsonrpc":"2.0","id":`)
-	b.Write(q.id)
 	if err != nil {
 		// Not reached by cortex's tools, whose outputs always encode;
 		// answered as JSON-RPC's internal error rather than not at all.
-		b.WriteString(`,"error":{"code":-32603,"message":"the answer could not be encoded; try again or tell the owner"}}`)
-	} else {
-		b.WriteString(`,"result":`)
-		b.Write(result)
-		b.WriteByte('}')
+		answer.Truncate(mark)
+		answer.WriteString(`,"error":{"code":-32603,"message":"the answer could not be encoded; try again or tell the owner"}`)
 	}
-	return b.Bytes(), true
+	answer.WriteByte('}')
+	return true
 }
 
 // quickHeaders reports whether the headers are those of a plain POST of
@@ -274,64 +276,62 @@ func plainID(raw []byte) ([]byte, bool) {
 	return strconv.AppendInt(nil, n, 10), true
 }
 
-// encodeResult encodes a tool's result as the SDK's response does: in one
-// pass for the usual shape (text blocks and structuredContent already
-// encoded), else with the SDK's own encoder. complete adds what the SDK
-// adds to every result from 2026-07-28 on.
-func encodeResult(r *mcp.CallToolResult, complete bool) ([]byte, error) {
+// encodeResult appends a tool's result to b as the SDK's response
+// encodes it: in one pass for the usual shape (text blocks and
+// structuredContent already encoded), each piece written straight into b,
+// else with the SDK's own encoder. complete adds what the SDK adds to
+// every result from 2026-07-28 on. On an error, b holds part of a result.
+func encodeResult(b *bytes.Buffer, r *mcp.CallToolResult, complete bool) error {
 	raw, isRaw := r.StructuredContent.(json.RawMessage)
 	plain := isRaw && len(raw) > 0 && r.InputRequests == nil && r.RequestState == ""
 	for _, c := range r.Content {
 		tc, ok := c.(*mcp.TextContent)
 		plain = plain && ok && tc.Meta == nil && tc.Annotations == nil
 	}
-	var b []byte
+	e := json.NewEncoder(b)
 	if !plain {
-		var buf bytes.Buffer
-		e := json.NewEncoder(&buf)
 		e.SetEscapeHTML(false)
 		if err := e.Encode(r); err != nil {
-			return nil, err
+			return err
 		}
-		b = bytes.TrimRight(buf.Bytes(), "\n")
-		b = b[:len(b)-1] // the closing brace, written below
+		b.Truncate(b.Len() - len("}\n")) // the closing brace, written below
 	} else {
 		n := len(raw) + 160
 		for _, c := range r.Content {
 			n += len(c.(*mcp.TextContent).Text)*11/10 + 32
 		}
-		b = make([]byte, 0, n)
-		b = append(b, '{')
+		b.Grow(n)
+		// Encode writes what json.Marshal would, and a newline.
+		b.WriteByte('{')
 		if r.Meta != nil {
-			m, err := json.Marshal(r.Meta)
-			if err != nil {
-				return nil, err
+			b.WriteString(`"_meta":`)
+			if err := e.Encode(r.Meta); err != nil {
+				return err
 			}
-			b = append(b, `"_meta":`...)
-			b = append(b, m...)
-			b = append(b, ',')
+			b.Truncate(b.Len() - 1)
+			b.WriteByte(',')
 		}
-		b = append(b, `"content":[`...)
+		b.WriteString(`"content":[`)
 		for i, c := range r.Content {
 			if i > 0 {
-				b = append(b, ',')
+				b.WriteByte(',')
 			}
-			text, err := json.Marshal(c.(*mcp.TextContent).Text)
-			if err != nil {
-				return nil, err
+			b.WriteString(`{"type":"text","text":`)
+			if err := e.Encode(c.(*mcp.TextContent).Text); err != nil {
+				return err
 			}
-			b = append(b, `{"type":"text","text":`...)
-			b = append(b, text...)
-			b = append(b, '}')
+			b.Truncate(b.Len() - 1)
+			b.WriteByte('}')
 		}
-		b = append(b, `],"structuredContent":`...)
-		b = append(b, raw...)
+		b.WriteString(`],"structuredContent":`)
+		b.Write(raw)
 		if r.IsError {
-			b = append(b, `,"isError":true`...)
+			b.WriteString(`,"isError":true`)
 		}
 	}
 	if complete {
-		b = append(b, `,"resultType":"complete"`...)
+		b.WriteString(`,"resultType":"complete"`)
 	}
-	return append(b, '}'), nil
+	b.WriteByte('}')
+	return nil
 }

@@ -90,17 +90,43 @@ func (s *Server) serveMCP(w http.ResponseWriter, r *http.Request) error {
 	ti := tokenInfo(id)
 	ctx = context.WithValue(ctx, tokenInfoKey{}, ti)
 	if s.opts.Quick != nil && readErr == nil {
-		if answer, ok := s.opts.Quick(ctx, ti, r.Header, body); ok {
+		answer, _ := s.answers.Get().(*bytes.Buffer)
+		if answer == nil {
+			answer = new(bytes.Buffer)
+		}
+		ok := s.opts.Quick(ctx, ti, r.Header, body, answer)
+		if ok {
 			// The headers the SDK sets on a JSON answer.
 			w.Header().Set("Cache-Control", "no-cache, no-transform")
 			w.Header().Set("Content-Type", "application/json")
-			w.Write(answer)
+			w.Write(answer.Bytes())
+		}
+		// Write has copied the answer (into the connection's buffer, or
+		// Compress's) or sent it before it returned: none of the writers
+		// on the way keeps the slice, so the buffer is free again.
+		s.putAnswer(answer)
+		if ok {
 			return nil
 		}
 	}
 	ctx = context.WithValue(ctx, serverMemoKey{}, new(serverMemo))
 	s.mcp.ServeHTTP(w, r.WithContext(ctx))
 	return nil
+}
+
+// maxPooledAnswer is the largest answer buffer kept for the next quick
+// answer: a fetch of the default 20,000 characters, which carries the note
+// twice, fits; the buffer of a rare larger answer is left to the collector
+// rather than held for good.
+const maxPooledAnswer = 128 << 10
+
+// putAnswer keeps answer for the next quick answer, unless it grew large.
+func (s *Server) putAnswer(answer *bytes.Buffer) {
+	if answer.Cap() > maxPooledAnswer {
+		return
+	}
+	answer.Reset()
+	s.answers.Put(answer)
 }
 
 // errReader returns err, or io.EOF when err is nil.

@@ -15,6 +15,7 @@
 package web
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"net/http"
 	"net/netip"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -76,9 +78,10 @@ type Options struct {
 	NewMCPServer func(r *http.Request) *mcp.Server
 	// Quick, when set, may answer a request to /mcp itself, as the MCP
 	// server would (tools.Servers.Quick): it gets the verified token, the
-	// headers and the whole body, and returns the JSON answer, or false
-	// to leave the request to the MCP server.
-	Quick func(ctx context.Context, ti *auth.TokenInfo, h http.Header, body []byte) ([]byte, bool)
+	// headers and the whole body, and appends the JSON answer to answer,
+	// or returns false, having written nothing, to leave the request to
+	// the MCP server. answer is reused once written out.
+	Quick func(ctx context.Context, ti *auth.TokenInfo, h http.Header, body []byte, answer *bytes.Buffer) bool
 	// Owner, when set, is the owner's sign-in and passkey enrolment, and
 	// OAuth the authorization server: their handlers are routed here, with
 	// the rest.
@@ -127,6 +130,9 @@ type Server struct {
 	versions []string
 	mcp      http.Handler
 	handler  http.Handler
+	// answers are Quick's answer buffers (*bytes.Buffer), reused once an
+	// answer is written out (see putAnswer).
+	answers sync.Pool
 }
 
 // New checks o and builds a Server.
