@@ -93,7 +93,7 @@ var undoableKinds = map[string]bool{"create": true, "edit": true, "append": true
 // withView adds to b, a tool's JSON output, the data of the view its
 // result is shown in: a write's change, or the note fetch read. Other
 // outputs are returned as they are.
-func (s *server) withView(ctx context.Context, c call, out any, b []byte) []byte {
+func (s *server) withView(ctx context.Context, c call, out any, b encoded) encoded {
 	var v any
 	switch o := out.(type) {
 	case changed:
@@ -115,8 +115,7 @@ func (s *server) withView(ctx context.Context, c call, out any, b []byte) []byte
 	if err != nil || len(b) < 2 {
 		return b
 	}
-	res := append(b[:len(b)-1:len(b)-1], `,"view":`...)
-	return append(append(res, vb...), '}')
+	return encoded(string(b[:len(b)-1]) + `,"view":` + string(vb) + "}")
 }
 
 // noteView is what the note view gets: the note rendered as the console

@@ -282,8 +282,14 @@ func plainID(raw []byte) ([]byte, bool) {
 // else with the SDK's own encoder. complete adds what the SDK adds to
 // every result from 2026-07-28 on. On an error, b holds part of a result.
 func encodeResult(b *bytes.Buffer, r *mcp.CallToolResult, complete bool) error {
-	raw, isRaw := r.StructuredContent.(json.RawMessage)
-	plain := isRaw && len(raw) > 0 && r.InputRequests == nil && r.RequestState == ""
+	var rawLen int
+	switch sc := r.StructuredContent.(type) {
+	case encoded:
+		rawLen = len(sc)
+	case json.RawMessage:
+		rawLen = len(sc)
+	}
+	plain := rawLen > 0 && r.InputRequests == nil && r.RequestState == ""
 	for _, c := range r.Content {
 		tc, ok := c.(*mcp.TextContent)
 		plain = plain && ok && tc.Meta == nil && tc.Annotations == nil
@@ -296,7 +302,7 @@ func encodeResult(b *bytes.Buffer, r *mcp.CallToolResult, complete bool) error {
 		}
 		b.Truncate(b.Len() - len("}\n")) // the closing brace, written below
 	} else {
-		n := len(raw) + 160
+		n := rawLen + 160
 		for _, c := range r.Content {
 			n += len(c.(*mcp.TextContent).Text)*11/10 + 32
 		}
@@ -324,7 +330,12 @@ func encodeResult(b *bytes.Buffer, r *mcp.CallToolResult, complete bool) error {
 			b.WriteByte('}')
 		}
 		b.WriteString(`],"structuredContent":`)
-		b.Write(raw)
+		switch sc := r.StructuredContent.(type) {
+		case encoded:
+			b.WriteString(string(sc))
+		case json.RawMessage:
+			b.Write(sc)
+		}
 		if r.IsError {
 			b.WriteString(`,"isError":true`)
 		}

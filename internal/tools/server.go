@@ -311,19 +311,19 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 		if x, ok := any(out).(shower); ok {
 			s.reads.Record(c.app, c.tool, x.shown())
 		}
-		b, err := json.Marshal(out)
+		text, err := encode(out)
 		if err != nil {
 			return nil, fmt.Errorf("marshal %s output: %w", t.Name, err)
 		}
-		structured := b
+		structured := text
 		if s.uiOffered(req) {
 			// The view's data, for the host's view only: the text the
 			// model reads stays what it was.
-			structured = s.withView(ctx, c, out, b)
+			structured = s.withView(ctx, c, out, text)
 		}
 		res := &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-			StructuredContent: json.RawMessage(structured),
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
+			StructuredContent: structured,
 		}
 		if x, ok := any(out).(withContent); ok {
 			res.Content = append(res.Content, x.content()...)
@@ -337,6 +337,27 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 		}
 		s.quick[t.Name] = handle
 	}
+}
+
+// encoded is a tool's output, encoded as json.Marshal encodes it, and
+// kept as a string so that the text block and structuredContent, which
+// both carry it, share one copy.
+type encoded string
+
+// MarshalJSON is the SDK's way to structuredContent; Quick writes the
+// string itself.
+func (e encoded) MarshalJSON() ([]byte, error) { return []byte(e), nil }
+
+// encode encodes v as json.Marshal does, into a string made once: the
+// encoder's one write of all of it to an empty builder allocates its
+// size, and the builder's String is that memory, not a copy.
+func encode(v any) (encoded, error) {
+	var sb strings.Builder
+	if err := json.NewEncoder(&sb).Encode(v); err != nil {
+		return "", err
+	}
+	s := sb.String()
+	return encoded(s[:len(s)-1]), nil // without Encode's newline
 }
 
 // withContent is an output that brings content beyond its JSON text: an
