@@ -211,39 +211,106 @@ func quickMeta(raw json.RawMessage, version string) (mcp.Meta, bool) {
 }
 
 // objectFields splits a JSON object into its members, refusing anything
-// but an object whose keys are plain (see plainString) and each there once.
+// but an object whose keys are plain (see plainString) and each there
+// once, whose values are each valid JSON, with nothing but whitespace
+// after it. The values are b's own bytes, without the whitespace around
+// them. It is a json.Decoder's reading, on the bytes themselves: a
+// decoder copies the input and allocates each token, which on every call
+// came to more than the answer of a small note.
 func objectFields(b []byte) (map[string]json.RawMessage, bool) {
-	d := json.NewDecoder(bytes.NewReader(b))
-	if t, err := d.Token(); err != nil || t != json.Delim('{') {
+	i := skipSpace(b, 0)
+	if i == len(b) || b[i] != '{' {
 		return nil, false
 	}
-	m := map[string]json.RawMessage{}
-	for d.More() {
-		off := d.InputOffset()
-		t, err := d.Token()
-		k, isKey := t.(string)
-		if err != nil || !isKey {
+	m := make(map[string]json.RawMessage, 4)
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == '}' {
+		return m, skipSpace(b, i+1) == len(b)
+	}
+	for {
+		// A plain key ends at the first quote: a backslash before it
+		// makes it no plain key.
+		if i == len(b) || b[i] != '"' {
 			return nil, false
 		}
-		if raw := bytes.TrimLeft(b[off:d.InputOffset()], " \t\r\n,"); !plainString(raw) {
+		n := bytes.IndexByte(b[i+1:], '"')
+		if n < 0 || !plainString(b[i:i+n+2]) {
 			return nil, false
 		}
+		k := string(b[i+1 : i+n+1])
 		if _, dup := m[k]; dup {
 			return nil, false
 		}
-		var v json.RawMessage
-		if err := d.Decode(&v); err != nil {
+		if i = skipSpace(b, i+n+2); i == len(b) || b[i] != ':' {
 			return nil, false
 		}
-		m[k] = v
+		i = skipSpace(b, i+1)
+		end := valueEnd(b, i)
+		if end < 0 || !json.Valid(b[i:end]) {
+			return nil, false
+		}
+		m[k] = b[i:end:end]
+		if i = skipSpace(b, end); i == len(b) {
+			return nil, false
+		}
+		switch b[i] {
+		case ',':
+			i = skipSpace(b, i+1)
+		case '}':
+			return m, skipSpace(b, i+1) == len(b)
+		default:
+			return nil, false
+		}
 	}
-	if t, err := d.Token(); err != nil || t != json.Delim('}') {
-		return nil, false
+}
+
+// skipSpace returns the index of the first byte of b from i on that is
+// not JSON whitespace, or len(b).
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
 	}
-	if _, err := d.Token(); err == nil || d.More() {
-		return nil, false // something after the object
+	return i
+}
+
+// valueEnd returns where the JSON value that starts at b[i] ends, or -1
+// when it does not end within b. It finds the extent only (strings with
+// their escapes, brackets nested to any depth); json.Valid judges it.
+func valueEnd(b []byte, i int) int {
+	depth := 0
+	for ; i < len(b); i++ {
+		switch b[i] {
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(b) {
+				return -1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth < 0 {
+				return -1
+			}
+		default:
+			if depth == 0 {
+				// A number or a literal: up to what may follow a value.
+				for i < len(b) && strings.IndexByte(",}] \t\r\n", b[i]) < 0 {
+					i++
+				}
+				return i
+			}
+			continue
+		}
+		if depth == 0 {
+			return i + 1
+		}
 	}
-	return m, true
+	return -1
 }
 
 // plainString reports whether raw is a JSON string of printable ASCII
