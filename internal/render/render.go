@@ -366,7 +366,7 @@ func (r *renderer) wikilink(inner string) {
 		r.b.WriteString(html.EscapeString(text))
 		return
 	}
-	r.b.WriteString(`<a class="wikilink" href="` + html.EscapeString(r.site+NoteURL(target)) + `">` + html.EscapeString(text) + "</a>")
+	r.b.WriteString(`<a class="wikilink" href="` + html.EscapeString(SiteNoteURL(r.site, target)) + `">` + html.EscapeString(text) + "</a>")
 }
 
 // mdLink parses [text](dest) at the start of s (or ![alt](dest)) and says
@@ -409,7 +409,7 @@ func (r *renderer) link(text, dest string, depth int) {
 		r.inlineDepth(text, depth+1)
 	case u.Scheme == "" && u.Host == "" && u.Path != "" && !strings.HasPrefix(u.Path, "/"):
 		p, _ := url.PathUnescape(u.Path)
-		r.anchor(text, r.site+NoteURL(p), false)
+		r.anchor(text, SiteNoteURL(r.site, p), false)
 	case u.Scheme == "http" || u.Scheme == "https" || u.Scheme == "mailto":
 		r.anchor(text, dest, true)
 	default:
@@ -425,16 +425,6 @@ func (r *renderer) anchor(text, href string, external bool) {
 	r.b.WriteString(">")
 	r.b.WriteString(html.EscapeString(text)) // no markup, so no link inside a link
 	r.b.WriteString("</a>")
-}
-
-// NoteURL is the console's page of the note (or name) p, each path segment
-// escaped, as the tools hand it out.
-func NoteURL(p string) string {
-	segs := strings.Split(p, "/")
-	for i, s := range segs {
-		segs[i] = url.PathEscape(s)
-	}
-	return "/notes/" + strings.Join(segs, "/")
 }
 
 // special reports whether s starts with something inline markup may begin

@@ -470,7 +470,7 @@ func (s *server) appFor(req *mcp.CallToolRequest) string {
 // noteURL is the link to a note in cortex's web view, each path segment
 // escaped.
 func (s *server) noteURL(p string) string {
-	return s.baseURL + render.NoteURL(p)
+	return render.SiteNoteURL(s.baseURL, p)
 }
 
 // noteID accepts a note's id, or its URL as returned by search (some
