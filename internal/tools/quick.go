@@ -134,23 +134,24 @@ type quickCall struct {
 // object) and, from 2026-07-28 on, the _meta every request then carries.
 func quickRequest(body []byte, version string) (q quickCall, ok bool) {
 	top, ok := objectFields(body)
-	if !ok || len(top) != 4 || string(top["jsonrpc"]) != `"2.0"` || string(top["method"]) != `"tools/call"` {
+	if !ok || top.n != 4 || string(top.get("jsonrpc")) != `"2.0"` || string(top.get("method")) != `"tools/call"` {
 		return q, false
 	}
-	if q.id, ok = plainID(top["id"]); !ok {
+	if q.id, ok = plainID(top.get("id")); !ok {
 		return q, false
 	}
-	params, ok := objectFields(top["params"])
-	if !ok || params["name"] == nil {
+	params, ok := objectFields(top.get("params"))
+	if !ok {
 		return q, false
 	}
-	raw := params["name"]
+	raw := params.get("name")
 	if !plainString(raw) {
 		return q, false
 	}
 	q.name = string(raw[1 : len(raw)-1])
-	for k, v := range params {
-		switch k {
+	for i := range params.n {
+		v := params.vals[i]
+		switch string(params.keys[i]) {
 		case "name":
 		case "arguments":
 			if v[0] != '{' {
@@ -177,7 +178,7 @@ func quickRequest(body []byte, version string) (q quickCall, ok bool) {
 // asks for what Quick does not do).
 func quickMeta(raw json.RawMessage, version string) (mcp.Meta, bool) {
 	f, ok := objectFields(raw)
-	if !ok || string(f[mcp.MetaKeyProtocolVersion]) != `"`+version+`"` || !plainString(f[mcp.MetaKeyProtocolVersion]) {
+	if v := f.get(mcp.MetaKeyProtocolVersion); !ok || !plainString(v) || string(v[1:len(v)-1]) != version {
 		return nil, false
 	}
 	// As the SDK reads them: its ClientCapabilities, with roots in the
@@ -188,11 +189,12 @@ func quickMeta(raw json.RawMessage, version string) (mcp.Meta, bool) {
 			ListChanged bool `json:"listChanged,omitempty"`
 		} `json:"roots,omitempty"`
 	}
-	if c := f[mcp.MetaKeyClientCapabilities]; len(c) == 0 || c[0] != '{' || json.Unmarshal(c, &caps) != nil {
+	if c := f.get(mcp.MetaKeyClientCapabilities); len(c) == 0 || c[0] != '{' || json.Unmarshal(c, &caps) != nil {
 		return nil, false
 	}
-	for k, v := range f {
-		switch k {
+	for i := range f.n {
+		v := f.vals[i]
+		switch string(f.keys[i]) {
 		case mcp.MetaKeyProtocolVersion, mcp.MetaKeyClientCapabilities:
 		case mcp.MetaKeyClientInfo:
 			var info mcp.Implementation
@@ -210,56 +212,78 @@ func quickMeta(raw json.RawMessage, version string) (mcp.Meta, bool) {
 	return m, true
 }
 
+// fields are the members of a JSON object, in order, as objectFields
+// finds them: keys (without their quotes) and values are the object's own
+// bytes. A call's objects have a handful of members; one with more than
+// maxFields is not read.
+type fields struct {
+	n    int
+	keys [maxFields][]byte
+	vals [maxFields]json.RawMessage
+}
+
+const maxFields = 8
+
+// get returns the value of key k, or nil.
+func (f *fields) get(k string) json.RawMessage {
+	for i := range f.n {
+		if string(f.keys[i]) == k {
+			return f.vals[i]
+		}
+	}
+	return nil
+}
+
 // objectFields splits a JSON object into its members, refusing anything
-// but an object whose keys are plain (see plainString) and each there
-// once, whose values are each valid JSON, with nothing but whitespace
-// after it. The values are b's own bytes, without the whitespace around
-// them. It is a json.Decoder's reading, on the bytes themselves: a
+// but an object of at most maxFields members whose keys are plain (see
+// plainString) and each there once, whose values are each valid JSON, with
+// nothing but whitespace after it. Values are without the whitespace
+// around them. It is a json.Decoder's reading, on the bytes themselves: a
 // decoder copies the input and allocates each token, which on every call
 // came to more than the answer of a small note.
-func objectFields(b []byte) (map[string]json.RawMessage, bool) {
+func objectFields(b []byte) (f fields, ok bool) {
 	i := skipSpace(b, 0)
 	if i == len(b) || b[i] != '{' {
-		return nil, false
+		return f, false
 	}
-	m := make(map[string]json.RawMessage, 4)
 	i = skipSpace(b, i+1)
 	if i < len(b) && b[i] == '}' {
-		return m, skipSpace(b, i+1) == len(b)
+		return f, skipSpace(b, i+1) == len(b)
 	}
 	for {
 		// A plain key ends at the first quote: a backslash before it
 		// makes it no plain key.
-		if i == len(b) || b[i] != '"' {
-			return nil, false
+		if i == len(b) || b[i] != '"' || f.n == maxFields {
+			return f, false
 		}
 		n := bytes.IndexByte(b[i+1:], '"')
 		if n < 0 || !plainString(b[i:i+n+2]) {
-			return nil, false
+			return f, false
 		}
-		k := string(b[i+1 : i+n+1])
-		if _, dup := m[k]; dup {
-			return nil, false
+		k := b[i+1 : i+n+1]
+		if f.get(string(k)) != nil {
+			return f, false
 		}
 		if i = skipSpace(b, i+n+2); i == len(b) || b[i] != ':' {
-			return nil, false
+			return f, false
 		}
 		i = skipSpace(b, i+1)
 		end := valueEnd(b, i)
 		if end < 0 || !json.Valid(b[i:end]) {
-			return nil, false
+			return f, false
 		}
-		m[k] = b[i:end:end]
+		f.keys[f.n], f.vals[f.n] = k, b[i:end:end]
+		f.n++
 		if i = skipSpace(b, end); i == len(b) {
-			return nil, false
+			return f, false
 		}
 		switch b[i] {
 		case ',':
 			i = skipSpace(b, i+1)
 		case '}':
-			return m, skipSpace(b, i+1) == len(b)
+			return f, skipSpace(b, i+1) == len(b)
 		default:
-			return nil, false
+			return f, false
 		}
 	}
 }
