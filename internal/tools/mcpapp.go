@@ -245,15 +245,29 @@ func (s *server) uiTools(ts []*mcp.Tool) []*mcp.Tool {
 			c.Meta = mcp.Meta{}
 		}
 		c.Meta["ui"] = ui
-		if sch, ok := t.OutputSchema.(*jsonschema.Schema); ok {
-			w := *sch
-			w.Properties = maps.Clone(sch.Properties)
-			w.Properties["view"] = viewSchemas[uri]
-			c.OutputSchema = &w
+		if sch, ok := s.uiOutput[t.Name]; ok {
+			c.OutputSchema = sch
 		}
 		out[i] = &c
 	}
 	return out
+}
+
+// uiOutputSchema is sch with the data of the view uri, encoded once for
+// each schema and view.
+func uiOutputSchema(sch *jsonschema.Schema, uri string) json.RawMessage {
+	type withView struct {
+		sch *jsonschema.Schema
+		uri string
+	}
+	if b, ok := encodedSchemas.Load(withView{sch, uri}); ok {
+		return b.(json.RawMessage)
+	}
+	w := *sch
+	w.Properties = maps.Clone(sch.Properties)
+	w.Properties["view"] = viewSchemas[uri]
+	got, _ := encodedSchemas.LoadOrStore(withView{sch, uri}, encodedSchema(&w))
+	return got.(json.RawMessage)
 }
 
 // viewSchemas describe the data each view gets, only to clients that

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -13,13 +14,33 @@ import (
 // Schemas are derived from fixed Go types, so they are computed once per
 // process and shared, read-only, by every session's server: building them
 // anew for each session costs milliseconds and megabytes, which a small
-// board serving clients that open many sessions should not pay. These two
+// board serving clients that open many sessions should not pay. These
 // memos and writeTools are the package's only package-level values, and
 // none ever changes what a caller observes.
 var (
 	schemaCache   = mcp.NewSchemaCache()
 	outputSchemas sync.Map // reflect.Type -> *jsonschema.Schema
+	// encodedSchemas are the schemas as tools/list sends them.
+	encodedSchemas sync.Map // *jsonschema.Schema (or one with a view) -> json.RawMessage
 )
+
+// encodedSchema returns sch encoded, once for each schema: a tool lists
+// its schemas encoded, not as *jsonschema.Schema, because the schema
+// library encodes one level at a time, each through json.Marshal, and
+// every tools/list encoded all of them again (some 800 kB of garbage for
+// the nineteen tools), as did the SDK's check of the parameter headers
+// of every 2026-07-28 call it serves.
+func encodedSchema(sch *jsonschema.Schema) json.RawMessage {
+	if b, ok := encodedSchemas.Load(sch); ok {
+		return b.(json.RawMessage)
+	}
+	b, err := json.Marshal(sch)
+	if err != nil {
+		panic(fmt.Sprintf("tools: schema: %v", err))
+	}
+	got, _ := encodedSchemas.LoadOrStore(sch, json.RawMessage(b))
+	return got.(json.RawMessage)
+}
 
 // outputSchema returns the memoised output schema of Out.
 func outputSchema[Out any]() *jsonschema.Schema {

@@ -83,7 +83,10 @@ type server struct {
 	// ["app"]): listed only to clients that offered the UI extension.
 	appOnly   map[string]bool
 	appWrites map[string]bool // the app-only tools that write
-	ui        *uiClients
+	// uiOutput are the output schemas, encoded, that a client which
+	// offered the UI extension is shown: with the view's data.
+	uiOutput map[string]json.RawMessage
+	ui       *uiClients
 	// quick are the handlers of the model's read-only tools, by name, for
 	// Servers.Quick.
 	quick map[string]mcp.ToolHandler
@@ -268,8 +271,15 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 		}
 	}
 	in := inputSchema[In]()
-	t.InputSchema = in.Schema()
-	t.OutputSchema = outputSchema[Out]()
+	out := outputSchema[Out]()
+	t.InputSchema = encodedSchema(in.Schema())
+	t.OutputSchema = encodedSchema(out)
+	if uri := s.viewOf(t.Name); uri != "" {
+		if s.uiOutput == nil {
+			s.uiOutput = map[string]json.RawMessage{}
+		}
+		s.uiOutput[t.Name] = uiOutputSchema(out, uri)
+	}
 	if t.Annotations != nil && t.Title == "" {
 		t.Title = t.Annotations.Title
 	}

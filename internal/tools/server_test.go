@@ -126,6 +126,19 @@ func BenchmarkNewServer(b *testing.B) {
 	}
 }
 
+// BenchmarkListTools is one tools/list through a real client session:
+// every client asks for it when it starts, and it carries every tool's
+// schemas.
+func BenchmarkListTools(b *testing.B) {
+	e := newEnv(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := e.cs.ListTools(context.Background(), nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkFetch is one fetch through a real MCP client session (in-memory
 // transport): the tool layer's and the SDK's cost per read.
 func BenchmarkFetch(b *testing.B) {
