@@ -52,14 +52,7 @@ func BenchmarkFetchAcross(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	v, err := vault.Open(vault.Options{Dir: dir, Index: true, FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer v.Close()
-	if err := v.WaitIndexed(ctx); err != nil {
-		b.Fatal(err)
-	}
+	v := indexedVault(b, dir)
 	st, err := store.Open(ctx, b.TempDir(), store.Options{})
 	if err != nil {
 		b.Fatal(err)
@@ -85,4 +78,19 @@ func BenchmarkFetchAcross(b *testing.B) {
 		i += 7919 // a prime: every note once before any twice
 	}
 	b.ReportMetric(float64(testkit.CPUTime()-cpu)/float64(b.N), "cpu-ns/op")
+}
+
+// indexedVault opens the vault in dir with its index built, closed when
+// the test ends.
+func indexedVault(tb testing.TB, dir string) *vault.Vault {
+	tb.Helper()
+	v, err := vault.Open(vault.Options{Dir: dir, Index: true, FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { v.Close() })
+	if err := v.WaitIndexed(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	return v
 }

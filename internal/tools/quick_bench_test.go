@@ -14,7 +14,6 @@ import (
 
 	"github.com/cortex-mcp/cortex/internal/config"
 	"github.com/cortex-mcp/cortex/internal/store"
-	"github.com/cortex-mcp/cortex/internal/vault"
 	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
@@ -41,14 +40,7 @@ func BenchmarkQuick(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	v, err := vault.Open(vault.Options{Dir: dir, Index: true, FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer v.Close()
-	if err := v.WaitIndexed(ctx); err != nil {
-		b.Fatal(err)
-	}
+	v := indexedVault(b, dir)
 	st, err := store.Open(ctx, b.TempDir(), store.Options{})
 	if err != nil {
 		b.Fatal(err)

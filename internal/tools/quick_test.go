@@ -70,14 +70,7 @@ func newQuickPair(t testing.TB) quickPair {
 	if err := os.WriteFile(filepath.Join(dir, "pic.png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	v, err := vault.Open(vault.Options{Dir: dir, Index: true, FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { v.Close() })
-	if err := v.WaitIndexed(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	v := indexedVault(t, dir)
 	j := &memJournal{}
 	if err := j.RecordWrite(context.Background(), store.JournalEntry{Time: base, App: "planner", Tool: "edit_note",
 		Path: "Projects/Garden Plan.md", Result: store.ResultOK}); err != nil {

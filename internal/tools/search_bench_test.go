@@ -9,7 +9,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cortex-mcp/cortex/internal/testkit"
-	"github.com/cortex-mcp/cortex/internal/vault"
 )
 
 // BenchmarkSearchQueries runs the shared generator's 50 search queries in
@@ -34,14 +33,7 @@ func BenchmarkSearchQueries(b *testing.B) {
 	if err := json.Unmarshal(data, &qs); err != nil || len(qs.Queries) == 0 {
 		b.Fatal("no queries: ", err)
 	}
-	v, err := vault.Open(vault.Options{Dir: dir, Index: true, FreeSpace: func(string) (uint64, error) { return 1 << 40, nil }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer v.Close()
-	if err := v.WaitIndexed(ctx); err != nil {
-		b.Fatal(err)
-	}
+	v := indexedVault(b, dir)
 	cs := connect(b, NewServer(Deps{Vault: v, App: "bench"}, ""))
 	b.ReportAllocs()
 	i := 0
