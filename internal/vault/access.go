@@ -49,6 +49,12 @@ func asOwner(ctx context.Context) context.Context {
 // visibleNote reports whether the call may see the note at p: by its path
 // and, unless it may see private notes, by its frontmatter.
 func (v *Vault) visibleNote(a access, p string) bool {
+	return v.visibleAt(a, p, nil)
+}
+
+// visibleAt is visibleNote for a note whose Lstat found fi, or through
+// the root when fi is nil.
+func (v *Vault) visibleAt(a access, p string, fi fs.FileInfo) bool {
 	if a.all() {
 		return true
 	}
@@ -58,8 +64,13 @@ func (v *Vault) visibleNote(a access, p string) bool {
 	if name := path.Base(p); a.s.Private || !isNoteName(name) && !isConflictCopy(name) {
 		return true
 	}
-	fi, err := v.root.Lstat(p)
-	return err == nil && !v.notePrivate(p, fi)
+	if fi == nil {
+		var err error
+		if fi, err = v.root.Lstat(p); err != nil {
+			return false
+		}
+	}
+	return !v.notePrivate(p, fi)
 }
 
 // all reports whether the call sees the whole vault with its private

@@ -36,7 +36,7 @@ var scopedVault = map[string]string{
 	"Daily/2026-12-02.md":   "zebra daily\n",
 }
 
-func scopedCtx(t *testing.T, read, write string, private bool) context.Context {
+func scopedCtx(t testing.TB, read, write string, private bool) context.Context {
 	t.Helper()
 	s, err := scope.Parse(read, write, private)
 	if err != nil {
@@ -452,5 +452,29 @@ func TestScopePrivacyFromIndex(t *testing.T) {
 	}
 	if got := hitPaths(mustSearchIn(t, v, app, "quokka")); !slices.Contains(got, "a.md") {
 		t.Errorf("after cortex wrote a.md public it is not found: %v", got)
+	}
+}
+
+// TestScopeLookupSeesOutsideChange: a note the index holds as public but
+// made private on disk since is looked up for an app that may not see
+// private notes as a missing one, whether or not the index has caught up.
+func TestScopeLookupSeesOutsideChange(t *testing.T) {
+	v, dir := newIndexedVault(t, map[string]string{"a.md": "# A\nquokka\n", "b.md": "# B\n"}, func(o *Options) {
+		o.Now = func() time.Time { return time.Now().Add(time.Hour) }
+	})
+	app := scopedCtx(t, "", "", false)
+	if n, err := v.Lookup(app, "a.md"); err != nil || n.Path != "a.md" {
+		t.Fatalf("before: %v, %v", n, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "a.md"), []byte("---\nprivate: true\n---\n# A\nquokka\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, hidden := v.Lookup(app, "a.md")
+	_, missing := v.Lookup(app, "c.md")
+	if code(t, hidden) != code(t, missing) || code(t, hidden) == "" {
+		t.Errorf("a note made private looks up as %v; a missing one as %v", hidden, missing)
+	}
+	if n, err := v.Lookup(context.Background(), "a.md"); err != nil || n.Path != "a.md" {
+		t.Errorf("the owner: %v, %v", n, err)
 	}
 }

@@ -272,20 +272,26 @@ func (v *Vault) indexWrite(p string, data []byte) {
 // the Lstat through the root folder by folder that the index saves; it
 // only decides whether Lookup answers from the index or looks on disk as
 // for any other path, and the read that follows goes through the root.
-func (v *Vault) stillOnDisk(ctx context.Context, p string) bool {
-	if _, err := os.Lstat(filepath.Join(v.dir, filepath.FromSlash(p))); !errors.Is(err, fs.ErrNotExist) {
-		return true
+// fi is what that lstat found, nil when it failed otherwise than with the
+// note gone.
+func (v *Vault) stillOnDisk(ctx context.Context, p string) (fi fs.FileInfo, ok bool) {
+	fi, err := os.Lstat(filepath.Join(v.dir, filepath.FromSlash(p)))
+	if err == nil {
+		return fi, true
+	}
+	if !errors.Is(err, fs.ErrNotExist) {
+		return nil, true
 	}
 	unlock, e := v.locks.lock(ctx, p)
 	if e != nil {
-		return false
+		return nil, false
 	}
 	defer unlock()
 	// As the watcher would: the index takes what is there now, and a
 	// note gone has its removal kept in the history, which no later look
 	// would keep once the index no longer holds the note.
 	v.indexRefresh(p)
-	return false
+	return nil, false
 }
 
 // indexRemove forgets a note cortex has moved away (lock held).

@@ -58,12 +58,15 @@ func (v *Vault) Lookup(ctx context.Context, name string) (Named, error) {
 	// missing note answers not_found.
 	a := accessOf(ctx)
 	seen := func(p string) bool { return a.all() || v.visibleNote(a, p) }
-	if pathErr == nil && v.indexed(name) && v.stillOnDisk(ctx, name) && seen(name) {
+	if pathErr == nil && v.indexed(name) {
 		// A note the index holds at this path is answered without the
 		// Lstat through the root below: what it would answer for it, a
-		// folder of that name included (it has a note's extension).
-		// Reading it checks everything again.
-		return Named{Path: name}, nil
+		// folder of that name included (it has a note's extension). The
+		// call's view of it is judged from the lstat that found it still
+		// there. Reading it checks everything again.
+		if fi, ok := v.stillOnDisk(ctx, name); ok && (a.all() || v.visibleAt(a, name, fi)) {
+			return Named{Path: name}, nil
+		}
 	}
 	if pathErr == nil {
 		fi, err := v.root.Lstat(name)
