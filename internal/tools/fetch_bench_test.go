@@ -53,11 +53,7 @@ func BenchmarkFetchAcross(b *testing.B) {
 		b.Fatal(err)
 	}
 	v := indexedVault(b, dir)
-	st, err := store.Open(ctx, b.TempDir(), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(b)
 	secret, _, err := st.CreateToken(ctx, "bench")
 	if err != nil {
 		b.Fatal(err)
@@ -93,4 +89,16 @@ func indexedVault(tb testing.TB, dir string) *vault.Vault {
 		tb.Fatal(err)
 	}
 	return v
+}
+
+// openStore opens a state database in a folder of the test's own, closed
+// when the test ends.
+func openStore(tb testing.TB) *store.Store {
+	tb.Helper()
+	st, err := store.Open(context.Background(), tb.TempDir(), store.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
 }

@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
 	"github.com/cortex-mcp/cortex/internal/config"
-	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
@@ -41,11 +40,7 @@ func BenchmarkQuick(b *testing.B) {
 		}
 	}
 	v := indexedVault(b, dir)
-	st, err := store.Open(ctx, b.TempDir(), store.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := openStore(b)
 	servers := NewServers(Deps{Vault: v, Journal: CacheJournal(st), PublicURL: config.MustParsePublicURL(testURL + "/"), Version: "bench"})
 	servers.For("Keep notes short.")
 	// As the edge hands them on: the credential's scope in the context,

@@ -12,7 +12,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/cortex-mcp/cortex/internal/store"
 	"github.com/cortex-mcp/cortex/internal/testkit"
 	"github.com/cortex-mcp/cortex/internal/vault"
 )
@@ -80,11 +79,7 @@ func TestReadsInStore(t *testing.T) {
 	}
 	t.Cleanup(func() { v.Close() })
 	ctx := context.Background()
-	st, err := store.Open(ctx, t.TempDir(), store.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := openStore(t)
 	rec := NewReadRecorder(st, ReadRecorderOptions{})
 	cs := connect(t, NewServer(Deps{Vault: v, Journal: st, Reads: rec, App: "claude"}, ""))
 	for _, c := range []struct {
