@@ -260,14 +260,12 @@ func uiOutputSchema(sch *jsonschema.Schema, uri string) json.RawMessage {
 		sch *jsonschema.Schema
 		uri string
 	}
-	if b, ok := encodedSchemas.Load(withView{sch, uri}); ok {
-		return b.(json.RawMessage)
-	}
-	w := *sch
-	w.Properties = maps.Clone(sch.Properties)
-	w.Properties["view"] = viewSchemas[uri]
-	got, _ := encodedSchemas.LoadOrStore(withView{sch, uri}, encodedSchema(&w))
-	return got.(json.RawMessage)
+	return encodedOnce(withView{sch, uri}, func() *jsonschema.Schema {
+		w := *sch
+		w.Properties = maps.Clone(sch.Properties)
+		w.Properties["view"] = viewSchemas[uri]
+		return &w
+	})
 }
 
 // viewSchemas describe the data each view gets, only to clients that

@@ -31,14 +31,20 @@ var (
 // the nineteen tools), as did the SDK's check of the parameter headers
 // of every 2026-07-28 call it serves.
 func encodedSchema(sch *jsonschema.Schema) json.RawMessage {
-	if b, ok := encodedSchemas.Load(sch); ok {
+	return encodedOnce(sch, func() *jsonschema.Schema { return sch })
+}
+
+// encodedOnce returns the schema build gives encoded, built and encoded
+// only the first time key is asked for.
+func encodedOnce(key any, build func() *jsonschema.Schema) json.RawMessage {
+	if b, ok := encodedSchemas.Load(key); ok {
 		return b.(json.RawMessage)
 	}
-	b, err := json.Marshal(sch)
+	b, err := json.Marshal(build())
 	if err != nil {
 		panic(fmt.Sprintf("tools: schema: %v", err))
 	}
-	got, _ := encodedSchemas.LoadOrStore(sch, json.RawMessage(b))
+	got, _ := encodedSchemas.LoadOrStore(key, json.RawMessage(b))
 	return got.(json.RawMessage)
 }
 
