@@ -242,14 +242,12 @@ func encodeResult(b *bytes.Buffer, r *mcp.CallToolResult, complete bool) error {
 			n += len(c.(*mcp.TextContent).Text)*11/10 + 32
 		}
 		b.Grow(n)
-		// Encode writes what json.Marshal would, and a newline.
 		b.WriteByte('{')
 		if r.Meta != nil {
 			b.WriteString(`"_meta":`)
-			if err := e.Encode(r.Meta); err != nil {
+			if err := encodeInto(e, b, r.Meta); err != nil {
 				return err
 			}
-			b.Truncate(b.Len() - 1)
 			b.WriteByte(',')
 		}
 		b.WriteString(`"content":[`)
@@ -258,10 +256,9 @@ func encodeResult(b *bytes.Buffer, r *mcp.CallToolResult, complete bool) error {
 				b.WriteByte(',')
 			}
 			b.WriteString(`{"type":"text","text":`)
-			if err := e.Encode(c.(*mcp.TextContent).Text); err != nil {
+			if err := encodeInto(e, b, c.(*mcp.TextContent).Text); err != nil {
 				return err
 			}
-			b.Truncate(b.Len() - 1)
 			b.WriteByte('}')
 		}
 		b.WriteString(`],"structuredContent":`)
@@ -279,5 +276,15 @@ func encodeResult(b *bytes.Buffer, r *mcp.CallToolResult, complete bool) error {
 		b.WriteString(`,"resultType":"complete"`)
 	}
 	b.WriteByte('}')
+	return nil
+}
+
+// encodeInto appends v to b as json.Marshal encodes it, through e, an
+// encoder writing to b (Encode writes the same and a newline, dropped).
+func encodeInto(e *json.Encoder, b *bytes.Buffer, v any) error {
+	if err := e.Encode(v); err != nil {
+		return err
+	}
+	b.Truncate(b.Len() - 1)
 	return nil
 }
