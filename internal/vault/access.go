@@ -374,16 +374,11 @@ func (v *Vault) markPrivate(p string, size, mod int64, priv bool) {
 	m := &v.privs
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	old, had := m.m[p]
 	if ok && indexed == priv {
-		if had { // the index has caught up
-			if old.private {
-				m.private--
-			}
-			delete(m.m, p)
-		}
+		m.drop(p) // the index has caught up
 		return
 	}
+	old, had := m.m[p]
 	if m.m == nil || len(m.m) >= maxPrivMarks {
 		m.lost = m.m != nil
 		m.m, m.private, had = make(map[string]privMark), 0, false
@@ -411,6 +406,11 @@ func (v *Vault) forgetPrivate(p string) {
 		m.m, m.private = nil, 0
 		return
 	}
+	m.drop(p)
+}
+
+// drop removes the mark of p, if any; m.mu is held.
+func (m *privMarks) drop(p string) {
 	if old, had := m.m[p]; had {
 		if old.private {
 			m.private--
