@@ -1,6 +1,7 @@
 package vault
 
 import (
+	"io/fs"
 	"math/bits"
 	"strings"
 	"sync"
@@ -47,6 +48,18 @@ func (p *noteBufs) put(b []byte) {
 	}
 	b = b[:0]
 	p.pool.Put(&b)
+}
+
+// readPooled reads the note p, of about size bytes, into a buffer of
+// v.bufs, for the caller to give back with v.bufs.put once it has
+// detached what it keeps; after an error there is nothing to give back.
+func (v *Vault) readPooled(p string, size int64) ([]byte, fs.FileInfo, *Error) {
+	buf := v.bufs.get(size)
+	data, fi, e := v.readNoteFileInto(p, buf)
+	if e != nil {
+		v.bufs.put(buf)
+	}
+	return data, fi, e
 }
 
 // detach copies every text of h that lies in buf (a note read into a

@@ -51,10 +51,8 @@ func (v *Vault) scanSearch(ctx context.Context, s asked, folder string, cur curs
 		}
 		c := notes[i]
 		spent += c.size + noteReadCost
-		buf := v.bufs.get(c.size)
-		data, fi, e := v.readNoteFileInto(c.path, buf)
+		data, fi, e := v.readPooled(c.path, c.size)
 		if e != nil {
-			v.bufs.put(buf)
 			continue // gone or changed into something else meanwhile
 		}
 		content := noteString(data)
@@ -230,10 +228,8 @@ func (v *Vault) indexSearch(ctx context.Context, s asked, cur cursor, limit int)
 // nothing that points into it.
 func (v *Vault) confirm(a access, s asked, c candidate) (Hit, bool) {
 	pq := s.pq
-	buf := v.bufs.get(c.size)
-	data, fi, e := v.readNoteFileInto(c.path, buf)
+	data, fi, e := v.readPooled(c.path, c.size)
 	if e != nil {
-		v.bufs.put(buf)
 		v.ix.queue(c.path)
 		return Hit{}, false
 	}
