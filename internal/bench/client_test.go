@@ -44,8 +44,11 @@ func newClient(url, token string, conns int, version string) *client {
 // Mcp-Method / Mcp-Name headers.
 func (c *client) stateless() bool { return c.version >= version2026 }
 
+// rpcResponse is a JSON-RPC answer; Result holds a pointer to where the
+// result goes, so that the answer is decoded once, as a client that knows
+// what it asked for decodes it.
 type rpcResponse struct {
-	Result json.RawMessage `json:"result"`
+	Result any `json:"result"`
 	Error  *struct {
 		Code    int    `json:"code"`
 		Message string `json:"message"`
@@ -73,9 +76,10 @@ func (c *client) post(ctx context.Context, method, name string, body []byte) (*h
 	return c.http.Do(req)
 }
 
-// rpc sends one request and returns its result, reading either a JSON body
-// or the first data event of an SSE stream.
-func (c *client) rpc(ctx context.Context, method string, params map[string]any) (json.RawMessage, error) {
+// rpc sends one request and decodes its result into result (a pointer, or
+// nil to skip it), reading either a JSON body or the first data event of an
+// SSE stream.
+func (c *client) rpc(ctx context.Context, method string, params map[string]any, result any) error {
 	if c.stateless() {
 		params["_meta"] = map[string]any{"io.modelcontextprotocol/protocolVersion": c.version,
 			"io.modelcontextprotocol/clientCapabilities": map[string]any{},
@@ -85,12 +89,12 @@ func (c *client) rpc(ctx context.Context, method string, params map[string]any) 
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": c.id.Add(1), "method": method, "params": params})
 	resp, err := c.post(ctx, method, name, body)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return nil, fmt.Errorf("%s: %s %s", method, resp.Status, b)
+		return fmt.Errorf("%s: %s %s", method, resp.Status, b)
 	}
 	if s := resp.Header.Get("Mcp-Session-Id"); s != "" && c.session == "" {
 		c.session = s
@@ -108,30 +112,32 @@ func (c *client) rpc(ctx context.Context, method string, params map[string]any) 
 	} else {
 		raw, err = io.ReadAll(resp.Body)
 		if err != nil {
-			return nil, err
+			return err
 		}
 	}
 	_, _ = io.Copy(io.Discard, resp.Body)
-	var r rpcResponse
+	if result == nil {
+		result = new(json.RawMessage)
+	}
+	r := rpcResponse{Result: result}
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, fmt.Errorf("%s: bad response %.200q", method, raw)
+		return fmt.Errorf("%s: bad response %.200q", method, raw)
 	}
 	if r.Error != nil {
-		return nil, fmt.Errorf("%s: rpc error %d %s", method, r.Error.Code, r.Error.Message)
+		return fmt.Errorf("%s: rpc error %d %s", method, r.Error.Code, r.Error.Message)
 	}
-	return r.Result, nil
+	return nil
 }
 
 // initialize opens the conversation: the handshake before 2026-07-28,
 // server/discover from it on.
 func (c *client) initialize(ctx context.Context) error {
 	if c.stateless() {
-		_, err := c.rpc(ctx, "server/discover", map[string]any{})
-		return err
+		return c.rpc(ctx, "server/discover", map[string]any{}, nil)
 	}
-	_, err := c.rpc(ctx, "initialize", map[string]any{
+	err := c.rpc(ctx, "initialize", map[string]any{
 		"protocolVersion": c.version, "capabilities": map[string]any{},
-		"clientInfo": map[string]any{"name": "cortex-bench", "version": "1"}})
+		"clientInfo": map[string]any{"name": "cortex-bench", "version": "1"}}, nil)
 	if err != nil {
 		return err
 	}
@@ -181,11 +187,7 @@ type toolResult struct {
 // call calls a tool; an answer with isError is an error.
 func (c *client) call(ctx context.Context, name string, args map[string]any) (toolResult, error) {
 	var res toolResult
-	raw, err := c.rpc(ctx, "tools/call", map[string]any{"name": name, "arguments": args})
-	if err != nil {
-		return res, err
-	}
-	if err := json.Unmarshal(raw, &res); err != nil {
+	if err := c.rpc(ctx, "tools/call", map[string]any{"name": name, "arguments": args}, &res); err != nil {
 		return res, err
 	}
 	if res.IsError {
