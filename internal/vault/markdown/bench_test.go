@@ -56,3 +56,13 @@ func BenchmarkFrontmatterKeysPastLimit(b *testing.B) {
 		ParseFrontmatter(note)
 	}
 }
+
+// BenchmarkParseFrontmatter is the frontmatter of most notes: a quoted
+// title, a short list of tags and a date, read on every cold fetch.
+func BenchmarkParseFrontmatter(b *testing.B) {
+	note := "---\ntitle: \"Índice Ya Borrador Diseño\"\ntags: [dev/go, reading]\ncreated: 2020-08-05T01:47:00\n---\n" + benchNote
+	b.ReportAllocs()
+	for b.Loop() {
+		ParseFrontmatter(note)
+	}
+}

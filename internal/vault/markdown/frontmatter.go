@@ -88,13 +88,15 @@ func ParseFrontmatter(content string) (Frontmatter, error) {
 	if !ok {
 		return Frontmatter{}, nil
 	}
-	root, s, err := parseYAML(text)
-	if err != nil || root == nil {
-		return Frontmatter{}, err
-	}
-	m, err := decodeMapping(root, s)
-	if err != nil {
-		return Frontmatter{}, err
+	m, ok := fastMapping(text)
+	if !ok {
+		root, s, err := parseYAML(text)
+		if err != nil || root == nil {
+			return Frontmatter{}, err
+		}
+		if m, err = decodeMapping(root, s); err != nil {
+			return Frontmatter{}, err
+		}
 	}
 	if len(m) == 0 {
 		return Frontmatter{}, nil
