@@ -8,8 +8,15 @@ import (
 // isCJK reports runes that are searched one by one because their scripts
 // do not separate words with spaces.
 func isCJK(r rune) bool {
-	if r < 0x1100 {
+	switch {
+	case r < 0x1100, 0x1200 <= r && r < 0x2e80:
+		// Latin, Greek, Cyrillic…, and the dashes, quotes and symbols
+		// of the General Punctuation block and after.
 		return false
+	case 0x4e00 <= r && r <= 0x9fff, 0xac00 <= r && r <= 0xd7a3, 0x3041 <= r && r <= 0x3096, 0x30a1 <= r && r <= 0x30fa:
+		// The common blocks (CJK Unified Ideographs, Hangul syllables,
+		// the kana), whole, without a search of the tables.
+		return true
 	}
 	return unicode.In(r, unicode.Han, unicode.Hiragana, unicode.Katakana, unicode.Hangul)
 }
