@@ -419,6 +419,11 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (In, e
 			return in, fmt.Errorf("validating \"arguments\": unmarshaling arguments: %w", err)
 		}
 	}
+	if m == nil {
+		// Arguments of null, which decode to no map: defaults are
+		// applied to them as to {}, not into a nil map, which panics.
+		m = map[string]any{}
+	}
 	// Optional means absent, but many clients send null for an argument
 	// they leave out: take it as absent.
 	for k, x := range m {

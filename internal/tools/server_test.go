@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -228,5 +229,25 @@ func TestIsWriteToolWithoutAServer(t *testing.T) {
 	}
 	if n != 7 || IsWriteTool("fetch") || IsWriteTool("nope") || !IsWriteTool("delete_note") {
 		t.Errorf("%d write tools, fetch %v, nope %v, delete_note %v", n, IsWriteTool("fetch"), IsWriteTool("nope"), IsWriteTool("delete_note"))
+	}
+}
+
+// Arguments of null are no arguments, also for a schema with defaults,
+// which decodeArgs once applied into a nil map, and panicked.
+func TestNullArgumentsTakeDefaults(t *testing.T) {
+	type withDefault struct {
+		N int `json:"n,omitempty"`
+	}
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{
+		"n": {Type: "integer", Default: json.RawMessage(`7`)},
+	}}
+	r, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []string{``, `{}`, `null`, ` null `, `{"n":null}`} {
+		if in, err := decodeArgs[withDefault](json.RawMessage(raw), r); err != nil || in.N != 7 {
+			t.Errorf("%q: %+v, %v; want n 7", raw, in, err)
+		}
 	}
 }
