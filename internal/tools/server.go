@@ -270,9 +270,9 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 			s.writes[t.Name] = true
 		}
 	}
-	in := inputSchema[In]()
+	in := inputOf[In]()
 	out := outputSchema[Out]()
-	t.InputSchema = encodedSchema(in.Schema())
+	t.InputSchema = encodedSchema(in.schema.Schema())
 	t.OutputSchema = encodedSchema(out)
 	if uri := s.viewOf(t.Name); uri != "" {
 		if s.uiOutput == nil {
@@ -298,7 +298,7 @@ func addTool[In, Out any](s *server, srv *mcp.Server, t *mcp.Tool, h handler[In,
 			s.recordRefused(ctx, req, e.Code)
 			return errorResult(&toolError{Code: e.Code, Message: toolSentence(e)}), nil
 		}
-		args, err := decodeArgs[In](req.Params.Arguments, in)
+		args, err := in.decode(req.Params.Arguments)
 		if err != nil {
 			// The SDK's own shape, which schemaErrors turns into a tool error.
 			res := new(mcp.CallToolResult)
@@ -385,14 +385,15 @@ func errorResult(te *toolError) *mcp.CallToolResult {
 	}
 }
 
-// inputSchemas memoises the resolved input schema of each In type, like the
-// output schemas: they never change and cost milliseconds to build.
-var inputSchemas sync.Map // reflect.Type -> *jsonschema.Resolved
+// inputs memoises the resolved input schema of each In type, and its fast
+// path, like the output schemas: they never change and cost milliseconds
+// to build.
+var inputs sync.Map // reflect.Type -> *toolInput[In]
 
-func inputSchema[In any]() *jsonschema.Resolved {
+func inputOf[In any]() *toolInput[In] {
 	rt := reflect.TypeFor[In]()
-	if r, ok := inputSchemas.Load(rt); ok {
-		return r.(*jsonschema.Resolved)
+	if x, ok := inputs.Load(rt); ok {
+		return x.(*toolInput[In])
 	}
 	sch, err := jsonschema.For[In](nil)
 	if err != nil {
@@ -404,8 +405,8 @@ func inputSchema[In any]() *jsonschema.Resolved {
 	if err != nil {
 		panic(fmt.Sprintf("tools: input schema: %v", err))
 	}
-	got, _ := inputSchemas.LoadOrStore(rt, r)
-	return got.(*jsonschema.Resolved)
+	got, _ := inputs.LoadOrStore(rt, &toolInput[In]{schema: r, simple: newSimpleArgs[In](r)})
+	return got.(*toolInput[In])
 }
 
 // decodeArgs checks the arguments against the input schema, with its
