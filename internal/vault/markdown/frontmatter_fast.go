@@ -29,6 +29,11 @@ func fastMapping(text string) (m map[string]any, ok bool) {
 	if len(text) > MaxFrontmatterBytes || !utf8.ValidString(text) || strings.ContainsAny(text, "\t\r") {
 		return nil, false
 	}
+	// The values are slices of one copy of the block, not of the note:
+	// a map kept (the parsed-note cache keeps a thousand) must not keep a
+	// whole note alive, nor point into a buffer a search reuses, as the
+	// YAML parser's fresh strings never did.
+	text = strings.Clone(text)
 	m = make(map[string]any, 4)
 	var (
 		listKey    string // the key whose value is a block list being read

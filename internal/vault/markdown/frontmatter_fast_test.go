@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // fastSeeds are frontmatter blocks of the shapes notes have, and near
@@ -102,4 +103,38 @@ func sameAsYAML(t *testing.T, text string) bool {
 		t.Fatalf("fastMapping read a block with a carriage return")
 	}
 	return true
+}
+
+// The parsed values share no memory with the note: a kept map must not
+// keep the whole note alive, nor point into a buffer that is reused.
+func TestFastMappingCopiesValues(t *testing.T) {
+	content := "---\ntitle: Plain\nq: \"Quoted\"\ntags: [a, b]\nlist:\n  - c\n---\n" + strings.Repeat("body ", 1000)
+	fm, err := ParseFrontmatter(content)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lo := uintptr(unsafe.Pointer(unsafe.StringData(content)))
+	inside := func(s string) bool {
+		at := uintptr(unsafe.Pointer(unsafe.StringData(s)))
+		return at >= lo && at < lo+uintptr(len(content))
+	}
+	var values []string
+	for _, v := range fm.Map {
+		switch x := v.(type) {
+		case string:
+			values = append(values, x)
+		case []any:
+			for _, e := range x {
+				values = append(values, e.(string))
+			}
+		}
+	}
+	if len(values) != 5 {
+		t.Fatalf("values %q", values)
+	}
+	for _, s := range values {
+		if inside(s) {
+			t.Errorf("%q points into the note", s)
+		}
+	}
 }
