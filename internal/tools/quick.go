@@ -256,7 +256,10 @@ func encodeResult(b *bytes.Buffer, r *mcp.CallToolResult, complete bool) error {
 				b.WriteByte(',')
 			}
 			b.WriteString(`{"type":"text","text":`)
-			if err := encodeInto(e, b, c.(*mcp.TextContent).Text); err != nil {
+			text := c.(*mcp.TextContent).Text
+			if sc, ok := r.StructuredContent.(encoded); ok && text == string(sc) {
+				quoteEncoded(b, sc)
+			} else if err := encodeInto(e, b, text); err != nil {
 				return err
 			}
 			b.WriteByte('}')
@@ -287,4 +290,43 @@ func encodeInto(e *json.Encoder, b *bytes.Buffer, v any) error {
 	}
 	b.Truncate(b.Len() - 1)
 	return nil
+}
+
+// quoteEncoded appends s, an output as encode encodes it, as a JSON
+// string, as encodeInto would: the text block of a result is its output's
+// JSON, the note in it once more. encode's output holds no character
+// encodeInto would escape but the quote and the backslash: control
+// characters, U+2028, U+2029 and <, > and & (HTML escaping is on) are
+// written as escapes, invalid UTF-8 as \ufffd. So the second pass only
+// looks for those two bytes, eight at a time, rather than decoding every
+// rune again.
+func quoteEncoded(b *bytes.Buffer, s encoded) {
+	b.Grow(len(s) + len(s)/8 + 2)
+	out := append(b.AvailableBuffer(), '"')
+	for {
+		i := 0
+		for i+8 <= len(s) && !quoteOrBackslash(uint64(s[i])|uint64(s[i+1])<<8|uint64(s[i+2])<<16|uint64(s[i+3])<<24|
+			uint64(s[i+4])<<32|uint64(s[i+5])<<40|uint64(s[i+6])<<48|uint64(s[i+7])<<56) {
+			i += 8
+		}
+		for i < len(s) && s[i] != '"' && s[i] != '\\' {
+			i++
+		}
+		out = append(out, s[:i]...)
+		if i == len(s) {
+			break
+		}
+		out = append(out, '\\', s[i])
+		s = s[i+1:]
+	}
+	b.Write(append(out, '"'))
+}
+
+// quoteOrBackslash reports whether any of the eight bytes of x is '"' or
+// '\\': a byte of x^c is zero where x holds c, and (v-0x01…)&^v&0x80…
+// is non-zero exactly when some byte of v is zero.
+func quoteOrBackslash(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q, bs := x^(ones*'"'), x^(ones*'\\')
+	return ((q-ones)&^q|(bs-ones)&^bs)&highs != 0
 }

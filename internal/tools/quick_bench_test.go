@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -98,4 +99,28 @@ func BenchmarkQuick(b *testing.B) {
 			})
 		}
 	}
+}
+
+// BenchmarkTextBlock writes the text block of a fetch's answer: the
+// output's JSON as a JSON string, a note of 3.4 KB in it.
+func BenchmarkTextBlock(b *testing.B) {
+	note := strings.Repeat("Una le y investigación mañana, \"el proyecto\" según [[Señal]] — el año.\n", 48)
+	enc, err := encode(fetchOut{ID: "Notes/Señal Idea.md", Title: "Señal Idea", Text: note, URL: testURL + "/n/Señal%20Idea"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var buf bytes.Buffer
+	b.Run("encodeInto", func(b *testing.B) {
+		e := json.NewEncoder(&buf)
+		for b.Loop() {
+			buf.Reset()
+			_ = encodeInto(e, &buf, string(enc))
+		}
+	})
+	b.Run("quoteEncoded", func(b *testing.B) {
+		for b.Loop() {
+			buf.Reset()
+			quoteEncoded(&buf, enc)
+		}
+	})
 }

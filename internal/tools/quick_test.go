@@ -380,3 +380,30 @@ func TestExtraArgumentsListedSorted(t *testing.T) {
 		}
 	}
 }
+
+// FuzzQuoteEncoded: the text block quoteEncoded writes for an output is
+// the one encodeInto writes, whatever the output holds (quotes,
+// backslashes, control characters, HTML, U+2028, invalid UTF-8).
+func FuzzQuoteEncoded(f *testing.F) {
+	for _, s := range []string{"", `plain`, `"quoted" \back\slash`, "line\nbreak\ttab\x00nul\x7fdel", "<b>&amp;</b>",
+		"\u2028\u2029", "caf\xe9 \xff\xfe bad", "ünïcödé 日本語 🎉", `\"\\`, "{\"k\":\"v\"}"} {
+		f.Add(s, "key")
+	}
+	f.Fuzz(func(t *testing.T, text, key string) {
+		for _, v := range []any{text, fetchOut{ID: key, Title: text, Text: text + key}, map[string]any{key: text, "n": 1}} {
+			enc, err := encode(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got bytes.Buffer
+			quoteEncoded(&got, enc)
+			var want bytes.Buffer
+			if err := encodeInto(json.NewEncoder(&want), &want, string(enc)); err != nil {
+				t.Fatal(err)
+			}
+			if got.String() != want.String() {
+				t.Fatalf("quoteEncoded(%q) =\n%s\nencodeInto gives\n%s", enc, got.String(), want.String())
+			}
+		}
+	})
+}
