@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 	"time"
@@ -202,4 +203,124 @@ func TestRecordReadsLargeBatch(t *testing.T) {
 	if n := countReads(t, s); n != len(batch) {
 		t.Errorf("%d rows, want %d", n, len(batch))
 	}
+}
+
+// readRow is a row of the reads table, or what a test expects of it.
+type readRow struct {
+	App, Path, Tool   string
+	Hour, Count, Last int64
+}
+
+// TestRecordReadsCountsEveryBatch compares the table, row by row in the
+// order of their ids (the order capReads drops them in), with counts
+// kept by the test, after batches of new keys and of keys repeated within
+// and across batches, sized around a statement's and a transaction's
+// worth of reads.
+func TestRecordReadsCountsEveryBatch(t *testing.T) {
+	c := testkit.NewClock(readsAt(12, 0))
+	s := openStore(t, t.TempDir(), c)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(1, 2))
+
+	var want []readRow         // in the order of first insertion
+	index := map[readRow]int{} // key (Count and Last zero) to want's index
+	var keys []Read            // every key used so far, as a Read
+	newKey := func() Read {
+		n := len(keys)
+		r := Read{App: []string{"claude", "chatgpt"}[n%2], Path: fmt.Sprintf("notes/n%04d.md", n/2), Tool: []string{"fetch", "search", "list"}[n%3]}
+		keys = append(keys, r)
+		return r
+	}
+	// at is a time in one of three hours, or now (the zero time) now and then.
+	at := func() time.Time {
+		if rng.IntN(20) == 0 {
+			return time.Time{}
+		}
+		return readsAt(9+rng.IntN(3), rng.IntN(60)).Add(time.Duration(rng.IntN(1000)) * time.Millisecond)
+	}
+	add := func(r Read) {
+		tm := r.Time
+		if tm.IsZero() {
+			tm = c.Now()
+		}
+		k := readRow{App: r.App, Path: r.Path, Tool: r.Tool, Hour: nanos(tm.Truncate(time.Hour))}
+		i, ok := index[k]
+		if !ok {
+			i = len(want)
+			index[k] = i
+			want = append(want, k)
+		}
+		want[i].Count += max(r.Count, 1)
+		want[i].Last = max(want[i].Last, nanos(tm))
+	}
+
+	const per = readsPerStatement
+	for _, size := range []int{1, per - 1, per, per + 1, 3*per + 7, readsPerTx + 1} {
+		for _, mixed := range []bool{false, true} {
+			name := fmt.Sprintf("%d new", size)
+			if mixed {
+				name = fmt.Sprintf("%d mixed", size)
+			}
+			var batch []Read
+			for range size {
+				var r Read
+				switch k := rng.IntN(3); {
+				case !mixed || k == 0:
+					r = newKey()
+				case k == 1 && len(batch) > 0: // again within this batch
+					r = batch[rng.IntN(len(batch))]
+				default: // a key of any batch
+					r = keys[rng.IntN(len(keys))]
+				}
+				r.Time, r.Count = at(), int64(rng.IntN(4)) // 0 counts as 1
+				batch = append(batch, r)
+			}
+			if mixed {
+				// A key twice in a row, as within one statement.
+				batch = append(batch[:size/2+1], batch[size/2:size-1]...)
+			}
+			if err := s.RecordReads(ctx, batch); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for _, r := range batch {
+				add(r)
+			}
+			got := tableReads(t, s)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("after %s: %d rows, want %d; first difference: %s", name, len(got), len(want), firstDiff(got, want))
+			}
+			c.Advance(time.Minute)
+		}
+	}
+}
+
+// tableReads is the reads table in the order of its ids.
+func tableReads(t *testing.T, s *Store) []readRow {
+	t.Helper()
+	rows, err := s.db.Query(`SELECT app, path, tool, hour, count, last FROM reads ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []readRow
+	for rows.Next() {
+		var r readRow
+		if err := rows.Scan(&r.App, &r.Path, &r.Tool, &r.Hour, &r.Count, &r.Last); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func firstDiff(got, want []readRow) string {
+	for i := range min(len(got), len(want)) {
+		if got[i] != want[i] {
+			return fmt.Sprintf("row %d is %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	return "one is longer"
 }

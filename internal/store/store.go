@@ -73,6 +73,9 @@ type Store struct {
 	verify     *sql.Stmt
 	// lastWrites runs on every fetch (the note's last writer): prepared once.
 	lastWrites *sql.Stmt
+	// readsUpsert is RecordReads' statement for a full chunk of reads:
+	// SQLite takes about a microsecond a row to prepare it.
+	readsUpsert *sql.Stmt
 	// verified remembers verified credentials until the next commit.
 	verified *verifiedCache
 	// journalWrites counts RecordWrite's entries (JournalWrites).
@@ -142,6 +145,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	if s.lastWrites, err = db.PrepareContext(ctx, lastWritesSQL); err != nil {
 		return fail(err)
 	}
+	if s.readsUpsert, err = db.PrepareContext(ctx, upsertReadsSQL); err != nil {
+		return fail(err)
+	}
 	if s.verified, err = openVerifiedCache(ctx, file); err != nil {
 		return fail(err)
 	}
@@ -186,7 +192,7 @@ const sqliteBusy = 5
 // Open calls it too, with only what it opened so far.
 func (s *Store) Close() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.verify, s.lastWrites} {
+	for _, st := range []*sql.Stmt{s.verify, s.lastWrites, s.readsUpsert} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
