@@ -324,3 +324,28 @@ func firstDiff(got, want []readRow) string {
 	}
 	return "one is longer"
 }
+
+// TestRecordReadsCancelled: a context that ends halfway through a batch
+// stops it before its next statement, and the batch records nothing.
+func TestRecordReadsCancelled(t *testing.T) {
+	s := openStore(t, t.TempDir(), testkit.NewClock(readsAt(12, 0)))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// The clock is read for the read without a time, in the second
+	// statement: it ends the context there.
+	s.now = func() time.Time {
+		cancel()
+		return readsAt(12, 0)
+	}
+	var batch []Read
+	for i := range 3 * readsPerStatement {
+		batch = append(batch, Read{App: "a", Path: fmt.Sprintf("n%04d.md", i), Tool: "fetch", Time: readsAt(11, 0)})
+	}
+	batch[readsPerStatement+1].Time = time.Time{}
+	if err := s.RecordReads(ctx, batch); !errors.Is(err, context.Canceled) {
+		t.Fatalf("RecordReads = %v, want context.Canceled", err)
+	}
+	if n := countReads(t, s); n != 0 {
+		t.Errorf("a cancelled batch left %d rows", n)
+	}
+}
