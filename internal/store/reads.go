@@ -139,6 +139,12 @@ func (s *Store) upsertReads(ctx context.Context, reads []Read) error {
 			_, err = full.ExecContext(run, args...)
 		}
 		if err != nil {
+			// database/sql rolls the transaction back as soon as ctx
+			// ends, from a goroutine of its own, and a statement running
+			// then fails as closed: the end of ctx is what to report.
+			if cerr := ctx.Err(); cerr != nil {
+				return cerr
+			}
 			return err
 		}
 		reads = reads[n:]
