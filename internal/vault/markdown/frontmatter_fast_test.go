@@ -37,6 +37,11 @@ var fastSeeds = []string{
 	"a: x\na: y\n", "true: x\n", "null: x\n", "1: x\n", "a: x\tb\n", "a: x\r\n", "a: \"\x01\"\n", "a: \"\u0085\"\n",
 	"a: \"\ufeff\"\n", "a: '\u00a0'\n", "a: x \n", "a:  spaced  \n", "a: @x\n", "a: `x`\n", "a: %x\n", "a: x%\n",
 	"a: \xff\n", "", "\n\n", "a\n", "a: -\n", "a: - x\n", "a: ?x\n", "a: x?\n", "a: x!\n", "a: é́\n",
+	// YAML 1.1's booleans, which YAML 1.2 and the parser read as text.
+	"y: 1\nn: 1\non: 1\nyes: 1\nOff: 1\nNO: x\n", "b: y\nc: Y\nd: off\ne: On\nf: NO\n", "l: [y, n, on, off, yes, no]\n",
+	"l:\n- y\n- off\n", "k: Infinity\nl: nan\nm: e5\nE: 1\n",
+	"d: [2020-01-01, 2020-01-01T10:00:00]\n", "l:\n- 2020-01-01\n", "x: 1970-01-01\ny: 9999-12-31T23:59:59\n",
+	"x: 123456789012345678\ny: -123456789012345678\n", "x: don't\nl: [don't, it's]\n",
 }
 
 // Where fastMapping reads a block, it gives what the YAML parser gives;
