@@ -32,11 +32,12 @@ func (t *toolInput[In]) decode(raw json.RawMessage) (In, error) {
 // simpleArgs decodes the usual call, such as fetch's {"id": "Plan.md"},
 // without the schema library. Checking such arguments against the schema
 // and decoding them through a map and back cost about an eighth of the
-// CPU of a fetch's handler, for arguments that are a few strings, booleans and small
-// integers whose schemas refuse nothing of their type. Anything else (an
-// unknown or repeated name, a value of another type, a number that is not
-// a plain integer, a missing required argument, JSON it does not follow)
-// goes to decodeArgs, which answers or refuses as it always has.
+// CPU of a fetch's handler, for arguments that are a few strings,
+// booleans and small integers whose schemas refuse nothing of their
+// type. Anything else (an unknown or repeated name, a value of another
+// type, a number that is not a plain integer, a missing required
+// argument, JSON it does not follow) goes to decodeArgs, which answers or
+// refuses as it always has.
 type simpleArgs[In any] struct {
 	props    []simpleProp // sorted by name
 	required uint64       // bit i: props[i] must be given
