@@ -98,10 +98,10 @@ func fastMapping(text string) (m map[string]any, ok bool) {
 }
 
 // plainKey reports whether key is a key fastMapping reads: a letter or _,
-// then letters, digits, _ and -, and not a word YAML reads as a boolean
-// or null (true, Null…).
+// then letters, digits, _ and -, at most maxPlainKey of them, and not a
+// word YAML reads as a boolean or null (true, Null…).
 func plainKey(key string) bool {
-	if key == "" {
+	if key == "" || len(key) > maxPlainKey {
 		return false
 	}
 	for i := 0; i < len(key); i++ {
@@ -116,6 +116,10 @@ func plainKey(key string) bool {
 	_, special := yamlWords[key]
 	return !special
 }
+
+// maxPlainKey is the longest key YAML reads without a `? ` before it:
+// the parser refuses a longer one as a missing ':'.
+const maxPlainKey = 1024
 
 // yamlWords are the plain words YAML reads as a boolean or null.
 var yamlWords = map[string]any{

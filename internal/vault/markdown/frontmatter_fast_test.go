@@ -42,6 +42,9 @@ var fastSeeds = []string{
 	"l:\n- y\n- off\n", "k: Infinity\nl: nan\nm: e5\nE: 1\n",
 	"d: [2020-01-01, 2020-01-01T10:00:00]\n", "l:\n- 2020-01-01\n", "x: 1970-01-01\ny: 9999-12-31T23:59:59\n",
 	"x: 123456789012345678\ny: -123456789012345678\n", "x: don't\nl: [don't, it's]\n",
+	// The longest key YAML reads without a `? ` before it, and one more.
+	strings.Repeat("k", 1024) + ": v\n", strings.Repeat("k", 1025) + ": v\n", strings.Repeat("k", 1025) + ":\n",
+	"l:\n- " + strings.Repeat("x", 1100) + "\n", "v: " + strings.Repeat("x", 1100) + "\n",
 }
 
 // Where fastMapping reads a block, it gives what the YAML parser gives;
