@@ -244,8 +244,10 @@ func privateText(content string) bool {
 
 // privateLine finds "private: true" (or yes, on) at the start of a line of
 // a frontmatter block, for one that does not parse: a note that says it is
-// private is taken at its word even when its YAML is broken.
-var privateLine = regexp.MustCompile(`(?im)^["']?private["']?[ \t]*:[ \t]*["']?(true|yes|on)["']?[ \t]*(#.*)?$`)
+// private is taken at its word even when its YAML is broken. A line may end
+// in "\r": the regexp's $ stops only before "\n", and a note saved on
+// Windows must be as private as the same note saved elsewhere.
+var privateLine = regexp.MustCompile(`(?im)^["']?private["']?[ \t]*:[ \t]*["']?(true|yes|on)["']?[ \t]*(#.*)?\r?$`)
 
 // isPrivate reports whether a note's frontmatter marks it private: the
 // property private set to true (or to "true", "yes", "on", as people

@@ -478,3 +478,22 @@ func TestScopeLookupSeesOutsideChange(t *testing.T) {
 		t.Errorf("the owner: %v, %v", n, err)
 	}
 }
+
+// TestScopePrivateCRLF: a note saved with Windows line endings that says
+// private: true is as hidden from search as one saved with Unix ones; the
+// index decides it from the raw text, where each line ends in "\r".
+func TestScopePrivateCRLF(t *testing.T) {
+	v, _ := newIndexedVault(t, map[string]string{
+		"a.md":      "# A\r\nquokka one\r\n",
+		"lf.md":     "---\nprivate: true\n---\n# LF\nquokka two\n",
+		"crlf.md":   "---\r\nprivate: true\r\n---\r\n# CRLF\r\nquokka three\r\n",
+		"broken.md": "---\r\nprivate: yes # mine\r\ntags: [a\r\n---\r\nquokka four\r\n",
+	}, nil)
+	app := scopedCtx(t, "", "", false)
+	if got := hitPaths(mustSearchIn(t, v, app, "quokka")); !slices.Equal(got, []string{"a.md"}) {
+		t.Errorf("an app without private notes finds %v, want only a.md", got)
+	}
+	if got := hitPaths(mustSearchIn(t, v, context.Background(), "quokka")); len(got) != 4 {
+		t.Errorf("the owner finds %v, want all four", got)
+	}
+}
