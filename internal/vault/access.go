@@ -235,11 +235,24 @@ func (v *Vault) checkCreate(ctx context.Context, p string) *Error {
 }
 
 // privateText reports whether a note's text says it is private, from its
-// frontmatter block alone, without parsing the YAML: cheap enough for every
-// note the index reads.
+// frontmatter block, as isPrivate decides it from the parsed YAML: the
+// index decides with it, and search must hide what a read hides. The
+// usual line is found without parsing, cheap enough for every note the
+// index reads; the YAML is parsed only for a block that names private
+// some other way (indented, tagged !!bool, a flow mapping, the value on
+// the next line).
 func privateText(content string) bool {
 	block, ok := frontmatterBlock(content)
-	return ok && privateLine.MatchString(block)
+	switch {
+	case !ok:
+		return false
+	case privateLine.MatchString(block):
+		return true
+	case !strings.Contains(block, "private"):
+		return false
+	}
+	fm, _ := markdown.ParseFrontmatter(content)
+	return privateValue(fm.Map)
 }
 
 // privateLine finds "private: true" (or yes, on) at the start of a line of
@@ -253,20 +266,26 @@ var privateLine = regexp.MustCompile(`(?im)^["']?private["']?[ \t]*:[ \t]*["']?(
 // property private set to true (or to "true", "yes", "on", as people
 // type it).
 func isPrivate(fm map[string]any, content string) bool {
+	if privateValue(fm) {
+		return true
+	}
+	// A note whose YAML does not parse is taken at its word.
+	block, ok := frontmatterBlock(content)
+	return ok && privateLine.MatchString(block)
+}
+
+// privateValue reports whether parsed frontmatter sets private to true.
+func privateValue(fm map[string]any) bool {
 	switch x := fm["private"].(type) {
 	case bool:
-		if x {
-			return true
-		}
+		return x
 	case string:
 		switch strings.ToLower(strings.TrimSpace(x)) {
 		case "true", "yes", "on":
 			return true
 		}
 	}
-	// What the index reads, so that both always agree that a note is
-	// private, and a note whose YAML does not parse is taken at its word.
-	return privateText(content)
+	return false
 }
 
 // frontmatterBlock is the text of a leading frontmatter block, or of a

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cortex-mcp/cortex/internal/vault/markdown"
 	"github.com/cortex-mcp/cortex/internal/vault/scope"
 )
 
@@ -495,5 +496,31 @@ func TestScopePrivateCRLF(t *testing.T) {
 	}
 	if got := hitPaths(mustSearchIn(t, v, context.Background(), "quokka")); len(got) != 4 {
 		t.Errorf("the owner finds %v, want all four", got)
+	}
+}
+
+// TestScopePrivateYAMLForms: however the YAML says private: true, the
+// index (which decides from the raw text) agrees with a read (which
+// parses it), so that search hides what fetch and list hide.
+func TestScopePrivateYAMLForms(t *testing.T) {
+	forms := map[string]string{
+		"indented.md": "---\n  private: true\n  tags: [a]\n---\nquokka\n",
+		"tagged.md":   "---\nprivate: !!bool true\n---\nquokka\n",
+		"flow.md":     "---\n{private: true, tags: [a]}\n---\nquokka\n",
+		"nextline.md": "---\nprivate:\n  true\n---\nquokka\n",
+		"anchor.md":   "---\nprivate: &p true\n---\nquokka\n",
+		"false.md":    "---\nprivate: false\n---\nquokka\n",
+		"prose.md":    "---\nsummary: not private at all\n---\nquokka\n",
+	}
+	for name, c := range forms {
+		fm, _ := markdown.ParseFrontmatter(c)
+		if got, want := privateText(c), isPrivate(fm.Map, c); got != want {
+			t.Errorf("%s: the index says private %v, a read %v", name, got, want)
+		}
+	}
+	v, _ := newIndexedVault(t, forms, nil)
+	app := scopedCtx(t, "", "", false)
+	if got := sorted(hitPaths(mustSearchIn(t, v, app, "quokka"))); !slices.Equal(got, []string{"false.md", "prose.md"}) {
+		t.Errorf("an app without private notes finds %v, want false.md and prose.md", got)
 	}
 }
