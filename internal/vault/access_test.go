@@ -191,6 +191,11 @@ func TestScopeRefusesWrites(t *testing.T) {
 		{"create outside", func() error { _, err := v.Create(c, "ZebraFolder/new.md", "x"); return err }, CodeOutsideScope},
 		{"create in a denied folder outside", func() error { _, err := v.Create(c, "Denied/new.md", "x"); return err }, CodeOutsideScope},
 		{"create over a hidden note", func() error { _, err := v.Create(c, "Diary Zebra.md", "x"); return err }, CodeOutsideScope},
+		{"create a case twin of a private note", func() error { _, err := v.Create(c, "Work/Drafts/ZEBRA.md", "x"); return err }, CodeOutsideScope},
+		{"move onto a case twin of a private note", func() error {
+			_, err := v.Move(c, "Work/Drafts/draft.md", "Work/Drafts/Zebra.md", draft.Version, false)
+			return err
+		}, CodeOutsideScope},
 		{"create in read-only folder", func() error { _, err := v.Create(c, "Work/new.md", "x"); return err }, CodeOutsideScope},
 		{"delete a readable note", func() error { _, err := v.Delete(c, "Work/plan.md", plan.Version); return err }, CodeOutsideScope},
 		{"move out of the write scope", func() error {
