@@ -78,7 +78,7 @@ func flagYes() flagSpec {
 func commands() []command {
 	return append([]command{
 		{name: "token create", args: []string{"NAME"}, creates: true, run: tokenCreate,
-			flags:   []flagSpec{flagRead(), flagWrite(), flagPrivate()},
+			flags:   []flagSpec{flagRead(false), flagWrite(false), flagPrivate()},
 			summary: "create a bearer token for a command-line agent and print it"},
 		{name: "token list", run: tokenList,
 			summary: "list the live tokens and their scope"},

@@ -27,13 +27,24 @@ type scopeFlags struct {
 const patternHint = "patterns are relative to the vault and separated by commas, e.g. --read 'Work/**,Journal/2026-*.md' " +
 	"(Work/ is the folder and everything below it; a leading ! leaves a path out); quote them for the shell"
 
-func flagRead() flagSpec {
-	return flagSpec{name: "read", value: "GLOBS", usage: "the notes it may see, comma-separated patterns such as Work/**,Journal/2026-*.md (default: the whole vault)",
+// flagRead and flagWrite say what a pattern left out means: token create
+// makes a token read-only when given --read alone, and the scope commands
+// change only what they are given.
+func flagRead(change bool) flagSpec {
+	def := "the whole vault"
+	if change {
+		def = "unchanged"
+	}
+	return flagSpec{name: "read", value: "GLOBS", usage: "the notes it may see, comma-separated patterns such as Work/**,Journal/2026-*.md (default: " + def + ")",
 		field: func(s *session) any { return &s.scope.read }}
 }
 
-func flagWrite() flagSpec {
-	return flagSpec{name: "write", value: "GLOBS", usage: "the notes it may change, within --read (default: every note it may see)",
+func flagWrite(change bool) flagSpec {
+	def := "every note it may see; with --read, none: read-only"
+	if change {
+		def = "unchanged"
+	}
+	return flagSpec{name: "write", value: "GLOBS", usage: "the notes it may change, within --read (default: " + def + ")",
 		field: func(s *session) any { return &s.scope.write }}
 }
 
@@ -44,7 +55,7 @@ func flagPrivate() flagSpec {
 
 // scopeChangeFlags are the flags of token scope and clients scope.
 func scopeChangeFlags() []flagSpec {
-	return []flagSpec{flagRead(), flagWrite(), flagPrivate(),
+	return []flagSpec{flagRead(true), flagWrite(true), flagPrivate(),
 		{name: "no-private", usage: "hide notes marked private from it again",
 			field: func(s *session) any { return &s.scope.noPrivate }},
 		{name: "whole", usage: "drop its read and write patterns: the whole vault again",
