@@ -53,6 +53,8 @@ func TestReplaceSection(t *testing.T) {
 	}{
 		{"middle", doc, "Tasks", "- done", "# Title\nintro\n\n## Tasks\n- done\n\n## Notes\ntext\n", "", false},
 		{"keeps own blank line", doc, "Tasks", "- done\n\n", "# Title\nintro\n\n## Tasks\n- done\n\n## Notes\ntext\n", "", false},
+		{"keeps the blank line before the next heading, crlf", "## A\r\nold\r\n\r\n## B\r\n", "A", "new", "## A\r\nnew\r\n\r\n## B\r\n", "", false},
+		{"empty middle section keeps its blank line", "## A\nold\n\n## B\n", "A", "", "## A\n\n## B\n", "", false},
 		{"last", doc, "## Notes", "new", "# Title\nintro\n\n## Tasks\n- one\n- two\n\n## Notes\nnew\n", "", false},
 		{"empty body", doc, "Notes", "", "# Title\nintro\n\n## Tasks\n- one\n- two\n\n## Notes\n", "", false},
 		{"whole note under h1", doc, "Title", "only", "# Title\nonly\n", "", true},

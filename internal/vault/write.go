@@ -138,8 +138,9 @@ func (v *Vault) ReplaceSection(ctx context.Context, p, version, heading, content
 		if body != "" && !strings.HasSuffix(body, "\n") {
 			body += eol(cur)
 		}
-		// Keep the blank line that separated the section from the next one.
-		if end < len(cur) && strings.HasSuffix(cur[bodyStart:end], "\n\n") && !strings.HasSuffix(body, "\n\n") {
+		// Keep the blank line that separated the section from the next one,
+		// in a note with either line end.
+		if end < len(cur) && endsWithEmptyLine(cur[bodyStart:end]) && !endsWithEmptyLine(body) {
 			body += eol(cur)
 		}
 		if bodyStart == len(cur) && bodyStart > 0 && cur[bodyStart-1] != '\n' && body != "" {
@@ -386,6 +387,12 @@ func startsWithHeading(text string) bool {
 func endsWithBlankLine(s string) bool {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	return s == "" || strings.HasSuffix(s, "\n\n")
+}
+
+// endsWithEmptyLine reports whether s ends with an empty line (unlike
+// endsWithBlankLine, not when s is empty).
+func endsWithEmptyLine(s string) bool {
+	return strings.HasSuffix(strings.ReplaceAll(s, "\r\n", "\n"), "\n\n")
 }
 
 // eol is the line end the note uses.
