@@ -217,7 +217,7 @@ func TestReplaceTopHeading(t *testing.T) {
 	var out writeOut
 	e.ok("replace_section", map[string]any{"id": "g.md", "version": v, "heading": "Garden", "content": "New intro.\n",
 		"include_subsections": true}, &out)
-	if got := e.read("g.md"); got != "# Garden\nNew intro.\n" || out.PreviousVersion != v {
+	if got := e.read("g.md"); got != "# Garden\n\nNew intro.\n" || out.PreviousVersion != v {
 		t.Errorf("note = %q, previous_version %q", got, out.PreviousVersion)
 	}
 }

@@ -138,9 +138,15 @@ func (v *Vault) ReplaceSection(ctx context.Context, p, version, heading, content
 		if body != "" && !strings.HasSuffix(body, "\n") {
 			body += eol(cur)
 		}
-		// Keep the blank line that separated the section from the next one,
-		// in a note with either line end.
-		if end < len(cur) && endsWithEmptyLine(cur[bodyStart:end]) && !endsWithEmptyLine(body) {
+		// Keep the blank lines that set the section off from its heading
+		// and from the next one, in a note with either line end: the
+		// caller sends the text under the heading, which fetch of the
+		// section shows after that blank line.
+		old := cur[bodyStart:end]
+		if body != "" && startsWithEmptyLine(old) && !startsWithEmptyLine(body) {
+			body = eol(cur) + body
+		}
+		if end < len(cur) && endsWithEmptyLine(old) && !endsWithEmptyLine(body) {
 			body += eol(cur)
 		}
 		if bodyStart == len(cur) && bodyStart > 0 && cur[bodyStart-1] != '\n' && body != "" {
@@ -387,6 +393,11 @@ func startsWithHeading(text string) bool {
 func endsWithBlankLine(s string) bool {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	return s == "" || strings.HasSuffix(s, "\n\n")
+}
+
+// startsWithEmptyLine reports whether s opens with an empty line.
+func startsWithEmptyLine(s string) bool {
+	return strings.HasPrefix(s, "\n") || strings.HasPrefix(s, "\r\n")
 }
 
 // endsWithEmptyLine reports whether s ends with an empty line (unlike
