@@ -143,3 +143,21 @@ func reportCPU(b *testing.B) func() {
 		b.ReportMetric(float64(ns)/float64(b.N), "cpu-ns/op")
 	}
 }
+
+// BenchmarkPrivateText measures what the index pays, for each note it
+// reads, to learn whether the note is private: a frontmatter that does not
+// mention it, one that says so on the usual line, and one that names it
+// without setting it (parsed, to agree with a read).
+func BenchmarkPrivateText(b *testing.B) {
+	for _, c := range []struct{ name, note string }{
+		{"plain", "---\ntags: [garden, plan]\nstatus: active\n---\n# Plan\n\nDig two beds.\n"},
+		{"private", "---\ntags: [garden, plan]\nprivate: true\n---\n# Plan\n\nDig two beds.\n"},
+		{"public", "---\ntags: [garden, plan]\nprivate: false\n---\n# Plan\n\nDig two beds.\n"},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				privateText(c.note)
+			}
+		})
+	}
+}
