@@ -508,8 +508,9 @@ func (v *Vault) checkContent(ctx context.Context, p string, fm map[string]any, c
 // hideExisting turns note_exists for a new path, or for a name that
 // differs from it only in case or Unicode form, or "a file is in the way"
 // for a path below a note, into outside_scope when that note is one the
-// call may not see (private by its frontmatter): the answer must not tell
-// that a hidden note is there, nor its name.
+// call may not see (private by its frontmatter, or a link to a note it
+// cannot check): the answer must not tell that a hidden note is there,
+// nor its name.
 func (v *Vault) hideExisting(ctx context.Context, p string, e *Error) *Error {
 	a := accessOf(ctx)
 	if a.all() || a.s.Private {
@@ -521,7 +522,9 @@ func (v *Vault) hideExisting(ctx context.Context, p string, e *Error) *Error {
 		if e.Reason == ReasonCaseTwin {
 			there = path.Join(path.Dir(p), e.Subject)
 		}
-		if fi, err := v.root.Lstat(there); err == nil && fi.Mode().IsRegular() && v.notePrivate(there, fi) {
+		// A link is judged as Lookup judges it: one whose note cannot
+		// be checked is hidden.
+		if fi, err := v.root.Lstat(there); err == nil && !fi.IsDir() && !v.visibleAt(a, there, fi) {
 			return errOutside(a)
 		}
 	case isReason(e, CodeInvalidPath, ReasonFileInNewPath):

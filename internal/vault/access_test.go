@@ -529,3 +529,24 @@ func TestScopePrivateYAMLForms(t *testing.T) {
 		t.Errorf("an app without private notes finds %v, want false.md and prose.md", got)
 	}
 }
+
+// TestScopeCreateOverHiddenLink: a symbolic link whose note cortex cannot
+// check (it points out of its folder) is hidden from an app without
+// private notes, as a private note is; creating a note there answers
+// outside_scope, as over a private note, not note_exists.
+func TestScopeCreateOverHiddenLink(t *testing.T) {
+	v, dir := newIndexedVault(t, map[string]string{"Out.md": "# Out\n", "Work/a.md": "# A\n"}, nil)
+	if err := os.Symlink("../Out.md", filepath.Join(dir, "Work", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	c := scopedCtx(t, "", "", false)
+	if _, err := v.Lookup(c, "Work/link.md"); code(t, err) != CodeNotFound {
+		t.Fatalf("Lookup of the link = %v, want not_found", err)
+	}
+	if _, err := v.Create(c, "Work/link.md", "x"); code(t, err) != CodeOutsideScope {
+		t.Errorf("Create over the link = %v, want outside_scope", err)
+	}
+	if _, err := v.Create(context.Background(), "Work/link.md", "x"); code(t, err) != CodeNoteExists {
+		t.Errorf("the owner's Create over the link = %v, want note_exists", err)
+	}
+}
