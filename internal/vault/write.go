@@ -77,7 +77,13 @@ func (v *Vault) Append(ctx context.Context, p, text, section string) (WriteResul
 			}
 			at = endOfText(cur, bodyStart, end)
 		}
+		// Text run on below a line ending in ^id joins its block, and the
+		// id no longer ends it: links to Note#^id break.
+		marked := at > 0 && closesMarkedBlock(cur[:at], text)
 		if at > 0 && cur[at-1] != '\n' {
+			text = eol(cur) + text
+		}
+		if marked {
 			text = eol(cur) + text
 		}
 		if at > 0 && startsWithHeading(text) && !endsWithBlankLine(cur[:at]+text[:len(text)-len(strings.TrimLeft(text, "\r\n"))]) {
@@ -393,6 +399,21 @@ func startsWithHeading(text string) bool {
 func endsWithBlankLine(s string) bool {
 	s = strings.ReplaceAll(s, "\r\n", "\n")
 	return s == "" || strings.HasSuffix(s, "\n\n")
+}
+
+// closesMarkedBlock reports whether text, put right after before (which
+// ends in a line end, or gets one), would join the block of before's last
+// line, which carries a block id: unless text opens with a blank line, or
+// is a list item after a list item (a block of its own).
+func closesMarkedBlock(before, text string) bool {
+	prev := lastLine(strings.TrimRight(before, "\r\n") + "\n")
+	if ids, _ := markdown.BlockIDs(prev, 1); len(ids) == 0 {
+		return false
+	}
+	if strings.TrimSpace(firstLine(text)) == "" {
+		return false
+	}
+	return !(markdown.IsListItem(prev) && markdown.IsListItem(firstLine(text)))
 }
 
 // startsWithEmptyLine reports whether s opens with an empty line.
