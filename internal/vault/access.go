@@ -240,7 +240,7 @@ func (v *Vault) checkCreate(ctx context.Context, p string) *Error {
 // usual line is found without parsing, cheap enough for every note the
 // index reads; the YAML is parsed only for a block that names private
 // some other way (indented, tagged !!bool, a flow mapping, the value on
-// the next line).
+// the next line, a quoted key with escapes).
 func privateText(content string) bool {
 	block, ok := frontmatterBlock(content)
 	switch {
@@ -248,7 +248,9 @@ func privateText(content string) bool {
 		return false
 	case privateLine.MatchString(block):
 		return true
-	case !strings.Contains(block, "private"):
+	case !strings.Contains(block, "private") && !strings.Contains(block, `\`):
+		// Only a double-quoted key can spell private without the word
+		// in it, with an escape ("\x70rivate") or an escaped line break.
 		return false
 	}
 	fm, _ := markdown.ParseFrontmatter(content)

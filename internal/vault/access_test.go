@@ -516,6 +516,8 @@ func TestScopePrivateYAMLForms(t *testing.T) {
 		"anchor.md":   "---\nprivate: &p true\n---\nquokka\n",
 		"false.md":    "---\nprivate: false\n---\nquokka\n",
 		"prose.md":    "---\nsummary: not private at all\n---\nquokka\n",
+		"escaped.md":  "---\n\"\\x70rivate\": true\n---\nquokka\n",
+		"joined.md":   "---\n? \"pri\\\n  vate\"\n: yes\n---\nquokka\n",
 	}
 	for name, c := range forms {
 		fm, _ := markdown.ParseFrontmatter(c)
@@ -528,6 +530,26 @@ func TestScopePrivateYAMLForms(t *testing.T) {
 	if got := sorted(hitPaths(mustSearchIn(t, v, app, "quokka"))); !slices.Equal(got, []string{"false.md", "prose.md"}) {
 		t.Errorf("an app without private notes finds %v, want false.md and prose.md", got)
 	}
+}
+
+// FuzzPrivateAgrees: for any note text, the index and a read agree on
+// whether it is private.
+func FuzzPrivateAgrees(f *testing.F) {
+	for _, s := range []string{
+		"---\nprivate: true\n---\nx\n", "---\r\nprivate: yes\r\n---\r\n", "---\n  private: on\n---\n",
+		"---\nprivate: !!bool true\n---\n", "---\n{private: true}\n---\n", "---\nprivate:\n  true\n---\n",
+		"---\n\"\\x70rivate\": true\n---\n", "---\n? \"pri\\\n  vate\"\n: yes\n---\n", "---\nprivate: false\n---\n",
+		"---\nprivate: \"TRUE \"\n---\n", "---\nprivate: [true]\n---\n", "---\na: &p true\nprivate: *p\n---\n",
+		"---\nprivate: true\nprivate: false\n---\n", "# no frontmatter\n", "---\nprivate: true\n",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, content string) {
+		fm, _ := markdown.ParseFrontmatter(content)
+		if got, want := privateText(content), isPrivate(fm.Map, content); got != want {
+			t.Errorf("%q: the index says private %v, a read %v", content, got, want)
+		}
+	})
 }
 
 // TestScopeCreateOverHiddenLink: a symbolic link whose note cortex cannot
