@@ -293,6 +293,10 @@ func privateValue(fm map[string]any) bool {
 // frontmatterBlock is the text of a leading frontmatter block, or of a
 // block that opens and never closes.
 func frontmatterBlock(content string) (string, bool) {
+	// Notepad and some Windows editors start a file with a byte order
+	// mark. Whether an editor then reads the block as frontmatter varies;
+	// a note that says it is private is taken at its word.
+	content = strings.TrimPrefix(content, "\ufeff")
 	rest, ok := strings.CutPrefix(content, "---")
 	if !ok {
 		return "", false

@@ -485,22 +485,29 @@ func TestScopeLookupSeesOutsideChange(t *testing.T) {
 	}
 }
 
-// TestScopePrivateCRLF: a note saved with Windows line endings that says
-// private: true is as hidden from search as one saved with Unix ones; the
-// index decides it from the raw text, where each line ends in "\r".
+// TestScopePrivateCRLF: a note saved with Windows line endings, or by an
+// editor that starts the file with a byte order mark, that says private:
+// true is as hidden as one saved with Unix ones; the index decides it from
+// the raw text, where each line ends in "\r".
 func TestScopePrivateCRLF(t *testing.T) {
 	v, _ := newIndexedVault(t, map[string]string{
 		"a.md":      "# A\r\nquokka one\r\n",
 		"lf.md":     "---\nprivate: true\n---\n# LF\nquokka two\n",
 		"crlf.md":   "---\r\nprivate: true\r\n---\r\n# CRLF\r\nquokka three\r\n",
 		"broken.md": "---\r\nprivate: yes # mine\r\ntags: [a\r\n---\r\nquokka four\r\n",
+		"bom.md":    "\ufeff---\nprivate: true\n---\n# BOM\nquokka five\n",
 	}, nil)
 	app := scopedCtx(t, "", "", false)
 	if got := hitPaths(mustSearchIn(t, v, app, "quokka")); !slices.Equal(got, []string{"a.md"}) {
 		t.Errorf("an app without private notes finds %v, want only a.md", got)
 	}
-	if got := hitPaths(mustSearchIn(t, v, context.Background(), "quokka")); len(got) != 4 {
-		t.Errorf("the owner finds %v, want all four", got)
+	for _, p := range []string{"crlf.md", "bom.md"} {
+		if _, err := v.Read(app, p); code(t, err) != CodeNotFound {
+			t.Errorf("an app without private notes reads %s: %v, want not_found", p, err)
+		}
+	}
+	if got := hitPaths(mustSearchIn(t, v, context.Background(), "quokka")); len(got) != 5 {
+		t.Errorf("the owner finds %v, want all five", got)
 	}
 }
 
@@ -541,6 +548,7 @@ func FuzzPrivateAgrees(f *testing.F) {
 		"---\n\"\\x70rivate\": true\n---\n", "---\n? \"pri\\\n  vate\"\n: yes\n---\n", "---\nprivate: false\n---\n",
 		"---\nprivate: \"TRUE \"\n---\n", "---\nprivate: [true]\n---\n", "---\na: &p true\nprivate: *p\n---\n",
 		"---\nprivate: true\nprivate: false\n---\n", "# no frontmatter\n", "---\nprivate: true\n",
+		"\ufeff---\nprivate: true\n---\n", "\ufeff---\r\nprivate: yes\r\n---\r\n",
 	} {
 		f.Add(s)
 	}
