@@ -421,10 +421,10 @@ func startsWithEmptyLine(s string) bool {
 	return strings.HasPrefix(s, "\n") || strings.HasPrefix(s, "\r\n")
 }
 
-// endsWithEmptyLine reports whether s ends with an empty line (unlike
-// endsWithBlankLine, not when s is empty).
+// endsWithEmptyLine reports whether s ends with an empty line, with either
+// line end (unlike endsWithBlankLine, not when s is empty).
 func endsWithEmptyLine(s string) bool {
-	return strings.HasSuffix(strings.ReplaceAll(s, "\r\n", "\n"), "\n\n")
+	return strings.HasSuffix(s, "\n\n") || strings.HasSuffix(s, "\n\r\n")
 }
 
 // eol is the line end the note uses.
